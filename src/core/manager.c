@@ -1,0 +1,839 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The manager: one sd-event loop driving the pipeline.
+ *
+ * Invariants:
+ *  - every event held is in the scheduler exactly once, from push until its
+ *    job finished (scheduler_done) or it was popped at shutdown; the manager
+ *    frees it right after;
+ *  - a running event has exactly one struct job (ev->owner_data), which owns
+ *    the child's pidfd source, its output pipe source and its timer;
+ *  - the netlink source is drained completely each time it is readable,
+ *    unless the scheduler is full: then reading is switched off until the
+ *    held count falls below three quarters of the bound, and the kernel's
+ *    socket buffer keeps the rest (an overflow there is counted as a gap);
+ *  - no code runs in signal handlers: signals arrive through signalfd.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "envbuf.h"
+#include "escape.h"
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+#include "spawner.h"
+#include "uevent.h"
+
+struct job {
+        struct manager *m;
+        struct job *prev, *next; /* manager's list of running jobs */
+        struct uevent *ev;
+        char **scripts;          /* multiplexer: the files to run, in order */
+        size_t n_scripts;
+        size_t next_script;
+        const char *program;     /* currently running */
+        pid_t pid;
+        sd_event_source *child;
+        sd_event_source *out;
+        sd_event_source *timer;
+        usec_t started;          /* CLOCK_MONOTONIC, this program */
+        usec_t job_started;      /* CLOCK_MONOTONIC, first program */
+        bool term_sent, kill_sent;
+        bool failed;
+        size_t line_len;
+        char line[HP_OUTPUT_LINE_MAX + 1];
+};
+
+struct manager {
+        struct manager_config cfg;
+        sd_event *event;
+        struct uevent_source *source;
+        sd_event_source *source_io;
+        bool source_paused;
+        struct ledger ledger;
+        struct scheduler *scheduler;
+        struct handler_chain *handlers;
+        struct manager_stats stats;
+        size_t max_queue;
+        size_t resume_mark;
+        unsigned max_children;
+        bool stopping;
+        bool agent_missing_reported;
+        sd_event_source *shutdown_timer;
+        struct job *jobs;
+        usec_t reject_last_log[_UEVENT_REJECT_MAX];
+        uint64_t reject_suppressed[_UEVENT_REJECT_MAX];
+        usec_t drop_last_log;
+        uint64_t drop_suppressed;
+};
+
+static void fields_of(const struct uevent *ev, struct log_fields *f)
+{
+        *f = (struct log_fields)LOG_FIELDS_INIT;
+        f->seqnum = ev->seqnum;
+        f->devpath = ev->devpath;
+        f->action = ev->action;
+        f->subsystem = ev->subsystem;
+}
+
+void manager_config_init(struct manager_config *cfg)
+{
+        *cfg = (struct manager_config){
+                .agent = HOTPLUGD_DEFAULT_AGENT,
+                .ordering = ORDERING_DEVPATH,
+                .source_fd = -1,
+                .trust = UEVENT_TRUST_KERNEL,
+                .sysfs_root = "/sys",
+        };
+        cfg->handlers.sysfs_root = "/sys";
+}
+
+static unsigned default_max_children(void)
+{
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+        if (cpus < 1)
+                cpus = 1;
+        return (unsigned)MIN(2 * cpus + 16, (long)HP_CHILDREN_MAX);
+}
+
+static uint64_t read_kernel_seqnum(const char *sysfs_root)
+{
+        char path[4096], buf[32];
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "%s/kernel/uevent_seqnum", sysfs_root);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        return strtoull(buf, NULL, 10);
+}
+
+/* ---- jobs ---------------------------------------------------------------- */
+
+static void dispatch(struct manager *m);
+static int job_start_next(struct job *j);
+static void kill_running(struct manager *m);
+
+static struct job *job_free(struct job *j)
+{
+        if (!j)
+                return NULL;
+        if (j->prev)
+                j->prev->next = j->next;
+        else if (j->m->jobs == j)
+                j->m->jobs = j->next;
+        if (j->next)
+                j->next->prev = j->prev;
+        /* A child source that owns its process kills and reaps it if still running. */
+        sd_event_source_disable_unref(j->child);
+        sd_event_source_disable_unref(j->out);
+        sd_event_source_disable_unref(j->timer);
+        for (size_t i = 0; i < j->n_scripts; i++)
+                free(j->scripts[i]);
+        free(j->scripts);
+        free(j);
+        return NULL;
+}
+
+/* The event's job is over: give the event back to the scheduler, free it, run more. */
+static void job_finish(struct job *j)
+{
+        struct manager *m = j->m;
+        struct uevent *ev = j->ev;
+        struct log_fields f;
+
+        if (j->failed)
+                m->stats.failed++;
+        m->stats.finished++;
+        if (j->n_scripts > 0 || m->cfg.hotplug_d) {
+                fields_of(ev, &f);
+                f.duration_usec = (int64_t)(now_usec(CLOCK_MONOTONIC) - j->job_started);
+                log_internal(LOG_DEBUG, 0, &f, "%zu hotplug.d program(s) done", j->n_scripts);
+        }
+        ev->owner_data = NULL;
+        job_free(j);
+        scheduler_done(m->scheduler, ev);
+        free(ev);
+
+        if (m->source_paused && !m->stopping && scheduler_held(m->scheduler) <= m->resume_mark) {
+                m->source_paused = false;
+                sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
+        }
+        dispatch(m);
+}
+
+static void job_log_line(struct job *j, const char *line, size_t len)
+{
+        char esc[HP_OUTPUT_LINE_MAX * 4 + 4];
+        struct log_fields f;
+
+        fields_of(j->ev, &f);
+        f.agent = j->program;
+        escape_bytes(line, len, esc, sizeof(esc));
+        log_internal(LOG_INFO, 0, &f, "%s: %s", j->program, esc);
+}
+
+/* Read what the agent wrote; log complete lines (and overlong pieces). */
+static void job_read_output(struct job *j, bool final)
+{
+        int fd = j->out ? sd_event_source_get_io_fd(j->out) : -1;
+        char buf[4096];
+        ssize_t n;
+
+        while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0) {
+                for (ssize_t i = 0; i < n; i++) {
+                        if (buf[i] == '\n') {
+                                job_log_line(j, j->line, j->line_len);
+                                j->line_len = 0;
+                                continue;
+                        }
+                        j->line[j->line_len++] = buf[i];
+                        if (j->line_len == HP_OUTPUT_LINE_MAX) {
+                                job_log_line(j, j->line, j->line_len);
+                                j->line_len = 0;
+                        }
+                }
+        }
+        if (final && j->line_len > 0) {
+                job_log_line(j, j->line, j->line_len);
+                j->line_len = 0;
+        }
+}
+
+static int on_job_output(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        struct job *j = userdata;
+
+        job_read_output(j, false);
+        if (revents & (EPOLLHUP | EPOLLERR)) {
+                /* Writer side closed: nothing more will come. */
+                job_read_output(j, true);
+                j->out = sd_event_source_disable_unref(j->out);
+        }
+        return 0;
+}
+
+static void status_string(const siginfo_t *si, bool timed_out, char *buf, size_t size)
+{
+        if (si->si_code == CLD_EXITED)
+                snprintf(buf, size, "exit %d%s", si->si_status, timed_out ? " after timeout" : "");
+        else
+                snprintf(buf, size, "signal %d (%s)%s", si->si_status, strsignal(si->si_status),
+                         timed_out ? ", timeout" : "");
+}
+
+static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
+{
+        struct job *j = userdata;
+        struct manager *m = j->m;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+        struct log_fields f;
+        char status[96];
+        bool ok = si->si_code == CLD_EXITED && si->si_status == 0;
+
+        /* Whatever is already in the pipe belongs to this run; do not wait for
+         * EOF, a background grandchild may hold the pipe open forever. */
+        job_read_output(j, true);
+        j->out = sd_event_source_disable_unref(j->out);
+        j->timer = sd_event_source_disable_unref(j->timer);
+        j->child = sd_event_source_disable_unref(j->child);
+        if (j->term_sent)
+                /* Timed out: leave nothing of its process group behind. */
+                (void)kill(-j->pid, SIGKILL);
+
+        status_string(si, j->term_sent, status, sizeof(status));
+        fields_of(j->ev, &f);
+        f.agent = j->program;
+        f.agent_status = status;
+        f.duration_usec = (int64_t)(now - j->started);
+        log_internal(ok ? LOG_INFO : LOG_WARNING, 0, &f, "%s %s finished", j->program, j->ev->name);
+        if (!ok)
+                j->failed = true;
+        (void)m;
+
+        if (job_start_next(j) <= 0)
+                job_finish(j);
+        return 0;
+}
+
+static int on_job_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct job *j = userdata;
+        struct manager *m = j->m;
+        struct log_fields f;
+
+        fields_of(j->ev, &f);
+        f.agent = j->program;
+        if (!j->term_sent) {
+                j->term_sent = true;
+                m->stats.timeouts++;
+                log_internal(LOG_WARNING, 0, &f, "%s timed out after %" PRIu64 "s, sending SIGTERM to its process group",
+                             j->program, m->cfg.timeout_usec / USEC_PER_SEC);
+                (void)kill(-j->pid, SIGTERM);
+                (void)sd_event_source_set_time(s, usec + m->cfg.kill_grace_usec);
+                return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        }
+        if (!j->kill_sent) {
+                j->kill_sent = true;
+                log_internal(LOG_WARNING, 0, &f, "%s still running, sending SIGKILL", j->program);
+                (void)kill(-j->pid, SIGKILL);
+        }
+        return 0;
+}
+
+static void log_exec_failure(struct job *j, int r)
+{
+        struct manager *m = j->m;
+        struct log_fields f;
+
+        fields_of(j->ev, &f);
+        f.agent = j->program;
+        f.agent_status = "exec failed";
+        if ((r == -ENOENT || r == -EACCES || r == -ENOEXEC) && !m->cfg.hotplug_d) {
+                /* The same missing agent would be reported for every event: say it once. */
+                if (!m->agent_missing_reported)
+                        log_internal(LOG_ERR, r, &f,
+                                     "cannot execute agent %s; events are dropped until it exists "
+                                     "(reported once)", j->program);
+                else
+                        log_internal(LOG_DEBUG, r, &f, "cannot execute agent %s", j->program);
+                m->agent_missing_reported = true;
+                return;
+        }
+        log_internal(LOG_ERR, r, &f, "cannot execute %s", j->program);
+}
+
+/* Start the next program of @j.  Return: 1 started, 0 nothing left, negative on failure (logged). */
+static int job_start_next(struct job *j)
+{
+        struct manager *m = j->m;
+        struct spawn_env env;
+        struct spawn_result sr;
+        int r;
+
+        for (;;) {
+                if (m->cfg.hotplug_d) {
+                        if (j->next_script >= j->n_scripts)
+                                return 0;
+                        j->program = j->scripts[j->next_script++];
+                } else {
+                        if (j->next_script > 0)
+                                return 0;
+                        j->next_script = 1;
+                        j->program = m->cfg.agent;
+                }
+
+                spawn_env_build(j->ev, &env);
+                r = spawn_agent(j->program, j->ev->name, &env, &sr);
+                if (r < 0) {
+                        j->failed = true;
+                        log_exec_failure(j, r);
+                        continue; /* the next hotplug.d file, or done */
+                }
+                if (!m->cfg.hotplug_d && m->agent_missing_reported) {
+                        log_notice("agent %s can be executed again", j->program);
+                        m->agent_missing_reported = false;
+                }
+                m->stats.started++;
+                j->pid = sr.pid;
+                j->started = now_usec(CLOCK_MONOTONIC);
+                j->term_sent = j->kill_sent = false;
+                j->line_len = 0;
+
+                r = sd_event_add_child_pidfd(m->event, &j->child, sr.pidfd, WEXITED, on_job_exit, j);
+                if (r < 0) {
+                        /* Cannot watch it: do not leave it running unsupervised. */
+                        (void)kill(-sr.pid, SIGKILL);
+                        (void)waitid(P_PIDFD, (id_t)sr.pidfd, NULL, WEXITED);
+                        safe_close(sr.pidfd);
+                        safe_close(sr.outfd);
+                        log_error_errno(r, "SEQNUM=%" PRIu64 ": cannot watch agent", j->ev->seqnum);
+                        j->failed = true;
+                        continue;
+                }
+                (void)sd_event_source_set_child_pidfd_own(j->child, true);
+                (void)sd_event_source_set_child_process_own(j->child, true);
+
+                r = sd_event_add_io(m->event, &j->out, sr.outfd, EPOLLIN, on_job_output, j);
+                if (r < 0)
+                        safe_close(sr.outfd); /* output lost, the run is still supervised */
+                else
+                        (void)sd_event_source_set_io_fd_own(j->out, true);
+
+                r = sd_event_add_time_relative(m->event, &j->timer, CLOCK_MONOTONIC, m->cfg.timeout_usec,
+                                               10 * USEC_PER_MSEC, on_job_timeout, j);
+                if (r < 0)
+                        log_warning_errno(r, "SEQNUM=%" PRIu64 ": no timeout for agent", j->ev->seqnum);
+                return 1;
+        }
+}
+
+static void job_dry_run(struct manager *m, struct uevent *ev)
+{
+        struct spawn_env env;
+        struct log_fields f;
+        char line[8192], esc[2048];
+        size_t o = 0;
+
+        spawn_env_build(ev, &env);
+        for (size_t i = 0; i < env.n && o < sizeof(line) - 1; i++) {
+                int k = snprintf(line + o, sizeof(line) - o, "%s%s", i ? " " : "",
+                                 escape_cstr(env.envp[i], esc, sizeof(esc)));
+                if (k < 0)
+                        break;
+                o = MIN(sizeof(line) - 1, o + (size_t)k);
+        }
+        fields_of(ev, &f);
+        if (m->cfg.hotplug_d) {
+                char **paths = NULL;
+                size_t n = 0;
+                if (hotplug_d_list(m->cfg.hotplug_d, ev->name, &paths, &n) >= 0) {
+                        for (size_t i = 0; i < n; i++) {
+                                log_internal(LOG_INFO, 0, &f, "would run: %s %s [%s]", paths[i], ev->name, line);
+                                free(paths[i]);
+                        }
+                        free(paths);
+                }
+                if (n == 0)
+                        log_internal(LOG_INFO, 0, &f, "would run nothing: no %s/{%s,default}/*.hotplug",
+                                     m->cfg.hotplug_d, ev->name);
+        } else
+                log_internal(LOG_INFO, 0, &f, "would run: %s %s [%s]", m->cfg.agent, ev->name, line);
+}
+
+static void job_start(struct manager *m, struct uevent *ev)
+{
+        struct job *j;
+        int r;
+
+        if (m->cfg.dry_run) {
+                job_dry_run(m, ev);
+                m->stats.finished++;
+                scheduler_done(m->scheduler, ev);
+                free(ev);
+                return;
+        }
+
+        j = calloc(1, sizeof(*j));
+        if (!j) {
+                log_error("SEQNUM=%" PRIu64 ": out of memory, event not run", ev->seqnum);
+                m->stats.aborted++;
+                scheduler_done(m->scheduler, ev);
+                free(ev);
+                return;
+        }
+        j->m = m;
+        j->ev = ev;
+        j->next = m->jobs;
+        if (m->jobs)
+                m->jobs->prev = j;
+        m->jobs = j;
+        j->job_started = now_usec(CLOCK_MONOTONIC);
+        ev->owner_data = j;
+        if (m->cfg.hotplug_d) {
+                r = hotplug_d_list(m->cfg.hotplug_d, ev->name, &j->scripts, &j->n_scripts);
+                if (r < 0) {
+                        struct log_fields f;
+                        fields_of(ev, &f);
+                        log_internal(LOG_ERR, r, &f, "cannot list %s for %s", m->cfg.hotplug_d, ev->name);
+                        j->failed = true;
+                }
+        }
+        if (job_start_next(j) <= 0)
+                job_finish(j);
+}
+
+static void dispatch(struct manager *m)
+{
+        struct uevent *ev;
+
+        if (m->stopping)
+                return;
+        while ((ev = scheduler_next(m->scheduler)))
+                job_start(m, ev);
+}
+
+/* ---- input --------------------------------------------------------------- */
+
+static bool ratelimit(usec_t *last, uint64_t *suppressed, uint64_t *ret_suppressed)
+{
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (*last != 0 && now - *last < HP_REJECT_LOG_INTERVAL_USEC) {
+                (*suppressed)++;
+                return false;
+        }
+        *last = now;
+        *ret_suppressed = *suppressed;
+        *suppressed = 0;
+        return true;
+}
+
+static void log_reject(struct manager *m, const char *data, size_t size, enum uevent_reject why)
+{
+        char esc[512];
+        uint64_t suppressed;
+
+        m->stats.rejected++;
+        if ((unsigned)why < ELEMENTSOF(m->stats.rejected_by_class))
+                m->stats.rejected_by_class[why]++;
+        if (!ratelimit(&m->reject_last_log[why], &m->reject_suppressed[why], &suppressed))
+                return;
+        escape_bytes(data, MIN(size, (size_t)160), esc, sizeof(esc));
+        log_warning("dropped invalid uevent (%s, %zu bytes): \"%s\"%s; %" PRIu64
+                    " more of this class suppressed since the last report",
+                    uevent_reject_to_string(why), size, esc, size > 160 ? "..." : "", suppressed);
+}
+
+static void log_source_drop(struct manager *m, int r)
+{
+        uint64_t suppressed;
+
+        m->stats.dropped_sender++;
+        if (!ratelimit(&m->drop_last_log, &m->drop_suppressed, &suppressed))
+                return;
+        log_warning("dropped datagram: %s (sender port %" PRIu32 ", uid %d); %" PRIu64 " more suppressed",
+                    uevent_source_drop_to_string(m->source->last_drop), m->source->last_pid,
+                    (int)m->source->last_uid, suppressed);
+        (void)r;
+}
+
+static void log_gap(const struct ledger_gap *gap)
+{
+        if (gap->first == gap->last)
+                log_warning("SEQNUM gap: %" PRIu64 " missing (%s)", gap->first, gap_class_to_string(gap->class));
+        else
+                log_warning("SEQNUM gap: %" PRIu64 "-%" PRIu64 " missing, %" PRIu64 " events (%s)", gap->first,
+                            gap->last, gap->last - gap->first + 1, gap_class_to_string(gap->class));
+}
+
+/* One valid datagram through ledger and handlers into the scheduler. */
+static void process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real)
+{
+        uint16_t vars[HP_UEVENT_MAX_VARS];
+        struct uevent view, *ev;
+        struct envbuf env;
+        struct ledger_gap gap;
+        struct log_fields f;
+        enum uevent_reject why;
+        char name[HP_NAME_MAX];
+        int r;
+
+        if (uevent_parse(data, size, vars, &view, &why) < 0) {
+                log_reject(m, data, size, why);
+                return;
+        }
+        view.received = mono;
+        view.received_real = real;
+        fields_of(&view, &f);
+
+        switch (ledger_account(&m->ledger, view.seqnum, &gap)) {
+        case LEDGER_DUPLICATE:
+                log_internal(LOG_NOTICE, 0, &f, "duplicate SEQNUM, dropped");
+                return;
+        case LEDGER_GAP:
+                log_gap(&gap);
+                break;
+        case LEDGER_LATE:
+                log_internal(LOG_NOTICE, 0, &f, "late SEQNUM (arrived after a higher one)");
+                break;
+        case LEDGER_NEXT:
+                break;
+        }
+
+        envbuf_init(&env);
+        r = handler_chain_run(m->handlers, &view, &env, name);
+        if (r == HANDLER_FILTERED) {
+                m->stats.filtered++;
+                log_internal(LOG_DEBUG, 0, &f, "filtered by handler");
+                return;
+        }
+        if (r < 0) {
+                m->stats.aborted++;
+                log_internal(LOG_ERR, r, &f, "handler environment exceeds %d bytes / %d variables, event aborted",
+                             HP_ENV_ADD_MAX_BYTES, HP_ENV_ADD_MAX_VARS);
+                return;
+        }
+
+        r = uevent_dup(&view, &env, name[0] ? name : NULL, &ev);
+        if (r < 0) {
+                m->stats.aborted++;
+                log_internal(LOG_ERR, r, &f, "cannot queue event");
+                return;
+        }
+        r = scheduler_push(m->scheduler, ev);
+        if (r < 0) {
+                /* Reading stops before the bound, so this is out of memory. */
+                m->stats.aborted++;
+                log_internal(LOG_ERR, r, &f, "cannot queue event");
+                free(ev);
+                return;
+        }
+        m->stats.queued++;
+        log_internal(LOG_DEBUG, 0, &f, "queued");
+}
+
+static int on_source(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        struct manager *m = userdata;
+        const char *data;
+        size_t size;
+        int r;
+
+        /* Drain everything readable before running anything. */
+        while (!m->stopping) {
+                if (scheduler_held(m->scheduler) >= m->max_queue) {
+                        if (!m->source_paused)
+                                log_notice("%zu events held (the limit): reading paused until %zu",
+                                           scheduler_held(m->scheduler), m->resume_mark);
+                        m->source_paused = true;
+                        sd_event_source_set_enabled(m->source_io, SD_EVENT_OFF);
+                        break;
+                }
+                r = uevent_source_receive(m->source, &data, &size);
+                if (r == 0)
+                        break;
+                if (r == -ENOBUFS) {
+                        ledger_note_overflow(&m->ledger);
+                        log_warning("netlink receive buffer overflowed: the kernel dropped events");
+                        continue;
+                }
+                if (r == -EPERM || r == -EMSGSIZE) {
+                        log_source_drop(m, r);
+                        continue;
+                }
+                if (r < 0) {
+                        log_error_errno(r, "reading uevents failed");
+                        return sd_event_exit(m->event, r);
+                }
+                m->stats.received++;
+                process_datagram(m, data, size, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME));
+        }
+        dispatch(m);
+        return 0;
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+static int on_shutdown_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+
+        log_warning("%zu agent(s) still running at the shutdown deadline, killing them",
+                    scheduler_running(m->scheduler));
+        return sd_event_exit(m->event, 0);
+}
+
+static void maybe_exit(struct manager *m)
+{
+        if (m->stopping && scheduler_running(m->scheduler) == 0)
+                sd_event_exit(m->event, 0);
+}
+
+void manager_stop(struct manager *m)
+{
+        size_t dropped = 0;
+        struct uevent *ev;
+
+        if (m->stopping)
+                return;
+        m->stopping = true;
+        sd_event_source_set_enabled(m->source_io, SD_EVENT_OFF);
+        while ((ev = scheduler_pop_queued(m->scheduler))) {
+                dropped++;
+                free(ev);
+        }
+        log_info("stopping: %zu queued event(s) not run, waiting up to %" PRIu64 "s for %zu running agent(s)",
+                 dropped, m->cfg.shutdown_grace_usec / USEC_PER_SEC, scheduler_running(m->scheduler));
+        if (scheduler_running(m->scheduler) > 0)
+                (void)sd_event_add_time_relative(m->event, &m->shutdown_timer, CLOCK_MONOTONIC,
+                                                 m->cfg.shutdown_grace_usec, USEC_PER_MSEC,
+                                                 on_shutdown_deadline, m);
+        maybe_exit(m);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct manager *m = userdata;
+
+        log_info("received %s", strsignal((int)si->ssi_signo));
+        manager_stop(m);
+        return 0;
+}
+
+static int on_post(sd_event_source *s, void *userdata)
+{
+        maybe_exit(userdata);
+        return 0;
+}
+
+static int manager_open_source(struct manager *m)
+{
+        int r;
+
+        if (m->cfg.source_fd >= 0) {
+                r = uevent_source_adopt(m->cfg.source_fd, m->cfg.trust, m->cfg.rcvbuf, &m->source);
+                if (r < 0)
+                        return log_error_errno(r, "cannot use uevent socket fd %d", m->cfg.source_fd);
+                m->cfg.source_fd = -1;
+        } else {
+                r = uevent_source_open(m->cfg.rcvbuf, &m->source);
+                if (r < 0)
+                        return log_error_errno(r, "cannot open the kernel uevent socket");
+        }
+        if (m->source->rcvbuf < m->cfg.rcvbuf)
+                log_warning("netlink receive buffer is %d bytes, not the %d requested", m->source->rcvbuf,
+                            m->cfg.rcvbuf);
+        return 0;
+}
+
+int manager_new(const struct manager_config *cfg, struct manager **ret)
+{
+        struct manager *m;
+        int r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->cfg = *cfg;
+        if (!m->cfg.max_children)
+                m->cfg.max_children = default_max_children();
+        if (!m->cfg.max_queue)
+                m->cfg.max_queue = HP_QUEUE_MAX_DEFAULT;
+        if (!m->cfg.timeout_usec)
+                m->cfg.timeout_usec = HP_TIMEOUT_DEFAULT_SEC * USEC_PER_SEC;
+        if (!m->cfg.kill_grace_usec)
+                m->cfg.kill_grace_usec = HP_KILL_GRACE_SEC * USEC_PER_SEC;
+        if (!m->cfg.shutdown_grace_usec)
+                m->cfg.shutdown_grace_usec = HP_SHUTDOWN_GRACE_SEC * USEC_PER_SEC;
+        if (!m->cfg.rcvbuf)
+                m->cfg.rcvbuf = HP_RCVBUF_DEFAULT;
+        if (!m->cfg.sysfs_root)
+                m->cfg.sysfs_root = "/sys";
+        m->max_queue = m->cfg.max_queue;
+        m->resume_mark = m->max_queue - m->max_queue / 4;
+
+        r = scheduler_new(m->cfg.ordering, m->cfg.max_children, m->max_queue, &m->scheduler);
+        if (r < 0)
+                goto fail;
+        r = handler_chain_new(&m->cfg.handlers, &m->handlers);
+        if (r < 0) {
+                log_error_errno(r, "cannot set up handlers");
+                goto fail;
+        }
+
+        r = sd_event_new(&m->event);
+        if (r < 0)
+                goto fail;
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGCHLD);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        if ((r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m)) < 0 ||
+            (r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m)) < 0 ||
+            (r = sd_event_add_post(m->event, NULL, on_post, m)) < 0)
+                goto fail;
+        (void)sd_event_set_watchdog(m->event, true);
+
+        r = manager_open_source(m);
+        if (r < 0)
+                goto fail;
+        /* Baseline after the socket is live: nothing between can be missed. */
+        ledger_init(&m->ledger, read_kernel_seqnum(m->cfg.sysfs_root));
+
+        r = sd_event_add_io(m->event, &m->source_io, m->source->fd, EPOLLIN, on_source, m);
+        if (r < 0)
+                goto fail;
+
+        *ret = m;
+        return 0;
+fail:
+        if (m->cfg.source_fd >= 0)
+                safe_close(m->cfg.source_fd);
+        manager_free(m);
+        return r;
+}
+
+struct manager *manager_free(struct manager *m)
+{
+        struct uevent *ev;
+
+        if (!m)
+                return NULL;
+        kill_running(m);
+        sd_event_source_disable_unref(m->shutdown_timer);
+        sd_event_source_disable_unref(m->source_io);
+        if (m->scheduler) {
+                while ((ev = scheduler_pop_queued(m->scheduler)))
+                        free(ev);
+        }
+        m->source = uevent_source_free(m->source);
+        m->handlers = handler_chain_free(m->handlers);
+        sd_event_unref(m->event);
+        scheduler_free(m->scheduler);
+        free(m);
+        return NULL;
+}
+
+/* Jobs still running at exit: freeing a job's child source kills (SIGKILL) and reaps it. */
+static void kill_running(struct manager *m)
+{
+        while (m->jobs) {
+                struct job *j = m->jobs;
+                struct uevent *ev = j->ev;
+
+                if (j->pid > 0)
+                        (void)kill(-j->pid, SIGKILL);
+                job_free(j);
+                scheduler_done(m->scheduler, ev);
+                free(ev);
+        }
+}
+
+int manager_run(struct manager *m)
+{
+        int r;
+
+        log_info("listening: agent %s, ordering %s, max %u children, queue limit %zu, ledger baseline %" PRIu64,
+                 m->cfg.hotplug_d ? m->cfg.hotplug_d : m->cfg.agent, ordering_to_string(m->cfg.ordering),
+                 m->cfg.max_children, m->max_queue, m->ledger.baseline);
+        if (!m->cfg.hotplug_d && !m->cfg.dry_run && access(m->cfg.agent, X_OK) < 0)
+                log_warning_errno(errno, "agent %s is not executable now", m->cfg.agent);
+        r = sd_event_loop(m->event);
+        kill_running(m);
+        log_info("stopped: %" PRIu64 " events processed, %" PRIu64 " agents started, %" PRIu64 " failed, "
+                 "%" PRIu64 " gaps, %" PRIu64 " duplicates, %" PRIu64 " overflows",
+                 m->ledger.processed, m->stats.started, m->stats.failed, m->ledger.gaps, m->ledger.duplicates,
+                 m->ledger.overflows);
+        return r;
+}
+
+const struct ledger *manager_ledger(const struct manager *m)
+{
+        return &m->ledger;
+}
+
+const struct manager_stats *manager_stats(const struct manager *m)
+{
+        return &m->stats;
+}

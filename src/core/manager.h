@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The manager owns the event loop (sd-event) and the pipeline:
+ *   source -> parse -> ledger -> handler chain -> scheduler -> jobs (agents)
+ * It is the one place that logs per-event lines.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "handlers.h"
+#include "ledger.h"
+#include "netlink.h"
+#include "scheduler.h"
+#include "time-util.h"
+
+struct manager;
+struct uevent;
+
+struct manager_config {
+        const char *agent;          /* program run per event (single-agent mode) */
+        const char *hotplug_d;      /* multiplexer directory; overrides agent when set */
+        enum ordering ordering;
+        unsigned max_children;      /* 0: default min(2 * CPUs + 16, HP_CHILDREN_MAX) */
+        size_t max_queue;           /* events held at most; 0: HP_QUEUE_MAX_DEFAULT */
+        usec_t timeout_usec;        /* agent run time before SIGTERM; 0: HP_TIMEOUT_DEFAULT_SEC */
+        usec_t kill_grace_usec;     /* SIGTERM to SIGKILL; 0: HP_KILL_GRACE_SEC */
+        usec_t shutdown_grace_usec; /* how long running agents may finish at exit; 0: default */
+        bool dry_run;               /* log what would run, run nothing */
+        int rcvbuf;                 /* 0: HP_RCVBUF_DEFAULT */
+        int source_fd;              /* socket handed over (consumed); -1: open our own */
+        enum uevent_trust trust;    /* policy for source_fd */
+        const char *sysfs_root;     /* NULL: "/sys" */
+        struct handler_config handlers;
+};
+
+void manager_config_init(struct manager_config *cfg);
+
+/* Counters for status output and tests. */
+struct manager_stats {
+        uint64_t received;     /* datagrams the source accepted */
+        uint64_t rejected;     /* failed validation */
+        uint64_t rejected_by_class[32];
+        uint64_t dropped_sender;  /* dropped by the source's trust policy or truncated */
+        uint64_t filtered;     /* a handler's filter() said no */
+        uint64_t aborted;      /* environment overflow or out of memory */
+        uint64_t queued;       /* accepted into the scheduler */
+        uint64_t started;      /* agent processes started */
+        uint64_t finished;     /* events whose job completed */
+        uint64_t failed;       /* jobs with a non-zero exit, signal, timeout or exec failure */
+        uint64_t timeouts;
+};
+
+/**
+ * manager_new() - set up the pipeline and the event loop.
+ * @cfg: configuration (borrowed for the call; strings must outlive the manager)
+ * @ret: the manager, owned by the caller
+ * Return: 0 or negative errno (logged).
+ */
+int manager_new(const struct manager_config *cfg, struct manager **ret);
+struct manager *manager_free(struct manager *m);
+
+/**
+ * manager_run() - run until SIGTERM/SIGINT or a fatal error.
+ * Return: 0 on an orderly stop, negative errno on failure.
+ */
+int manager_run(struct manager *m);
+
+/* Ask the loop to stop as on SIGTERM (for embedding and tests). */
+void manager_stop(struct manager *m);
+
+const struct ledger *manager_ledger(const struct manager *m);
+const struct manager_stats *manager_stats(const struct manager *m);

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Agent spawning.  The environment is an array of pointers into the event's
+ * own buffer (kernel entries are already "KEY=VALUE" strings), so building
+ * it copies nothing.  posix_spawn() (vfork semantics in glibc) starts the
+ * child; exec failures come back synchronously as an error.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "spawner.h"
+#include "uevent.h"
+
+static const char env_home[] = "HOME=/";
+static const char env_path[] = "PATH=/sbin:/bin:/usr/sbin:/usr/bin";
+
+static bool entry_has_key(const char *entry, const char *key, size_t klen)
+{
+        return strncmp(entry, key, klen) == 0 && entry[klen] == '=';
+}
+
+static size_t key_len(const char *entry)
+{
+        const char *eq = strchr(entry, '=');
+        return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+void spawn_env_build(const struct uevent *ev, struct spawn_env *ret)
+{
+        static const char *const first[] = { "ACTION", "DEVPATH", "SUBSYSTEM", "SEQNUM" };
+        const char *e;
+        size_t n = 0;
+
+        ret->envp[n++] = env_home;
+        ret->envp[n++] = env_path;
+        for (size_t k = 0; k < ELEMENTSOF(first); k++)
+                for (unsigned i = 0; i < ev->n_vars; i++)
+                        if (entry_has_key(uevent_var(ev, i), first[k], strlen(first[k]))) {
+                                ret->envp[n++] = uevent_var(ev, i);
+                                break;
+                        }
+
+        for (unsigned i = 0; i < ev->n_vars; i++) {
+                const char *v = uevent_var(ev, i);
+                bool skip = entry_has_key(v, "HOME", 4) || entry_has_key(v, "PATH", 4);
+
+                for (size_t k = 0; !skip && k < ELEMENTSOF(first); k++)
+                        skip = entry_has_key(v, first[k], strlen(first[k]));
+                if (!skip)
+                        ret->envp[n++] = v;
+        }
+
+        e = ev->extra;
+        for (unsigned i = 0; i < ev->n_extra; i++, e += strlen(e) + 1) {
+                size_t klen = key_len(e), j;
+
+                if (entry_has_key(e, "HOME", 4) || entry_has_key(e, "PATH", 4))
+                        continue;
+                for (j = 2; j < n; j++)
+                        if (strncmp(ret->envp[j], e, klen + 1) == 0)
+                                break;
+                if (j < n)
+                        ret->envp[j] = e;
+                else if (n < SPAWN_ENV_MAX - 1)
+                        ret->envp[n++] = e;
+        }
+        ret->envp[n] = NULL;
+        ret->n = n;
+}
+
+static int pidfd_open_(pid_t pid)
+{
+        return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* Attributes shared by every spawn: built once. */
+static posix_spawnattr_t spawn_attr;
+static bool spawn_attr_ready;
+
+static int spawn_attr_get(posix_spawnattr_t **ret)
+{
+        sigset_t none, all;
+        int r;
+
+        if (!spawn_attr_ready) {
+                sigemptyset(&none);
+                sigfillset(&all);
+                r = posix_spawnattr_init(&spawn_attr);
+                if (r)
+                        return -r;
+                r = posix_spawnattr_setflags(&spawn_attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                                                  POSIX_SPAWN_SETSIGDEF);
+                if (!r)
+                        r = posix_spawnattr_setpgroup(&spawn_attr, 0);
+                if (!r)
+                        r = posix_spawnattr_setsigmask(&spawn_attr, &none);
+                if (!r)
+                        r = posix_spawnattr_setsigdefault(&spawn_attr, &all);
+                if (r) {
+                        posix_spawnattr_destroy(&spawn_attr);
+                        return -r;
+                }
+                spawn_attr_ready = true;
+        }
+        *ret = &spawn_attr;
+        return 0;
+}
+
+int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret)
+{
+        posix_spawn_file_actions_t fa;
+        posix_spawnattr_t *attr;
+        _cleanup_close_ int out_r = -1, out_w = -1;
+        int pipefd[2], pidfd, r;
+        char *argv[3] = { (char *)path, (char *)name, NULL };
+        pid_t pid;
+
+        r = spawn_attr_get(&attr);
+        if (r < 0)
+                return r;
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return negative_errno();
+        out_r = pipefd[0];
+        out_w = pipefd[1];
+        if (fcntl(out_r, F_SETFL, O_NONBLOCK) < 0)
+                return negative_errno();
+
+        r = posix_spawn_file_actions_init(&fa);
+        if (r)
+                return -r;
+        r = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+        if (!r)
+                r = posix_spawn_file_actions_adddup2(&fa, out_w, 1);
+        if (!r)
+                r = posix_spawn_file_actions_adddup2(&fa, out_w, 2);
+        if (!r)
+                r = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+        if (!r)
+                r = posix_spawn(&pid, path, &fa, attr, argv, (char *const *)env->envp);
+        posix_spawn_file_actions_destroy(&fa);
+        if (r)
+                return -r;
+
+        pidfd = pidfd_open_(pid);
+        if (pidfd < 0) {
+                /* Cannot supervise it: stop it rather than leak an unwatched child. */
+                r = negative_errno();
+                kill(-pid, SIGKILL);
+                return r;
+        }
+        ret->pid = pid;
+        ret->pidfd = pidfd;
+        ret->outfd = take_fd(&out_r);
+        return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool suffix_is(const char *s, const char *suffix)
+{
+        size_t l = strlen(s), k = strlen(suffix);
+        return l > k && strcmp(s + l - k, suffix) == 0;
+}
+
+/* Append DIR/SUB/ *.hotplug (sorted, executable regular files) to the list. */
+static int list_one(const char *dir, const char *sub, char **paths, size_t *n)
+{
+        char dpath[4096];
+        struct dirent *de;
+        size_t start = *n;
+        DIR *d;
+
+        if ((size_t)snprintf(dpath, sizeof(dpath), "%s/%s", dir, sub) >= sizeof(dpath))
+                return -ENAMETOOLONG;
+        d = opendir(dpath);
+        if (!d)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
+
+        while ((de = readdir(d))) {
+                struct stat st;
+                char *p;
+
+                if (de->d_name[0] == '.' || !suffix_is(de->d_name, ".hotplug"))
+                        continue;
+                if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode) ||
+                    !(st.st_mode & 0111))
+                        continue;
+                if (*n >= HP_HOTPLUG_D_MAX_FILES)
+                        break;
+                if (asprintf(&p, "%s/%s", dpath, de->d_name) < 0) {
+                        closedir(d);
+                        return -ENOMEM;
+                }
+                paths[(*n)++] = p;
+        }
+        closedir(d);
+        qsort(paths + start, *n - start, sizeof(char *), cmp_str);
+        return 0;
+}
+
+int hotplug_d_list(const char *dir, const char *name, char ***ret_paths, size_t *ret_n)
+{
+        char **paths;
+        size_t n = 0;
+        int r;
+
+        if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                return -EINVAL;
+        paths = calloc(HP_HOTPLUG_D_MAX_FILES, sizeof(char *));
+        if (!paths)
+                return -ENOMEM;
+        r = list_one(dir, name, paths, &n);
+        if (r >= 0 && strcmp(name, "default") != 0)
+                r = list_one(dir, "default", paths, &n);
+        if (r < 0) {
+                for (size_t i = 0; i < n; i++)
+                        free(paths[i]);
+                free(paths);
+                return r;
+        }
+        *ret_paths = paths;
+        *ret_n = n;
+        return 0;
+}

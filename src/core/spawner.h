@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Starting one agent process, exactly per the agent contract:
+ *   argv = { AGENT, NAME, NULL }
+ *   envp = HOME=/, PATH=/sbin:/bin:/usr/sbin:/usr/bin, ACTION, DEVPATH,
+ *          SUBSYSTEM, SEQNUM, every other kernel key in the kernel's order
+ *          once (never the kernel's HOME/PATH), then the handler additions.
+ * The child gets stdin /dev/null, stdout+stderr on a pipe to us, its own
+ * process group, an empty signal mask, default dispositions, and no fd but
+ * 0-2.  Nothing of the daemon's environment leaks.
+ */
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "bounds.h"
+
+struct uevent;
+
+/* argv/envp pointers for one event: they point into the event (borrowed) or at constants. */
+#define SPAWN_ENV_MAX (6 + HP_UEVENT_MAX_VARS + HP_ENV_ADD_MAX_VARS + 1)
+
+struct spawn_env {
+        const char *envp[SPAWN_ENV_MAX];
+        size_t n;
+};
+
+/**
+ * spawn_env_build() - the agent environment of @ev.
+ * @ev: a dup'd event (borrowed; @ret points into it, keep @ev alive)
+ * @ret: filled, NULL-terminated
+ *
+ * Handler additions that repeat a kernel key replace it in place; additions
+ * of HOME or PATH are ignored.
+ */
+void spawn_env_build(const struct uevent *ev, struct spawn_env *ret);
+
+struct spawn_result {
+        pid_t pid;
+        int pidfd;   /* owned by the caller, close-on-exec */
+        int outfd;   /* read end of the stdout/stderr pipe, owned by the caller, non-blocking, cloexec */
+};
+
+/**
+ * spawn_agent() - start @path as argv {@path, @name} with @env.
+ * @path: absolute path of the program
+ * @name: argv[1]
+ * @env: environment (borrowed)
+ * @ret: pid, pidfd and output pipe on success; untouched on failure
+ *
+ * Return: 0, or negative errno (-ENOENT / -EACCES / -ENOEXEC when the agent cannot be
+ * executed: posix_spawn reports exec failure synchronously).
+ */
+int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret);
+
+/**
+ * hotplug_d_list() - the hotplug.d scripts for @name, in run order.
+ * @dirfd_path: the multiplexer directory (e.g. /etc/hotplug.d)
+ * @name: argv[1] of the event; must not contain '/' (-EINVAL otherwise)
+ * @ret_paths: array of malloc'd absolute paths (caller frees each and the array)
+ * @ret_n: number of entries
+ *
+ * Every executable regular file DIR/NAME/ *.hotplug in lexical (strcmp) order,
+ * then DIR/default/ *.hotplug in lexical order; at most HP_HOTPLUG_D_MAX_FILES.
+ * A missing directory contributes nothing.
+ * Return: 0 or negative errno.
+ */
+int hotplug_d_list(const char *dir, const char *name, char ***ret_paths, size_t *ret_n);

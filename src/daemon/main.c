@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hotplugd: the daemon's entry point.  Parses options, takes the socket from
+ * systemd when socket-activated, tells the service manager when it is ready,
+ * and runs the manager.  systemd is optional at run time.
+ *
+ * Exit status: 0 orderly stop, 1 runtime failure, 2 configuration error,
+ * 64 usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "config.h"
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+
+#define EXIT_CONFIG 2
+#define EXIT_USAGE 64
+
+static void help(void)
+{
+        printf("Usage: hotplugd [OPTIONS]\n\n"
+               "Run a hotplug agent for every kernel uevent, in order.\n\n"
+               "  -a, --agent=PATH         program run per event as PATH NAME (default %s)\n"
+               "  -d, --hotplug-d=DIR      run DIR/NAME/*.hotplug then DIR/default/*.hotplug\n"
+               "  -o, --ordering=MODE      devpath (default), strict or none\n"
+               "  -j, --max-children=N     agents running at once (default min(2*CPUs+16, %d))\n"
+               "      --max-queue=N        events held at most (default %d)\n"
+               "  -t, --timeout=SEC        agent run time before SIGTERM (default %d)\n"
+               "      --kill-grace=SEC     SIGTERM to SIGKILL (default %d)\n"
+               "  -n, --dry-run            log what would run, run nothing\n"
+               "      --all                no handler filters any event out\n"
+               "      --handler-dir=DIR    external handlers (default %s)\n"
+               "      --sysfs=DIR          sysfs root (default /sys)\n"
+               "      --rcvbuf=BYTES       netlink receive buffer (default %d)\n"
+               "      --listen-fd=N        use socket fd N instead of opening one\n"
+               "  -l, --log-level=LEVEL    err, warning, notice, info (default), debug\n"
+               "      --log-target=T       auto (default), stderr or journal\n"
+               "  -h, --help               this text\n"
+               "  -V, --version            version\n",
+               HOTPLUGD_DEFAULT_AGENT, HP_CHILDREN_MAX, HP_QUEUE_MAX_DEFAULT, HP_TIMEOUT_DEFAULT_SEC,
+               HP_KILL_GRACE_SEC, HOTPLUGD_HANDLER_DIR, HP_RCVBUF_DEFAULT);
+}
+
+static int parse_uint(const char *s, unsigned long long min, unsigned long long max, unsigned long long *ret)
+{
+        char *end;
+        unsigned long long v;
+
+        if (!s || !*s || *s == '-')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno || *end || v < min || v > max)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+enum {
+        ARG_MAX_QUEUE = 0x100,
+        ARG_KILL_GRACE,
+        ARG_ALL,
+        ARG_HANDLER_DIR,
+        ARG_SYSFS,
+        ARG_RCVBUF,
+        ARG_LISTEN_FD,
+        ARG_LOG_TARGET,
+};
+
+static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum log_target *target)
+{
+        static const struct option options[] = {
+                { "agent", required_argument, NULL, 'a' },
+                { "hotplug-d", required_argument, NULL, 'd' },
+                { "ordering", required_argument, NULL, 'o' },
+                { "max-children", required_argument, NULL, 'j' },
+                { "max-queue", required_argument, NULL, ARG_MAX_QUEUE },
+                { "timeout", required_argument, NULL, 't' },
+                { "kill-grace", required_argument, NULL, ARG_KILL_GRACE },
+                { "dry-run", no_argument, NULL, 'n' },
+                { "all", no_argument, NULL, ARG_ALL },
+                { "handler-dir", required_argument, NULL, ARG_HANDLER_DIR },
+                { "sysfs", required_argument, NULL, ARG_SYSFS },
+                { "rcvbuf", required_argument, NULL, ARG_RCVBUF },
+                { "listen-fd", required_argument, NULL, ARG_LISTEN_FD },
+                { "log-level", required_argument, NULL, 'l' },
+                { "log-target", required_argument, NULL, ARG_LOG_TARGET },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                { NULL, 0, NULL, 0 },
+        };
+        unsigned long long v;
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "a:d:o:j:t:nl:hV", options, NULL)) >= 0) {
+                switch (c) {
+                case 'a':
+                        if (optarg[0] != '/') {
+                                fprintf(stderr, "hotplugd: --agent needs an absolute path: %s\n", optarg);
+                                return -EINVAL;
+                        }
+                        cfg->agent = optarg;
+                        break;
+                case 'd':
+                        cfg->hotplug_d = optarg;
+                        break;
+                case 'o':
+                        r = ordering_from_string(optarg);
+                        if (r < 0) {
+                                fprintf(stderr, "hotplugd: --ordering must be devpath, strict or none: %s\n",
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        cfg->ordering = (enum ordering)r;
+                        break;
+                case 'j':
+                        if (parse_uint(optarg, 1, HP_CHILDREN_MAX, &v) < 0) {
+                                fprintf(stderr, "hotplugd: --max-children must be 1..%d: %s\n", HP_CHILDREN_MAX,
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        cfg->max_children = (unsigned)v;
+                        break;
+                case ARG_MAX_QUEUE:
+                        if (parse_uint(optarg, 1, HP_QUEUE_MAX_LIMIT, &v) < 0) {
+                                fprintf(stderr, "hotplugd: --max-queue must be 1..%d: %s\n", HP_QUEUE_MAX_LIMIT,
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        cfg->max_queue = (size_t)v;
+                        break;
+                case 't':
+                case ARG_KILL_GRACE:
+                        if (parse_uint(optarg, 1, HP_TIMEOUT_MAX_SEC, &v) < 0) {
+                                fprintf(stderr, "hotplugd: %s must be 1..%d seconds: %s\n",
+                                        c == 't' ? "--timeout" : "--kill-grace", HP_TIMEOUT_MAX_SEC, optarg);
+                                return -EINVAL;
+                        }
+                        if (c == 't')
+                                cfg->timeout_usec = v * USEC_PER_SEC;
+                        else
+                                cfg->kill_grace_usec = v * USEC_PER_SEC;
+                        break;
+                case 'n':
+                        cfg->dry_run = true;
+                        break;
+                case ARG_ALL:
+                        cfg->handlers.pass_all = true;
+                        break;
+                case ARG_HANDLER_DIR:
+                        cfg->handlers.handler_dir = optarg;
+                        break;
+                case ARG_SYSFS:
+                        cfg->sysfs_root = optarg;
+                        cfg->handlers.sysfs_root = optarg;
+                        break;
+                case ARG_RCVBUF:
+                        if (parse_uint(optarg, 4096, INT_MAX, &v) < 0) {
+                                fprintf(stderr, "hotplugd: --rcvbuf must be 4096..%d: %s\n", INT_MAX, optarg);
+                                return -EINVAL;
+                        }
+                        cfg->rcvbuf = (int)v;
+                        break;
+                case ARG_LISTEN_FD:
+                        if (parse_uint(optarg, 0, INT_MAX, &v) < 0) {
+                                fprintf(stderr, "hotplugd: --listen-fd needs a descriptor number: %s\n", optarg);
+                                return -EINVAL;
+                        }
+                        cfg->source_fd = (int)v;
+                        break;
+                case 'l':
+                        r = log_level_from_string(optarg);
+                        if (r < 0) {
+                                fprintf(stderr, "hotplugd: unknown log level: %s\n", optarg);
+                                return -EINVAL;
+                        }
+                        log_set_max_level(r);
+                        break;
+                case ARG_LOG_TARGET:
+                        if (strcmp(optarg, "auto") == 0)
+                                *target = LOG_TARGET_AUTO;
+                        else if (strcmp(optarg, "stderr") == 0)
+                                *target = LOG_TARGET_STDERR;
+                        else if (strcmp(optarg, "journal") == 0)
+                                *target = LOG_TARGET_JOURNAL;
+                        else {
+                                fprintf(stderr, "hotplugd: --log-target must be auto, stderr or journal\n");
+                                return -EINVAL;
+                        }
+                        break;
+                case 'h':
+                        help();
+                        return 0;
+                case 'V':
+                        printf("hotplugd %s\n", PACKAGE_VERSION);
+                        return 0;
+                default:
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "hotplugd: unexpected argument: %s\n", argv[optind]);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+/* Socket activation: take the one netlink socket systemd passed. */
+static int take_listen_fd(struct manager_config *cfg)
+{
+        int n = sd_listen_fds(1);
+
+        if (n <= 0)
+                return n;
+        for (int fd = SD_LISTEN_FDS_START; fd < SD_LISTEN_FDS_START + n; fd++) {
+                if (cfg->source_fd < 0 && sd_is_socket(fd, AF_NETLINK, SOCK_RAW, -1) > 0)
+                        cfg->source_fd = fd;
+                else
+                        close(fd);
+        }
+        if (cfg->source_fd < 0)
+                log_warning("socket activation passed no netlink socket; opening our own");
+        return 0;
+}
+
+int main(int argc, char *argv[])
+{
+        struct manager_config cfg;
+        struct manager *m = NULL;
+        enum log_target target = LOG_TARGET_AUTO;
+        int r;
+
+        manager_config_init(&cfg);
+        r = parse_argv(argc, argv, &cfg, &target);
+        if (r <= 0)
+                return r < 0 ? EXIT_USAGE : 0;
+        log_open(target, "hotplugd");
+
+        if (cfg.source_fd < 0)
+                (void)take_listen_fd(&cfg);
+
+        r = manager_new(&cfg, &m);
+        if (r < 0) {
+                log_error_errno(r, "cannot start");
+                return EXIT_FAILURE;
+        }
+        (void)sd_notify(false, "READY=1\nSTATUS=Processing uevents");
+        r = manager_run(m);
+        (void)sd_notify(false, "STOPPING=1");
+        manager_free(m);
+        return r < 0 ? EXIT_FAILURE : 0;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Every bound hotplugd enforces, in one place.  Each one is also listed in
+ * hotplugd(8) under LIMITS; change both together.
+ */
+
+/* Largest datagram accepted from the kernel (the kernel's own buffer is
+ * UEVENT_BUFFER_SIZE = 2048 bytes of environment plus the header). */
+#define HP_UEVENT_MAX_SIZE 8192
+
+/* Most KEY=VALUE entries in one kernel message (kernel: UEVENT_NUM_ENVP = 64). */
+#define HP_UEVENT_MAX_VARS 64
+
+/* Bytes the handler chain may add to one event's environment, including
+ * the "KEY=VALUE\0" framing, and the number of variables it may add.  Going
+ * past either aborts that event, like the kernel's -ENOMEM did. */
+#define HP_ENV_ADD_MAX_BYTES 2048
+#define HP_ENV_ADD_MAX_VARS 32
+
+/* Longest argv[1] (handler name() result or SUBSYSTEM). */
+#define HP_NAME_MAX 64
+
+/* Events held in the daemon (queued plus running).  At the limit hotplugd
+ * stops reading the netlink socket, so further events wait in the kernel's
+ * socket buffer; reading resumes below HP_QUEUE_RESUME.  If that buffer
+ * overflows too, the loss is counted as an overflow gap by the ledger. */
+#define HP_QUEUE_MAX_DEFAULT 65536
+#define HP_QUEUE_MAX_LIMIT 1048576
+
+/* Concurrent agents: default min(2 * CPUs + 16, HP_CHILDREN_MAX). */
+#define HP_CHILDREN_MAX 2048
+
+/* Agent run time before SIGTERM to its process group, and the grace before SIGKILL. */
+#define HP_TIMEOUT_DEFAULT_SEC 180
+#define HP_TIMEOUT_MAX_SEC 86400
+#define HP_KILL_GRACE_SEC 5
+
+/* Longest agent output line kept for the log; longer lines are split. */
+#define HP_OUTPUT_LINE_MAX 1024
+
+/* hotplug.d multiplexer: most scripts run per event (NAME/ plus default/). */
+#define HP_HOTPLUG_D_MAX_FILES 256
+
+/* Netlink receive buffer requested by default (SO_RCVBUFFORCE). */
+#define HP_RCVBUF_DEFAULT (128 * 1024 * 1024)
+
+/* At most one log line per this many microseconds for each class of
+ * rejected datagram; the rest are counted and summarised. */
+#define HP_REJECT_LOG_INTERVAL_USEC (5 * 1000000ULL)
+
+/* Shutdown: how long running agents may go on after SIGTERM/SIGINT. */
+#define HP_SHUTDOWN_GRACE_SEC 10

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "envbuf.h"
+
+int env_key_valid(const char *key, size_t len)
+{
+        if (!key || len == 0 || (key[0] >= '0' && key[0] <= '9'))
+                return 0;
+        for (size_t i = 0; i < len; i++) {
+                char c = key[i];
+                if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+                        return 0;
+        }
+        return 1;
+}
+
+static int envbuf_find(const struct envbuf *e, const char *key, size_t klen)
+{
+        for (unsigned i = 0; i < e->n; i++) {
+                const char *s = envbuf_entry(e, i);
+                if (strncmp(s, key, klen) == 0 && s[klen] == '=')
+                        return (int)i;
+        }
+        return -1;
+}
+
+static void envbuf_remove(struct envbuf *e, unsigned idx)
+{
+        size_t start = e->off[idx];
+        size_t len = strlen(e->data + start) + 1;
+
+        memmove(e->data + start, e->data + start + len, e->used - start - len);
+        e->used = (uint16_t)(e->used - len);
+        for (unsigned i = idx; i + 1 < e->n; i++)
+                e->off[i] = (uint16_t)(e->off[i + 1] - len);
+        e->n--;
+}
+
+int envbuf_add(struct envbuf *e, const char *key, const char *value)
+{
+        size_t klen = key ? strlen(key) : 0, vlen, need, freed = 0;
+        int old;
+
+        if (!env_key_valid(key, klen) || !value)
+                return -EINVAL;
+        vlen = strlen(value);
+        need = klen + 1 + vlen + 1;
+        old = envbuf_find(e, key, klen);
+        if (old >= 0)
+                freed = strlen(envbuf_entry(e, (unsigned)old)) + 1;
+        if (e->used - freed + need > sizeof(e->data) || (old < 0 && e->n >= HP_ENV_ADD_MAX_VARS))
+                return -ENOMEM;
+        if (old >= 0)
+                envbuf_remove(e, (unsigned)old);
+
+        char *p = e->data + e->used;
+        memcpy(p, key, klen);
+        p[klen] = '=';
+        memcpy(p + klen + 1, value, vlen + 1);
+        e->off[e->n++] = e->used;
+        e->used = (uint16_t)(e->used + need);
+        return 0;
+}
+
+int envbuf_addf(struct envbuf *e, const char *key, const char *fmt, ...)
+{
+        char value[HP_ENV_ADD_MAX_BYTES];
+        va_list ap;
+        int k;
+
+        va_start(ap, fmt);
+        k = vsnprintf(value, sizeof(value), fmt, ap);
+        va_end(ap);
+        if (k < 0)
+                return -EINVAL;
+        if ((size_t)k >= sizeof(value))
+                return -ENOMEM;
+        return envbuf_add(e, key, value);
+}
+
+const char *envbuf_get(const struct envbuf *e, const char *key)
+{
+        size_t klen = strlen(key);
+        int i = envbuf_find(e, key, klen);
+
+        return i < 0 ? NULL : envbuf_entry(e, (unsigned)i) + klen + 1;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Bounded environment builder: the handler chain appends "KEY=VALUE\0"
+ * entries here.  It never allocates; when either bound (bytes or entries)
+ * would be exceeded it returns -ENOMEM and leaves the contents unchanged,
+ * as the kernel's add_uevent_var() did.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bounds.h"
+
+struct envbuf {
+        uint16_t used;                     /* bytes in data */
+        uint16_t n;                        /* entries */
+        uint16_t off[HP_ENV_ADD_MAX_VARS]; /* start of each entry in data */
+        char data[HP_ENV_ADD_MAX_BYTES];
+};
+
+static inline void envbuf_init(struct envbuf *e)
+{
+        e->used = 0;
+        e->n = 0;
+}
+
+/* Valid environment key: [A-Za-z0-9_]+, not starting with a digit. */
+int env_key_valid(const char *key, size_t len);
+
+/**
+ * envbuf_add() - append KEY=VALUE.
+ * @e: builder (borrowed)
+ * @key: variable name, must satisfy env_key_valid()
+ * @value: value bytes up to NUL; must not contain newline-free restrictions (any byte but NUL)
+ *
+ * A key already present is replaced only if the new entry fits.
+ * Return: 0, -EINVAL for a bad key, -ENOMEM when the bound is reached.
+ */
+int envbuf_add(struct envbuf *e, const char *key, const char *value);
+int envbuf_addf(struct envbuf *e, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Value of @key or NULL (borrowed from @e). */
+const char *envbuf_get(const struct envbuf *e, const char *key);
+
+/* Entry i as "KEY=VALUE" (borrowed). */
+static inline const char *envbuf_entry(const struct envbuf *e, unsigned i)
+{
+        return e->data + e->off[i];
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stddef.h>
+
+/**
+ * escape_bytes() - make untrusted bytes safe to print.
+ * @src: bytes to escape (borrowed)
+ * @len: number of bytes
+ * @dst: output buffer (borrowed), always NUL-terminated if @size > 0
+ * @size: size of @dst
+ *
+ * Printable ASCII other than backslash is copied; everything else becomes
+ * "\xNN" (NUL too).  Output that does not fit is cut and ends in "...".
+ *
+ * Return: @dst.
+ */
+char *escape_bytes(const void *src, size_t len, char *dst, size_t size);
+
+/* escape_bytes() of a NUL-terminated string. */
+char *escape_cstr(const char *src, char *dst, size_t size);

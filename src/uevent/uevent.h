@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * A kernel uevent, parsed in place.
+ *
+ * Wire format: "ACTION@DEVPATH\0KEY=VALUE\0KEY=VALUE\0...".  uevent_parse()
+ * validates a datagram without allocating and fills a struct uevent whose
+ * strings point into the caller's buffer (a "view").  uevent_dup() then makes
+ * the one heap copy an event ever gets: the datagram, the handler chain's
+ * additions and argv[1], all in a single allocation.
+ *
+ * Invariants of a parsed event: buf[size-1] == '\0'; every var[i] is the
+ * offset of a "KEY=VALUE" entry with KEY in [A-Z0-9_]+ and no key repeated;
+ * ACTION, DEVPATH, SUBSYSTEM and SEQNUM are present; action/devpath/subsystem
+ * are single-line printable ASCII; devpath is absolute with no "//", no ".."
+ * component and no trailing '/'; subsystem has no '/'.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "bounds.h"
+#include "time-util.h"
+
+struct envbuf;
+
+struct uevent {
+        uint64_t seqnum;
+        usec_t received;       /* CLOCK_MONOTONIC when read, 0 if unknown */
+        usec_t received_real;  /* CLOCK_REALTIME when read, 0 if unknown */
+
+        const char *buf;       /* the datagram (view: caller's buffer; dup: inline) */
+        uint16_t size;         /* bytes of buf, including the final NUL */
+        uint16_t n_vars;       /* KEY=VALUE entries in buf after the header */
+        const uint16_t *var;   /* offsets of those entries in buf */
+
+        /* Values (not "KEY=") of the well-known keys; devpath_old may be NULL. */
+        const char *action;
+        const char *devpath;
+        const char *subsystem;
+        const char *devpath_old;
+        uint16_t devpath_len;
+
+        /* Set by uevent_dup(): handler additions and argv[1]. */
+        const char *extra;     /* n_extra "KEY=VALUE\0" entries back to back */
+        uint16_t n_extra;
+        uint16_t extra_size;
+        const char *name;      /* argv[1]; SUBSYSTEM unless a handler renamed it */
+
+        /* Bookkeeping slots of a dup'd event: one for the scheduler, one for its owner. */
+        void *sched_data;
+        void *owner_data;
+};
+
+enum uevent_reject {
+        UEVENT_OK = 0,
+        UEVENT_REJECT_EMPTY,            /* zero length */
+        UEVENT_REJECT_TOO_LONG,         /* > HP_UEVENT_MAX_SIZE */
+        UEVENT_REJECT_NOT_TERMINATED,   /* last byte is not NUL */
+        UEVENT_REJECT_LIBUDEV,          /* "libudev\0" framing, not from the kernel */
+        UEVENT_REJECT_BAD_HEADER,       /* no "ACTION@/DEVPATH" header */
+        UEVENT_REJECT_EMPTY_ENTRY,      /* "\0\0": an empty entry */
+        UEVENT_REJECT_NO_EQUALS,        /* entry without '=' */
+        UEVENT_REJECT_BAD_KEY,          /* key not [A-Z0-9_]+ */
+        UEVENT_REJECT_DUPLICATE_KEY,
+        UEVENT_REJECT_TOO_MANY_VARS,    /* > HP_UEVENT_MAX_VARS */
+        UEVENT_REJECT_MISSING_KEY,      /* ACTION, DEVPATH, SUBSYSTEM or SEQNUM absent */
+        UEVENT_REJECT_EMPTY_VALUE,      /* ACTION/DEVPATH/SUBSYSTEM/SEQNUM empty */
+        UEVENT_REJECT_HEADER_MISMATCH,  /* header disagrees with ACTION= / DEVPATH= */
+        UEVENT_REJECT_BAD_CHARS,        /* control/non-ASCII byte in ACTION/DEVPATH/SUBSYSTEM */
+        UEVENT_REJECT_BAD_DEVPATH,      /* not absolute, "//", "..", "." component, trailing '/' */
+        UEVENT_REJECT_BAD_SUBSYSTEM,    /* contains '/' */
+        UEVENT_REJECT_BAD_SEQNUM,       /* not decimal digits, leading junk, or > UINT64_MAX */
+        _UEVENT_REJECT_MAX,
+};
+
+/* Short stable name of a reject class, e.g. "bad-devpath" (for logs and counters). */
+const char *uevent_reject_to_string(enum uevent_reject r);
+
+/**
+ * uevent_parse() - validate a kernel datagram and describe it.
+ * @data: the datagram (borrowed; @ret keeps pointers into it)
+ * @size: its length in bytes as received
+ * @var_storage: room for HP_UEVENT_MAX_VARS offsets (borrowed; @ret->var points here)
+ * @ret: filled on success; untouched on failure
+ * @ret_reason: set to the reject class on failure (may be NULL)
+ *
+ * Never allocates.  HOME and PATH sent by the kernel are accepted and kept
+ * in the view; the agent environment builder skips them.
+ *
+ * Return: 0, or -EBADMSG with *@ret_reason set.
+ */
+int uevent_parse(const char *data, size_t size, uint16_t *var_storage, struct uevent *ret,
+                 enum uevent_reject *ret_reason);
+
+/**
+ * uevent_get() - value of @key in the kernel part of @ev.
+ * Return: pointer into the event (borrowed), or NULL.
+ */
+const char *uevent_get(const struct uevent *ev, const char *key);
+
+/* Value of @key among the handler additions of a dup'd event, or NULL. */
+const char *uevent_get_extra(const struct uevent *ev, const char *key);
+
+/* Entry i as "KEY=VALUE" (borrowed). */
+static inline const char *uevent_var(const struct uevent *ev, unsigned i)
+{
+        return ev->buf + ev->var[i];
+}
+
+/**
+ * uevent_dup() - the single heap copy of an event.
+ * @view: a parsed event (borrowed)
+ * @extra: handler additions (borrowed, may be NULL)
+ * @name: argv[1] (borrowed, NULL means SUBSYSTEM)
+ * @ret: the new event, owned by the caller, freed with free()
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int uevent_dup(const struct uevent *view, const struct envbuf *extra, const char *name, struct uevent **ret);
+
+static inline void uevent_freep(struct uevent **ev)
+{
+        free(*ev);
+}
+
+/* True if @ancestor is @path itself or a path-component prefix of it. */
+bool devpath_is_prefix(const char *ancestor, size_t alen, const char *path, size_t plen);
