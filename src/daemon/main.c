@@ -105,10 +105,6 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum l
         while ((c = getopt_long(argc, argv, "a:d:o:j:t:nl:hV", options, NULL)) >= 0) {
                 switch (c) {
                 case 'a':
-                        if (optarg[0] != '/') {
-                                fprintf(stderr, "hotplugd: --agent needs an absolute path: %s\n", optarg);
-                                return -EINVAL;
-                        }
                         cfg->agent = optarg;
                         break;
                 case 'd':
@@ -215,6 +211,34 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum l
         return 1;
 }
 
+/* Paths are resolved before the daemon moves to "/" (agents run with cwd "/"). */
+static int absolutize(const char *what, const char **path)
+{
+        char *abs;
+
+        if (!*path || (*path)[0] == '/')
+                return 0;
+        abs = realpath(*path, NULL);
+        if (!abs) {
+                fprintf(stderr, "hotplugd: %s %s: %s\n", what, *path, strerror(errno));
+                return -errno;
+        }
+        *path = abs; /* lives as long as the process */
+        return 0;
+}
+
+static int resolve_paths(struct manager_config *cfg)
+{
+        if (absolutize("--agent", &cfg->agent) < 0 || absolutize("--hotplug-d", &cfg->hotplug_d) < 0 ||
+            absolutize("--handler-dir", &cfg->handlers.handler_dir) < 0 ||
+            absolutize("--sysfs", &cfg->sysfs_root) < 0)
+                return -EINVAL;
+        cfg->handlers.sysfs_root = cfg->sysfs_root;
+        if (chdir("/") < 0)
+                return -errno;
+        return 0;
+}
+
 /* Socket activation: take the one netlink socket systemd passed. */
 static int take_listen_fd(struct manager_config *cfg)
 {
@@ -245,6 +269,8 @@ int main(int argc, char *argv[])
         if (r <= 0)
                 return r < 0 ? EXIT_USAGE : 0;
         log_open(target, "hotplugd");
+        if (resolve_paths(&cfg) < 0)
+                return EXIT_USAGE;
 
         if (cfg.source_fd < 0)
                 (void)take_listen_fd(&cfg);

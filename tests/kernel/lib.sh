@@ -52,28 +52,14 @@ t_uuid() {
         cat /proc/sys/kernel/random/uuid
 }
 
-# A recording agent: one file per run, $T_DIR/runs/SEQNUM.ACTION, holding
-# "argv1=NAME", start/end times and the sorted environment.  $AGENT_SLEEP
-# (seconds, may be fractional) makes it slow.
+# The recording agent (tests/kernel/agent-dump.c) as $T_DIR/agent: one file
+# per run, $T_DIR/runs/SEQNUM.agent, with argv, times and the environment in
+# the order received.  $1: milliseconds each run sleeps (default 0).
 t_make_agent() {
-        local sleep=${1:-0}
         mkdir -p "$T_DIR/runs"
+        ln -sf "$AGENT_DUMP" "$T_DIR/agent"
         T_AGENT="$T_DIR/agent"
-        cat >"$T_AGENT" <<AGENT
-#!/bin/sh
-f="$T_DIR/runs/\$SEQNUM"
-start=\$(date +%s%N)
-if [ "$sleep" != 0 ]; then sleep $sleep; fi
-{
-        echo "argv1=\$1"
-        echo "argc=\$#"
-        echo "start=\$start"
-        echo "end=\$(date +%s%N)"
-        env | sort | sed 's/^/env:/'
-} > "\$f.tmp"
-mv "\$f.tmp" "\$f"
-AGENT
-        chmod 755 "$T_AGENT"
+        echo "${1:-0}" >"$T_DIR/sleep_ms"
 }
 
 # Start hotplugd in the background with the given arguments; waits until it listens.
@@ -104,7 +90,7 @@ t_wait_for() {
         local timeout=$1 i
         shift
         for ((i = 0; i < timeout * 20; i++)); do
-                "$@" && return 0
+                "$@" >/dev/null && return 0
                 sleep 0.05
         done
         return 1
@@ -112,11 +98,47 @@ t_wait_for() {
 
 # The run file (path) whose environment has KEY=VALUE, or nothing.
 t_run_with() {
-        grep -l -x "env:$1" "$T_DIR"/runs/* 2>/dev/null | grep -v '\.tmp$' | head -n 1
+        local f
+        f=$(grep -l -x "env:$1" "$T_DIR"/runs/* 2>/dev/null | grep -v '\.tmp$' | head -n 1)
+        [ -n "$f" ] && echo "$f"
 }
 
 t_count_runs_with() {
         grep -l -x "env:$1" "$T_DIR"/runs/* 2>/dev/null | grep -vc '\.tmp$'
+}
+
+# Runs whose SYNTH_UUID starts with $1.
+t_count_runs_prefix() {
+        grep -l "^env:SYNTH_UUID=$1" "$T_DIR"/runs/* 2>/dev/null | grep -vc '\.tmp$'
+}
+
+# Field ($2: start, end, argv1, pid ...) of run file $1.
+t_field() {
+        sed -n "s/^$2=//p" "$1"
+}
+
+# A UUID prefix "xxxxxxxx-xxxx-xxxx-xxxx" for uevent-burst.
+t_uuid_prefix() {
+        t_uuid | cut -c1-23
+}
+
+# Create a veth pair NAME/NAMEp; removed at exit.
+t_veth() {
+        ip link add "$1" type veth peer name "$1p" || t_fail "cannot create veth $1"
+        t_on_exit "ip link del $1"
+}
+
+# Add a zram device (not in a subshell); sets T_ZRAM to its number; removed at exit
+# unless t_zram_remove ran first.
+t_zram_add() {
+        [ -e /sys/class/zram-control/hot_add ] || modprobe zram 2>/dev/null
+        [ -e /sys/class/zram-control/hot_add ] || t_fail "no /sys/class/zram-control (zram missing)"
+        T_ZRAM=$(cat /sys/class/zram-control/hot_add) || t_fail "zram hot_add failed"
+        t_on_exit "[ -e /sys/block/zram$T_ZRAM ] && echo $T_ZRAM > /sys/class/zram-control/hot_remove"
+}
+
+t_zram_remove() {
+        echo "$1" >/sys/class/zram-control/hot_remove || t_fail "zram hot_remove $1 failed"
 }
 
 # Value of environment variable $2 in run file $1.
