@@ -393,6 +393,8 @@ static void job_dry_run(struct manager *m, struct uevent *ev)
         char line[8192], esc[2048];
         size_t o = 0;
 
+        if (log_get_max_level() < LOG_INFO)
+                return;
         spawn_env_build(ev, &env);
         for (size_t i = 0; i < env.n && o < sizeof(line) - 1; i++) {
                 int k = snprintf(line + o, sizeof(line) - o, "%s%s", i ? " " : "",
@@ -588,6 +590,8 @@ static void process_datagram(struct manager *m, const char *data, size_t size, u
                 return;
         }
         m->stats.queued++;
+        if (scheduler_held(m->scheduler) > m->stats.peak_held)
+                m->stats.peak_held = scheduler_held(m->scheduler);
         log_internal(LOG_DEBUG, 0, &f, "queued");
 }
 
@@ -822,9 +826,9 @@ int manager_run(struct manager *m)
         r = sd_event_loop(m->event);
         kill_running(m);
         log_info("stopped: %" PRIu64 " events processed, %" PRIu64 " agents started, %" PRIu64 " failed, "
-                 "%" PRIu64 " gaps, %" PRIu64 " duplicates, %" PRIu64 " overflows",
+                 "%" PRIu64 " gaps, %" PRIu64 " duplicates, %" PRIu64 " overflows, peak queue %" PRIu64,
                  m->ledger.processed, m->stats.started, m->stats.failed, m->ledger.gaps, m->ledger.duplicates,
-                 m->ledger.overflows);
+                 m->ledger.overflows, m->stats.peak_held);
         return r;
 }
 

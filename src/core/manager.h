@@ -51,6 +51,7 @@ struct manager_stats {
         uint64_t finished;     /* events whose job completed */
         uint64_t failed;       /* jobs with a non-zero exit, signal, timeout or exec failure */
         uint64_t timeouts;
+        uint64_t peak_held;    /* most events held (queued + running) at once */
 };
 
 /**
