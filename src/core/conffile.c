@@ -74,7 +74,8 @@ const char *conf_key_to_string(enum conf_key k)
         return (unsigned)k < _CONF_KEY_MAX ? keys[k].name : NULL;
 }
 
-_printf_(4, 5) static int conf_fail(struct conf_error *err, const char *name, unsigned line, const char *fmt, ...)
+_printf_(4, 5) static int conf_fail(struct conf_error *err, const char *name, unsigned line,
+                                    const char *fmt, ...)
 {
         char reason[512];
         va_list ap;
@@ -154,7 +155,8 @@ static int parse_number(const char *s, bool suffix, uint64_t *ret)
 
 static int parse_bool(const char *s)
 {
-        static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
+        static const char *const yes[] = { "yes", "true", "on", "1" };
+        static const char *const no[] = { "no", "false", "off", "0" };
 
         for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
                 if (strcmp(s, yes[i]) == 0)
@@ -211,7 +213,8 @@ static int parse_value(struct conf *c, enum conf_key k, const char *value, char 
         case CT_LOG_LEVEL:
                 r = log_level_from_string(value);
                 if (r < 0) {
-                        snprintf(why, why_size, "'%s' must be err, warning, notice, info, debug or 0-7", ki->name);
+                        snprintf(why, why_size, "'%s' must be err, warning, notice, info, debug or 0-7",
+                                 ki->name);
                         return -EINVAL;
                 }
                 *(int *)slot = r;
@@ -257,7 +260,8 @@ static int check_raw_line(const char *s, size_t len, const char *file, unsigned 
                 if (ch == '\0')
                         return conf_fail(err, file, line, "NUL byte at column %zu", i + 1);
                 if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
-                        return conf_fail(err, file, line, "control character 0x%02x at column %zu", ch, i + 1);
+                        return conf_fail(err, file, line, "control character 0x%02x at column %zu", ch,
+                                         i + 1);
         }
         return 0;
 }
@@ -290,7 +294,8 @@ static int parse_line(struct conf *c, const char *s, size_t len, const char *fil
         if (k < 0)
                 return fail_unknown_key(err, file, line, key);
         if (c->set & CONF_BIT(k))
-                return conf_fail(err, file, line, "duplicate key '%s' (first set on line %u)", key, c->line[k]);
+                return conf_fail(err, file, line, "duplicate key '%s' (first set on line %u)", key,
+                                 c->line[k]);
         if (*value == '\0')
                 return conf_fail(err, file, line, "missing value for '%s'", key);
         if (k == CONF_AGENT || k == CONF_HOTPLUG_D) {

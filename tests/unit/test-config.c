@@ -130,12 +130,16 @@ static void test_syntax_errors(void)
         expect_error(" = 5\n", 1, "t.conf:1: missing key before '='");
         expect_error("\n\ntimeout =   \n", 3, "t.conf:3: missing value for 'timeout'");
         expect_error("colour = blue\n", 1, "t.conf:1: unknown key 'colour'");
-        expect_error("max_children = 4\n", 1, "t.conf:1: unknown key 'max_children' (did you mean 'max-children'?)");
+        expect_error("max_children = 4\n", 1,
+                     "t.conf:1: unknown key 'max_children' (did you mean 'max-children'?)");
         expect_error("Agent = /x\n", 1, "t.conf:1: unknown key 'Agent' (did you mean 'agent'?)");
         expect_error("dry-run = yes\n", 1, "t.conf:1: 'dry-run' can only be given on the command line");
-        expect_error("config = /etc/other.conf\n", 1, "t.conf:1: 'config' can only be given on the command line");
-        expect_error("timeout = 30 # seconds\n", 1, "t.conf:1: 'timeout' must be a number 1..86400: '30 # seconds'");
-        expect_error("timeout = 5\n\n# x\ntimeout = 6\n", 4, "t.conf:4: duplicate key 'timeout' (first set on line 1)");
+        expect_error("config = /etc/other.conf\n", 1,
+                     "t.conf:1: 'config' can only be given on the command line");
+        expect_error("timeout = 30 # seconds\n", 1,
+                     "t.conf:1: 'timeout' must be a number 1..86400: '30 # seconds'");
+        expect_error("timeout = 5\n\n# x\ntimeout = 6\n", 4,
+                     "t.conf:4: duplicate key 'timeout' (first set on line 1)");
         expect_error("agent = /a\nhotplug-d = /etc/hotplug.d\n", 2,
                      "t.conf:2: 'agent' and 'hotplug-d' exclude each other ('agent' set on line 1)");
 }
@@ -169,15 +173,20 @@ static void test_bad_bytes(void)
         expect_error(big, 1, "t.conf:1: line longer than 1024 bytes");
 }
 
+#define RCVBUF_ERR "t.conf:1: 'rcvbuf' must be a number 4096..2147483647 (suffix K, M or G allowed): "
+
 static void test_value_errors(void)
 {
-        expect_error("agent = sbin/hotplug\n", 1, "t.conf:1: 'agent' needs an absolute path: 'sbin/hotplug'");
-        expect_error("hotplug-d = ./hotplug.d\n", 1, "t.conf:1: 'hotplug-d' needs an absolute path: './hotplug.d'");
+        expect_error("agent = sbin/hotplug\n", 1,
+                     "t.conf:1: 'agent' needs an absolute path: 'sbin/hotplug'");
+        expect_error("hotplug-d = ./hotplug.d\n", 1,
+                     "t.conf:1: 'hotplug-d' needs an absolute path: './hotplug.d'");
         expect_error("handler-dir = lib\n", 1, "t.conf:1: 'handler-dir' needs an absolute path: 'lib'");
         expect_error("sysfs = sys\n", 1, "t.conf:1: 'sysfs' needs an absolute path: 'sys'");
         expect_error("record = x.rec\n", 1, "t.conf:1: 'record' needs an absolute path: 'x.rec'");
         expect_error("max-children = 0\n", 1, "t.conf:1: 'max-children' must be a number 1..2048: '0'");
-        expect_error("max-children = 2049\n", 1, "t.conf:1: 'max-children' must be a number 1..2048: '2049'");
+        expect_error("max-children = 2049\n", 1,
+                     "t.conf:1: 'max-children' must be a number 1..2048: '2049'");
         expect_error("max-queue = -1\n", 1, "t.conf:1: 'max-queue' must be a number 1..1048576: '-1'");
         expect_error("max-queue = +5\n", 1, "t.conf:1: 'max-queue' must be a number 1..1048576: '+5'");
         expect_error("timeout = 30s\n", 1, "t.conf:1: 'timeout' must be a number 1..86400: '30s'");
@@ -185,14 +194,13 @@ static void test_value_errors(void)
         expect_error("kill-grace = 99999999999999999999999\n", 1,
                      "t.conf:1: 'kill-grace' must be a number 1..86400: '99999999999999999999999'");
         expect_error("rcvbuf = 4095\n", 1,
-                     "t.conf:1: 'rcvbuf' must be a number 4096..2147483647 (suffix K, M or G allowed): '4095'");
+                     RCVBUF_ERR "'4095'");
         expect_error("rcvbuf = 2G\n", 1,
-                     "t.conf:1: 'rcvbuf' must be a number 4096..2147483647 (suffix K, M or G allowed): '2G'");
+                     RCVBUF_ERR "'2G'");
         expect_error("rcvbuf = 128MB\n", 1,
-                     "t.conf:1: 'rcvbuf' must be a number 4096..2147483647 (suffix K, M or G allowed): '128MB'");
+                     RCVBUF_ERR "'128MB'");
         expect_error("rcvbuf = 17179869184G\n", 1,
-                     "t.conf:1: 'rcvbuf' must be a number 4096..2147483647 (suffix K, M or G allowed): "
-                     "'17179869184G'");
+                     RCVBUF_ERR "'17179869184G'");
         expect_error("rebroadcast = 1\n", 1, "t.conf:1: 'rebroadcast' must be a number 2..32: '1'");
         expect_error("all = maybe\n", 1, "t.conf:1: 'all' must be yes or no: 'maybe'");
         expect_error("resync = Yes\n", 1, "t.conf:1: 'resync' must be yes or no: 'Yes'");
@@ -200,7 +208,8 @@ static void test_value_errors(void)
         expect_error("log-level = loud\n", 1,
                      "t.conf:1: 'log-level' must be err, warning, notice, info, debug or 0-7: 'loud'");
         /* Bytes above 0x7f are allowed in values but escaped in messages. */
-        expect_error("agent = caf\xc3\xa9\n", 1, "t.conf:1: 'agent' needs an absolute path: 'caf\\xc3\\xa9'");
+        expect_error("agent = caf\xc3\xa9\n", 1,
+                     "t.conf:1: 'agent' needs an absolute path: 'caf\\xc3\\xa9'");
 }
 
 static void test_too_large(void)
