@@ -6,6 +6,9 @@
  *
  * Exit status: 0 orderly stop, 1 runtime failure, 2 configuration error,
  * 64 usage error.
+ *
+ * Configuration: built-in defaults, then the configuration file, then the
+ * command line; each later source overrides the earlier one key by key.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,12 +22,24 @@
 #include <systemd/sd-daemon.h>
 
 #include "config.h"
+#include "conffile.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
 
 #define EXIT_CONFIG 2
 #define EXIT_USAGE 64
+
+#define DEFAULT_CONFIG_FILE HOTPLUGD_SYSCONFDIR "/hotplugd/hotplugd.conf"
+
+/* What the command line said, beyond struct manager_config. */
+struct cli {
+        uint32_t set;            /* CONF_BIT() of every option given: they override the file */
+        const char *config;      /* --config, NULL: DEFAULT_CONFIG_FILE, absence allowed */
+        bool check_config;       /* --check-config: validate and exit */
+        int log_level;           /* --log-level, < 0: not given */
+        enum log_target target;
+};
 
 static void help(void)
 {
@@ -45,10 +60,12 @@ static void help(void)
                "      --listen-fd=N        use socket fd N instead of opening one\n"
                "  -l, --log-level=LEVEL    err, warning, notice, info (default), debug\n"
                "      --log-target=T       auto (default), stderr or journal\n"
+               "  -c, --config=FILE        configuration file (default %s)\n"
+               "      --check-config       check the configuration and exit (0 valid, 2 invalid)\n"
                "  -h, --help               this text\n"
                "  -V, --version            version\n",
                HOTPLUGD_DEFAULT_AGENT, HP_CHILDREN_MAX, HP_QUEUE_MAX_DEFAULT, HP_TIMEOUT_DEFAULT_SEC,
-               HP_KILL_GRACE_SEC, HOTPLUGD_HANDLER_DIR, HP_RCVBUF_DEFAULT);
+               HP_KILL_GRACE_SEC, HOTPLUGD_HANDLER_DIR, HP_RCVBUF_DEFAULT, DEFAULT_CONFIG_FILE);
 }
 
 static int parse_uint(const char *s, unsigned long long min, unsigned long long max, unsigned long long *ret)
@@ -75,9 +92,10 @@ enum {
         ARG_RCVBUF,
         ARG_LISTEN_FD,
         ARG_LOG_TARGET,
+        ARG_CHECK_CONFIG,
 };
 
-static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum log_target *target)
+static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct cli *cli)
 {
         static const struct option options[] = {
                 { "agent", required_argument, NULL, 'a' },
@@ -95,6 +113,8 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum l
                 { "listen-fd", required_argument, NULL, ARG_LISTEN_FD },
                 { "log-level", required_argument, NULL, 'l' },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
+                { "config", required_argument, NULL, 'c' },
+                { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 { NULL, 0, NULL, 0 },
@@ -102,13 +122,15 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum l
         unsigned long long v;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "a:d:o:j:t:nl:hV", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "a:d:o:j:t:nl:c:hV", options, NULL)) >= 0) {
                 switch (c) {
                 case 'a':
                         cfg->agent = optarg;
+                        cli->set |= CONF_BIT(CONF_AGENT);
                         break;
                 case 'd':
                         cfg->hotplug_d = optarg;
+                        cli->set |= CONF_BIT(CONF_HOTPLUG_D);
                         break;
                 case 'o':
                         r = ordering_from_string(optarg);
@@ -118,6 +140,7 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum l
                                 return -EINVAL;
                         }
                         cfg->ordering = (enum ordering)r;
+                        cli->set |= CONF_BIT(CONF_ORDERING);
                         break;
                 case 'j':
                         if (parse_uint(optarg, 1, HP_CHILDREN_MAX, &v) < 0) {
@@ -126,6 +149,7 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum l
                                 return -EINVAL;
                         }
                         cfg->max_children = (unsigned)v;
+                        cli->set |= CONF_BIT(CONF_MAX_CHILDREN);
                         break;
                 case ARG_MAX_QUEUE:
                         if (parse_uint(optarg, 1, HP_QUEUE_MAX_LIMIT, &v) < 0) {
@@ -134,6 +158,7 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum l
                                 return -EINVAL;
                         }
                         cfg->max_queue = (size_t)v;
+                        cli->set |= CONF_BIT(CONF_MAX_QUEUE);
                         break;
                 case 't':
                 case ARG_KILL_GRACE:
@@ -146,19 +171,23 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum l
                                 cfg->timeout_usec = v * USEC_PER_SEC;
                         else
                                 cfg->kill_grace_usec = v * USEC_PER_SEC;
+                        cli->set |= CONF_BIT(c == 't' ? CONF_TIMEOUT : CONF_KILL_GRACE);
                         break;
                 case 'n':
                         cfg->dry_run = true;
                         break;
                 case ARG_ALL:
                         cfg->handlers.pass_all = true;
+                        cli->set |= CONF_BIT(CONF_ALL);
                         break;
                 case ARG_HANDLER_DIR:
                         cfg->handlers.handler_dir = optarg;
+                        cli->set |= CONF_BIT(CONF_HANDLER_DIR);
                         break;
                 case ARG_SYSFS:
                         cfg->sysfs_root = optarg;
                         cfg->handlers.sysfs_root = optarg;
+                        cli->set |= CONF_BIT(CONF_SYSFS);
                         break;
                 case ARG_RCVBUF:
                         if (parse_uint(optarg, 4096, INT_MAX, &v) < 0) {
@@ -166,6 +195,7 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum l
                                 return -EINVAL;
                         }
                         cfg->rcvbuf = (int)v;
+                        cli->set |= CONF_BIT(CONF_RCVBUF);
                         break;
                 case ARG_LISTEN_FD:
                         if (parse_uint(optarg, 0, INT_MAX, &v) < 0) {
@@ -180,19 +210,26 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, enum l
                                 fprintf(stderr, "hotplugd: unknown log level: %s\n", optarg);
                                 return -EINVAL;
                         }
-                        log_set_max_level(r);
+                        cli->log_level = r;
+                        cli->set |= CONF_BIT(CONF_LOG_LEVEL);
                         break;
                 case ARG_LOG_TARGET:
                         if (strcmp(optarg, "auto") == 0)
-                                *target = LOG_TARGET_AUTO;
+                                cli->target = LOG_TARGET_AUTO;
                         else if (strcmp(optarg, "stderr") == 0)
-                                *target = LOG_TARGET_STDERR;
+                                cli->target = LOG_TARGET_STDERR;
                         else if (strcmp(optarg, "journal") == 0)
-                                *target = LOG_TARGET_JOURNAL;
+                                cli->target = LOG_TARGET_JOURNAL;
                         else {
                                 fprintf(stderr, "hotplugd: --log-target must be auto, stderr or journal\n");
                                 return -EINVAL;
                         }
+                        break;
+                case 'c':
+                        cli->config = optarg;
+                        break;
+                case ARG_CHECK_CONFIG:
+                        cli->check_config = true;
                         break;
                 case 'h':
                         help();
@@ -257,18 +294,56 @@ static int take_listen_fd(struct manager_config *cfg)
         return 0;
 }
 
+/*
+ * Read the configuration file into @conf and apply it under the command
+ * line's values.  A missing default file means built-in defaults; a missing
+ * --config file is an error.  Return: 0, or EXIT_CONFIG with the reason on
+ * stderr.
+ */
+static int load_config(const struct cli *cli, struct conf *conf, struct manager_config *cfg)
+{
+        const char *path = cli->config ? cli->config : DEFAULT_CONFIG_FILE;
+        struct conf_error err;
+        int r;
+
+        r = conf_load(path, conf, &err);
+        if (r == -ENOENT && !cli->config) {
+                conf->set = 0;
+                if (cli->check_config)
+                        printf("%s: absent, built-in defaults\n", path);
+                return 0;
+        }
+        if (r < 0) {
+                fprintf(stderr, "hotplugd: %s\n", err.msg);
+                return EXIT_CONFIG;
+        }
+        if (cli->check_config)
+                printf("%s: valid\n", path);
+        conf_apply(conf, cfg, cli->set);
+        if (!(cli->set & CONF_BIT(CONF_LOG_LEVEL)) && (conf->set & CONF_BIT(CONF_LOG_LEVEL)))
+                log_set_max_level(conf->log_level);
+        return 0;
+}
+
 int main(int argc, char *argv[])
 {
+        /* Static: cfg points into it for as long as the daemon runs. */
+        static struct conf conf;
         struct manager_config cfg;
         struct manager *m = NULL;
-        enum log_target target = LOG_TARGET_AUTO;
+        struct cli cli = { .log_level = -1, .target = LOG_TARGET_AUTO };
         int r;
 
         manager_config_init(&cfg);
-        r = parse_argv(argc, argv, &cfg, &target);
+        r = parse_argv(argc, argv, &cfg, &cli);
         if (r <= 0)
                 return r < 0 ? EXIT_USAGE : 0;
-        log_open(target, "hotplugd");
+        if (cli.log_level >= 0)
+                log_set_max_level(cli.log_level);
+        r = load_config(&cli, &conf, &cfg);
+        if (r != 0 || cli.check_config)
+                return r;
+        log_open(cli.target, "hotplugd");
         if (resolve_paths(&cfg) < 0)
                 return EXIT_USAGE;
 

@@ -52,3 +52,8 @@
 
 /* Shutdown: how long running agents may go on after SIGTERM/SIGINT. */
 #define HP_SHUTDOWN_GRACE_SEC 10
+
+/* Configuration file: longest line (bytes, without the newline) and largest
+ * file accepted.  Longer lines or larger files are rejected as errors. */
+#define HP_CONF_LINE_MAX 1024
+#define HP_CONF_FILE_MAX (64 * 1024)

@@ -1,0 +1,61 @@
+#!/bin/bash
+# systemd-analyze verify on the generated units: any warning fails.
+#
+# The installed units name @sbindir@/hotplugd and @bindir@/hotplugctl, which
+# need not exist yet, and systemd-analyze checks that they do; so verify a
+# copy of the generated files where only those two paths point at the built
+# binaries.  The man pages in Documentation= are looked up in a temporary
+# MANPATH holding ours.
+#
+# Environment: UNIT_DIR (generated units), SBINDIR, BINDIR (configured),
+# HOTPLUGD, HOTPLUGCTL (built binaries), SRCDIR.
+set -eu
+
+if ! command -v systemd-analyze >/dev/null; then
+        echo "SKIP: systemd-analyze is not installed"
+        exit 77
+fi
+
+fail() {
+        echo "FAIL: $*" >&2
+        exit 1
+}
+
+tmp=$(mktemp -d /tmp/hotplugd-verify.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+for u in hotplugd.service hotplugd.socket; do
+        [ -f "$UNIT_DIR/$u" ] || fail "$UNIT_DIR/$u was not generated"
+        if grep -n '@[A-Z_]*@' "$UNIT_DIR/$u"; then
+                fail "$u: unsubstituted template variable"
+        fi
+        sed -e "s|=$SBINDIR/hotplugd\\b|=$HOTPLUGD|" -e "s|=$BINDIR/hotplugctl\\b|=$HOTPLUGCTL|" \
+                "$UNIT_DIR/$u" >"$tmp/$u"
+done
+
+grep -qx "ExecStart=$SBINDIR/hotplugd" "$UNIT_DIR/hotplugd.service" ||
+        fail "ExecStart= does not run $SBINDIR/hotplugd"
+grep -qx "ExecStart=$HOTPLUGD" "$tmp/hotplugd.service" || fail "ExecStart= was not redirected to the build"
+grep -qx "ExecReload=$HOTPLUGCTL reload" "$tmp/hotplugd.service" || fail "ExecReload= was not redirected"
+grep -qx "ListenNetlink=kobject-uevent 1" "$tmp/hotplugd.socket" || fail "socket does not listen on group 1"
+grep -qx "Type=notify" "$tmp/hotplugd.service" || fail "service is not Type=notify"
+
+mkdir -p "$tmp/man/man5" "$tmp/man/man8"
+cp "$SRCDIR/man/hotplugd.conf.5" "$tmp/man/man5/"
+cp "$SRCDIR/man/hotplugd.8" "$SRCDIR/man/hotplugctl.8" "$tmp/man/man8/"
+
+# Documentation= is checked with man(1); without man-db it cannot be.
+man=yes
+if ! command -v man >/dev/null; then
+        echo "note: man(1) is not installed, Documentation= not checked"
+        man=no
+fi
+
+rc=0
+out=$(cd "$tmp" && MANPATH="$tmp/man" systemd-analyze verify --man=$man \
+        "$tmp/hotplugd.socket" "$tmp/hotplugd.service" 2>&1) || rc=$?
+if [ "$rc" != 0 ] || [ -n "$out" ]; then
+        printf '%s\n' "$out" >&2
+        fail "systemd-analyze verify: exit $rc, output above"
+fi
+echo "ok: systemd-analyze verify is silent on hotplugd.socket and hotplugd.service"

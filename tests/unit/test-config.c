@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The configuration file: every key, every error class with its exact
+ * "FILE:LINE: reason", all-or-nothing parsing, file checks in conf_load(),
+ * and command-line precedence in conf_apply().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "conffile.h"
+#include "manager.h"
+#include "test.h"
+
+static int parse(const char *text, struct conf *c, struct conf_error *err)
+{
+        return conf_parse("t.conf", text, strlen(text), c, err);
+}
+
+/* Parse @text, expect failure with exactly @msg, and that @c was not touched. */
+static void expect_error(const char *text, unsigned line, const char *msg)
+{
+        static struct conf c, before;
+        struct conf_error err;
+
+        memset(&c, 0x5a, sizeof(c));
+        memcpy(&before, &c, sizeof(c));
+        check_int(parse(text, &c, &err), -EINVAL);
+        check_str(err.msg, msg);
+        check_int(err.line, line);
+        check(memcmp(&c, &before, sizeof(c)) == 0);
+}
+
+static void test_all_keys(void)
+{
+        static struct conf c;
+        struct conf_error err;
+        const char *text = "# hotplugd.conf\n"
+                           "\n"
+                           "agent = /sbin/hotplug\n"
+                           "   ordering\t=\tstrict  \n"
+                           "max-children=8\n"
+                           "max-queue = 1000\n"
+                           "  # indented comment = ignored\n"
+                           "timeout = 30\n"
+                           "kill-grace = 2\n"
+                           "all = yes\n"
+                           "handler-dir = /usr/lib/hotplugd/handlers\n"
+                           "sysfs = /tmp/fake sys\n"
+                           "rcvbuf = 128M\n"
+                           "log-level = debug\n"
+                           "record = /var/log/hotplugd.rec\n"
+                           "rebroadcast = 4\n"
+                           "resync = off"; /* no final newline */
+
+        check_int(parse(text, &c, &err), 0);
+        check_int(c.set, CONF_BIT(_CONF_KEY_MAX) - 1 - CONF_BIT(CONF_HOTPLUG_D));
+        check_str(c.agent, "/sbin/hotplug");
+        check_int(c.ordering, ORDERING_STRICT);
+        check_int(c.max_children, 8);
+        check_int(c.max_queue, 1000);
+        check_int(c.timeout_sec, 30);
+        check_int(c.kill_grace_sec, 2);
+        check(c.all);
+        check_str(c.handler_dir, "/usr/lib/hotplugd/handlers");
+        check_str(c.sysfs, "/tmp/fake sys"); /* inner blanks are part of the value */
+        check_int(c.rcvbuf, 128 * 1024 * 1024);
+        check_int(c.log_level, 7);
+        check_str(c.record, "/var/log/hotplugd.rec");
+        check_int(c.rebroadcast, 4);
+        check(!c.resync);
+        check_int(c.line[CONF_AGENT], 3);
+        check_int(c.line[CONF_ORDERING], 4);
+        check_int(c.line[CONF_RESYNC], 17);
+
+        check_int(parse("hotplug-d = /etc/hotplug.d\n", &c, &err), 0);
+        check_int(c.set, CONF_BIT(CONF_HOTPLUG_D));
+        check_str(c.hotplug_d, "/etc/hotplug.d");
+
+        /* Empty and comment-only files are valid and set nothing. */
+        check_int(parse("", &c, &err), 0);
+        check_int(c.set, 0);
+        check_int(parse("\n\n# nothing\n\t\n", &c, &err), 0);
+        check_int(c.set, 0);
+}
+
+static void test_values(void)
+{
+        static struct conf c;
+        struct conf_error err;
+
+        check_int(parse("rcvbuf = 4096", &c, &err), 0);
+        check_int(c.rcvbuf, 4096);
+        check_int(parse("rcvbuf = 64k", &c, &err), 0);
+        check_int(c.rcvbuf, 65536);
+        check_int(parse("rcvbuf = 1G", &c, &err), 0);
+        check_int(c.rcvbuf, 1024 * 1024 * 1024);
+        check_int(parse("max-children = 2048", &c, &err), 0);
+        check_int(parse("max-queue = 1048576", &c, &err), 0);
+        check_int(parse("timeout = 86400", &c, &err), 0);
+        for (const char *const *b = (const char *const[]){ "yes", "true", "on", "1", NULL }; *b; b++) {
+                char line[32];
+
+                snprintf(line, sizeof(line), "all = %s", *b);
+                check_int(parse(line, &c, &err), 0);
+                check(c.all);
+        }
+        for (const char *const *b = (const char *const[]){ "no", "false", "off", "0", NULL }; *b; b++) {
+                char line[32];
+
+                snprintf(line, sizeof(line), "all = %s", *b);
+                check_int(parse(line, &c, &err), 0);
+                check(!c.all);
+        }
+        check_int(parse("ordering = none", &c, &err), 0);
+        check_int(c.ordering, ORDERING_NONE);
+        check_int(parse("ordering = devpath", &c, &err), 0);
+        check_int(c.ordering, ORDERING_DEVPATH);
+        check_int(parse("log-level = 3", &c, &err), 0);
+        check_int(c.log_level, 3);
+        check_int(parse("rebroadcast = 32", &c, &err), 0);
+}
+
+static void test_syntax_errors(void)
+{
+        expect_error("# ok\nagent /sbin/hotplug\n", 2, "t.conf:2: expected 'key = value'");
+        expect_error(" = 5\n", 1, "t.conf:1: missing key before '='");
+        expect_error("\n\ntimeout =   \n", 3, "t.conf:3: missing value for 'timeout'");
+        expect_error("colour = blue\n", 1, "t.conf:1: unknown key 'colour'");
+        expect_error("max_children = 4\n", 1,
+                     "t.conf:1: unknown key 'max_children' (did you mean 'max-children'?)");
+        expect_error("Agent = /x\n", 1, "t.conf:1: unknown key 'Agent' (did you mean 'agent'?)");
+        expect_error("dry-run = yes\n", 1, "t.conf:1: 'dry-run' can only be given on the command line");
+        expect_error("config = /etc/other.conf\n", 1,
+                     "t.conf:1: 'config' can only be given on the command line");
+        expect_error("timeout = 30 # seconds\n", 1,
+                     "t.conf:1: 'timeout' must be a number 1..86400: '30 # seconds'");
+        expect_error("timeout = 5\n\n# x\ntimeout = 6\n", 4,
+                     "t.conf:4: duplicate key 'timeout' (first set on line 1)");
+        expect_error("agent = /a\nhotplug-d = /etc/hotplug.d\n", 2,
+                     "t.conf:2: 'agent' and 'hotplug-d' exclude each other ('agent' set on line 1)");
+}
+
+static void test_bad_bytes(void)
+{
+        static struct conf c, before;
+        struct conf_error err;
+        char big[HP_CONF_LINE_MAX + 64];
+        const char nul[] = "timeout = 5\nagent = /sbin/hot\0plug\n";
+
+        expect_error("agent = /sbin/hotplug\r\n", 1, "t.conf:1: control character 0x0d at column 22");
+        expect_error("timeout = 5\n\x1b[31mall = yes\n", 2, "t.conf:2: control character 0x1b at column 1");
+        expect_error("all = yes\x7f\n", 1, "t.conf:1: control character 0x7f at column 10");
+
+        memset(&c, 0x5a, sizeof(c));
+        memcpy(&before, &c, sizeof(c));
+        check_int(conf_parse("t.conf", nul, sizeof(nul) - 1, &c, &err), -EINVAL);
+        check_str(err.msg, "t.conf:2: NUL byte at column 18");
+        check(memcmp(&c, &before, sizeof(c)) == 0);
+
+        /* A line of exactly HP_CONF_LINE_MAX bytes is fine, one more is not. */
+        memset(big, 0, sizeof(big));
+        memcpy(big, "agent = /", 9);
+        memset(big + 9, 'a', HP_CONF_LINE_MAX - 9);
+        check_int(parse(big, &c, &err), 0);
+        check_int(strlen(c.agent), HP_CONF_LINE_MAX - 8);
+        big[HP_CONF_LINE_MAX] = '\n';
+        check_int(parse(big, &c, &err), 0);
+        big[HP_CONF_LINE_MAX] = 'a';
+        expect_error(big, 1, "t.conf:1: line longer than 1024 bytes");
+}
+
+#define RCVBUF_ERR "t.conf:1: 'rcvbuf' must be a number 4096..2147483647 (suffix K, M or G allowed): "
+
+static void test_value_errors(void)
+{
+        expect_error("agent = sbin/hotplug\n", 1,
+                     "t.conf:1: 'agent' needs an absolute path: 'sbin/hotplug'");
+        expect_error("hotplug-d = ./hotplug.d\n", 1,
+                     "t.conf:1: 'hotplug-d' needs an absolute path: './hotplug.d'");
+        expect_error("handler-dir = lib\n", 1, "t.conf:1: 'handler-dir' needs an absolute path: 'lib'");
+        expect_error("sysfs = sys\n", 1, "t.conf:1: 'sysfs' needs an absolute path: 'sys'");
+        expect_error("record = x.rec\n", 1, "t.conf:1: 'record' needs an absolute path: 'x.rec'");
+        expect_error("max-children = 0\n", 1, "t.conf:1: 'max-children' must be a number 1..2048: '0'");
+        expect_error("max-children = 2049\n", 1,
+                     "t.conf:1: 'max-children' must be a number 1..2048: '2049'");
+        expect_error("max-queue = -1\n", 1, "t.conf:1: 'max-queue' must be a number 1..1048576: '-1'");
+        expect_error("max-queue = +5\n", 1, "t.conf:1: 'max-queue' must be a number 1..1048576: '+5'");
+        expect_error("timeout = 30s\n", 1, "t.conf:1: 'timeout' must be a number 1..86400: '30s'");
+        expect_error("timeout = 0x10\n", 1, "t.conf:1: 'timeout' must be a number 1..86400: '0x10'");
+        expect_error("kill-grace = 99999999999999999999999\n", 1,
+                     "t.conf:1: 'kill-grace' must be a number 1..86400: '99999999999999999999999'");
+        expect_error("rcvbuf = 4095\n", 1,
+                     RCVBUF_ERR "'4095'");
+        expect_error("rcvbuf = 2G\n", 1,
+                     RCVBUF_ERR "'2G'");
+        expect_error("rcvbuf = 128MB\n", 1,
+                     RCVBUF_ERR "'128MB'");
+        expect_error("rcvbuf = 17179869184G\n", 1,
+                     RCVBUF_ERR "'17179869184G'");
+        expect_error("rebroadcast = 1\n", 1, "t.conf:1: 'rebroadcast' must be a number 2..32: '1'");
+        expect_error("all = maybe\n", 1, "t.conf:1: 'all' must be yes or no: 'maybe'");
+        expect_error("resync = Yes\n", 1, "t.conf:1: 'resync' must be yes or no: 'Yes'");
+        expect_error("ordering = fast\n", 1, "t.conf:1: 'ordering' must be devpath, strict or none: 'fast'");
+        expect_error("log-level = loud\n", 1,
+                     "t.conf:1: 'log-level' must be err, warning, notice, info, debug or 0-7: 'loud'");
+        /* Bytes above 0x7f are allowed in values but escaped in messages. */
+        expect_error("agent = caf\xc3\xa9\n", 1,
+                     "t.conf:1: 'agent' needs an absolute path: 'caf\\xc3\\xa9'");
+}
+
+static void test_too_large(void)
+{
+        static struct conf c;
+        struct conf_error err;
+        size_t n = HP_CONF_FILE_MAX + 1;
+        char *buf = malloc(n);
+
+        check(buf);
+        memset(buf, '\n', n);
+        check_int(conf_parse("big.conf", buf, n - 1, &c, &err), 0);
+        check_int(conf_parse("big.conf", buf, n, &c, &err), -EFBIG);
+        check_str(err.msg, "big.conf: larger than 65536 bytes");
+        check_int(err.line, 0);
+        free(buf);
+}
+
+/* Create @path afresh (owned by us) holding @text, with @mode. */
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+        int fd;
+
+        (void)unlink(path);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+        check(fd >= 0);
+        check(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+        check(fchmod(fd, mode) == 0);
+        close(fd);
+}
+
+static void test_load(void)
+{
+        char dir[] = "/tmp/test-config.XXXXXX", path[PATH_MAX], msg[PATH_MAX + 128];
+        static struct conf c;
+        struct conf_error err;
+
+        check(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/hotplugd.conf", dir);
+
+        check_int(conf_load(path, &c, &err), -ENOENT);
+        snprintf(msg, sizeof(msg), "%s: cannot open: %s", path, strerror(ENOENT));
+        check_str(err.msg, msg);
+
+        write_file(path, "# test\nordering = strict\ntimeout = 7\n", 0644);
+        check_int(conf_load(path, &c, &err), 0);
+        check_int(c.set, CONF_BIT(CONF_ORDERING) | CONF_BIT(CONF_TIMEOUT));
+        check_int(c.timeout_sec, 7);
+
+        write_file(path, "ordering = strict\ntimeout = never\n", 0644);
+        c.timeout_sec = 1234;
+        check_int(conf_load(path, &c, &err), -EINVAL);
+        snprintf(msg, sizeof(msg), "%s:2: 'timeout' must be a number 1..86400: 'never'", path);
+        check_str(err.msg, msg);
+        check_int(c.timeout_sec, 1234);
+
+        write_file(path, "timeout = 7\n", 0664);
+        check_int(conf_load(path, &c, &err), -EPERM);
+        snprintf(msg, sizeof(msg), "%s: writable by group or others (mode 0664); refusing it", path);
+        check_str(err.msg, msg);
+        write_file(path, "timeout = 7\n", 0646);
+        check_int(conf_load(path, &c, &err), -EPERM);
+
+        check_int(conf_load(dir, &c, &err), -EINVAL);
+        snprintf(msg, sizeof(msg), "%s: not a regular file", dir);
+        check_str(err.msg, msg);
+
+        if (geteuid() == 0) {
+                /* Owned by someone else than root or us. */
+                write_file(path, "timeout = 7\n", 0644);
+                check(chown(path, 12345, 12345) == 0);
+                check_int(conf_load(path, &c, &err), -EPERM);
+                snprintf(msg, sizeof(msg), "%s: owned by uid 12345, not by root; refusing it", path);
+                check_str(err.msg, msg);
+        }
+
+        /* Larger than the bound on disk. */
+        {
+                char *big = malloc(HP_CONF_FILE_MAX + 2);
+
+                check(big);
+                memset(big, '#', HP_CONF_FILE_MAX + 1);
+                big[HP_CONF_FILE_MAX + 1] = '\0';
+                write_file(path, big, 0644);
+                free(big);
+                check_int(conf_load(path, &c, &err), -EFBIG);
+        }
+
+        check(unlink(path) == 0);
+        check(rmdir(dir) == 0);
+}
+
+static void test_precedence(void)
+{
+        static struct conf c;
+        struct manager_config cfg;
+        struct conf_error err;
+
+        check_int(parse("agent = /file/agent\nordering = strict\nmax-children = 3\nmax-queue = 10\n"
+                        "timeout = 9\nkill-grace = 4\nall = yes\nhandler-dir = /file/h\nsysfs = /file/sys\n"
+                        "rcvbuf = 8K\n",
+                        &c, &err),
+                  0);
+
+        /* Nothing on the command line: the file wins over the defaults. */
+        manager_config_init(&cfg);
+        conf_apply(&c, &cfg, 0);
+        check_str(cfg.agent, "/file/agent");
+        check(cfg.hotplug_d == NULL);
+        check_int(cfg.ordering, ORDERING_STRICT);
+        check_int(cfg.max_children, 3);
+        check_int(cfg.max_queue, 10);
+        check_int(cfg.timeout_usec, 9 * USEC_PER_SEC);
+        check_int(cfg.kill_grace_usec, 4 * USEC_PER_SEC);
+        check(cfg.handlers.pass_all);
+        check_str(cfg.handlers.handler_dir, "/file/h");
+        check_str(cfg.sysfs_root, "/file/sys");
+        check_str(cfg.handlers.sysfs_root, "/file/sys");
+        check_int(cfg.rcvbuf, 8192);
+
+        /* The command line wins key by key. */
+        manager_config_init(&cfg);
+        cfg.ordering = ORDERING_NONE;
+        cfg.timeout_usec = 1;
+        cfg.sysfs_root = cfg.handlers.sysfs_root = "/cli/sys";
+        conf_apply(&c, &cfg, CONF_BIT(CONF_ORDERING) | CONF_BIT(CONF_TIMEOUT) | CONF_BIT(CONF_SYSFS));
+        check_int(cfg.ordering, ORDERING_NONE);
+        check_int(cfg.timeout_usec, 1);
+        check_str(cfg.sysfs_root, "/cli/sys");
+        check_str(cfg.handlers.sysfs_root, "/cli/sys");
+        check_int(cfg.max_children, 3);
+        check_str(cfg.agent, "/file/agent");
+
+        /* --hotplug-d on the command line beats the file's agent... */
+        manager_config_init(&cfg);
+        cfg.hotplug_d = "/cli/hotplug.d";
+        conf_apply(&c, &cfg, CONF_BIT(CONF_HOTPLUG_D));
+        check_str(cfg.hotplug_d, "/cli/hotplug.d");
+        check_str(cfg.agent, HOTPLUGD_DEFAULT_AGENT);
+
+        /* ...and --agent beats the file's hotplug-d. */
+        check_int(parse("hotplug-d = /file/hotplug.d\nall = no\n", &c, &err), 0);
+        manager_config_init(&cfg);
+        cfg.agent = "/cli/agent";
+        cfg.handlers.pass_all = true;
+        conf_apply(&c, &cfg, CONF_BIT(CONF_AGENT) | CONF_BIT(CONF_ALL));
+        check(cfg.hotplug_d == NULL);
+        check_str(cfg.agent, "/cli/agent");
+        check(cfg.handlers.pass_all);
+        manager_config_init(&cfg);
+        conf_apply(&c, &cfg, 0);
+        check_str(cfg.hotplug_d, "/file/hotplug.d");
+        check(!cfg.handlers.pass_all);
+}
+
+static void test_key_names(void)
+{
+        check_str(conf_key_to_string(CONF_MAX_CHILDREN), "max-children");
+        check_str(conf_key_to_string(CONF_RESYNC), "resync");
+        check(conf_key_to_string(_CONF_KEY_MAX) == NULL);
+}
+
+int main(void)
+{
+        run_test(test_all_keys);
+        run_test(test_values);
+        run_test(test_syntax_errors);
+        run_test(test_bad_bytes);
+        run_test(test_value_errors);
+        run_test(test_too_large);
+        run_test(test_load);
+        run_test(test_precedence);
+        run_test(test_key_names);
+        return 0;
+}
