@@ -42,9 +42,14 @@ static double now(void)
         return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int exited_ok(int status)
+/* Reap @pid: 0 if it exited with status 0. */
+static int wait_ok(pid_t pid)
 {
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        int status;
+
+        if (waitpid(pid, &status, 0) < 0)
+                return -errno;
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
 }
 
 static int run_spawner(const struct spawn_env *env)
@@ -67,21 +72,18 @@ static int run_spawner(const struct spawn_env *env)
 static int run_posix_spawn(void)
 {
         char *argv[] = { (char *)agent, (char *)"bench", NULL };
-        int status, r;
         pid_t pid;
+        int r;
 
         r = posix_spawn(&pid, agent, NULL, NULL, argv, envp);
         if (r)
                 return -r;
-        if (waitpid(pid, &status, 0) < 0)
-                return -errno;
-        return exited_ok(status) ? 0 : -ECHILD;
+        return wait_ok(pid);
 }
 
 static int run_fork(void)
 {
         char *argv[] = { (char *)agent, (char *)"bench", NULL };
-        int status;
         pid_t pid;
 
         pid = fork();
@@ -91,15 +93,12 @@ static int run_fork(void)
                 execve(agent, argv, envp);
                 _exit(127);
         }
-        if (waitpid(pid, &status, 0) < 0)
-                return -errno;
-        return exited_ok(status) ? 0 : -ECHILD;
+        return wait_ok(pid);
 }
 
 static int run_vfork(void)
 {
         char *argv[] = { (char *)agent, (char *)"bench", NULL };
-        int status;
         pid_t pid;
 
         pid = vfork();
@@ -109,9 +108,7 @@ static int run_vfork(void)
                 execve(agent, argv, envp);
                 _exit(127);
         }
-        if (waitpid(pid, &status, 0) < 0)
-                return -errno;
-        return exited_ok(status) ? 0 : -ECHILD;
+        return wait_ok(pid);
 }
 
 enum method { M_SPAWNER, M_POSIX_SPAWN, M_FORK, M_VFORK, _M_MAX };
