@@ -67,7 +67,9 @@ struct ledger {
  *
  * The first SEQNUM accepted opens a gap only if it is above @baseline + 1.
  * SEQNUMs at or below @baseline seen before any event above it were in
- * flight when we opened the socket; they are accepted, in order.
+ * flight when we opened the socket; they are accepted, in order.  With
+ * @baseline 0 (unknown) the first SEQNUM is accepted as NEXT, whatever it is.
+ * SEQNUMs never wrap: once UINT64_MAX is accepted, nothing is above it.
  */
 void ledger_init(struct ledger *l, uint64_t baseline);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -94,7 +95,10 @@ static int spawn_attr_get(posix_spawnattr_t **ret)
 
         if (!spawn_attr_ready) {
                 sigemptyset(&none);
-                sigfillset(&all);
+                /* Every bit, not sigfillset(): glibc's fills leave out its internal
+                 * signals (32, 33), and its spawn child then sets exactly those to
+                 * SIG_IGN, which the agent would inherit across exec. */
+                memset(&all, 0xff, sizeof(all));
                 r = posix_spawnattr_init(&spawn_attr);
                 if (r)
                         return -r;
@@ -156,6 +160,7 @@ int spawn_agent(const char *path, const char *name, const struct spawn_env *env,
                 /* Cannot supervise it: stop it rather than leak an unwatched child. */
                 r = negative_errno();
                 kill(-pid, SIGKILL);
+                (void)waitpid(pid, NULL, 0);
                 return r;
         }
         ret->pid = pid;
@@ -164,51 +169,86 @@ int spawn_agent(const char *path, const char *name, const struct spawn_env *env,
         return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool suffix_is(const char *s, const char *suffix)
 {
         size_t l = strlen(s), k = strlen(suffix);
         return l > k && strcmp(s + l - k, suffix) == 0;
 }
 
-/* Append DIR/SUB/ *.hotplug (sorted, executable regular files) to the list. */
+/* A sorted, bounded selection: the lexically smallest names, as "DIR/name" paths. */
+struct selection {
+        char **paths;     /* room for cap entries */
+        size_t n, cap;
+        size_t prefix;    /* strlen("DIR/"): every path starts with it */
+};
+
+/* Where @name goes in @sel, or sel->cap if it is beyond the kept ones. */
+static size_t selection_pos(const struct selection *sel, const char *name)
+{
+        size_t lo = 0, hi = sel->n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (strcmp(sel->paths[mid] + sel->prefix, name) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+static int selection_insert(struct selection *sel, size_t pos, const char *dpath, const char *name)
+{
+        char *p;
+
+        if (asprintf(&p, "%s/%s", dpath, name) < 0)
+                return -ENOMEM;
+        if (sel->n == sel->cap)
+                free(sel->paths[--sel->n]);
+        memmove(sel->paths + pos + 1, sel->paths + pos, (sel->n - pos) * sizeof(char *));
+        sel->paths[pos] = p;
+        sel->n++;
+        return 0;
+}
+
+/* Append DIR/SUB/ *.hotplug (executable regular files, the lexically first that fit) to the list. */
 static int list_one(const char *dir, const char *sub, char **paths, size_t *n)
 {
+        struct selection sel = { .paths = paths + *n, .cap = HP_HOTPLUG_D_MAX_FILES - *n };
         char dpath[4096];
         struct dirent *de;
-        size_t start = *n;
+        int r = 0;
         DIR *d;
 
         if ((size_t)snprintf(dpath, sizeof(dpath), "%s/%s", dir, sub) >= sizeof(dpath))
                 return -ENAMETOOLONG;
+        sel.prefix = strlen(dpath) + 1;
         d = opendir(dpath);
         if (!d)
                 return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
 
-        while ((de = readdir(d))) {
+        for (errno = 0; (de = readdir(d)); errno = 0) {
                 struct stat st;
-                char *p;
+                size_t pos;
 
                 if (de->d_name[0] == '.' || !suffix_is(de->d_name, ".hotplug"))
                         continue;
-                if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode) ||
-                    !(st.st_mode & 0111))
+                pos = selection_pos(&sel, de->d_name);
+                if (pos >= sel.cap)
                         continue;
-                if (*n >= HP_HOTPLUG_D_MAX_FILES)
+                /* Follows symlinks, as the old shell multiplexer's [ -f ] did. */
+                if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+                        continue;
+                r = selection_insert(&sel, pos, dpath, de->d_name);
+                if (r < 0)
                         break;
-                if (asprintf(&p, "%s/%s", dpath, de->d_name) < 0) {
-                        closedir(d);
-                        return -ENOMEM;
-                }
-                paths[(*n)++] = p;
         }
+        if (r == 0 && errno != 0)
+                r = negative_errno();
         closedir(d);
-        qsort(paths + start, *n - start, sizeof(char *), cmp_str);
-        return 0;
+        *n += sel.n;
+        return r;
 }
 
 int hotplug_d_list(const char *dir, const char *name, char ***ret_paths, size_t *ret_n)
@@ -223,7 +263,7 @@ int hotplug_d_list(const char *dir, const char *name, char ***ret_paths, size_t 
         if (!paths)
                 return -ENOMEM;
         r = list_one(dir, name, paths, &n);
-        if (r >= 0 && strcmp(name, "default") != 0)
+        if (r >= 0 && strcmp(name, "default") != 0 && n < HP_HOTPLUG_D_MAX_FILES)
                 r = list_one(dir, "default", paths, &n);
         if (r < 0) {
                 for (size_t i = 0; i < n; i++)

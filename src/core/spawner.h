@@ -57,14 +57,16 @@ int spawn_agent(const char *path, const char *name, const struct spawn_env *env,
 
 /**
  * hotplug_d_list() - the hotplug.d scripts for @name, in run order.
- * @dirfd_path: the multiplexer directory (e.g. /etc/hotplug.d)
- * @name: argv[1] of the event; must not contain '/' (-EINVAL otherwise)
+ * @dir: the multiplexer directory (e.g. /etc/hotplug.d)
+ * @name: argv[1] of the event; must not be empty, ".", ".." or contain '/' (-EINVAL otherwise)
  * @ret_paths: array of malloc'd absolute paths (caller frees each and the array)
  * @ret_n: number of entries
  *
  * Every executable regular file DIR/NAME/ *.hotplug in lexical (strcmp) order,
- * then DIR/default/ *.hotplug in lexical order; at most HP_HOTPLUG_D_MAX_FILES.
- * A missing directory contributes nothing.
+ * then DIR/default/ *.hotplug in lexical order; at most HP_HOTPLUG_D_MAX_FILES
+ * (the lexically first ones; NAME's before default's).  Dotfiles are skipped;
+ * symlinks are followed.  A missing directory contributes nothing; NAME
+ * "default" lists that directory once.
  * Return: 0 or negative errno.
  */
 int hotplug_d_list(const char *dir, const char *name, char ***ret_paths, size_t *ret_n);
