@@ -73,6 +73,9 @@ struct manager {
         bool agent_missing_reported;
         sd_event_source *shutdown_timer;
         struct job *jobs;
+        manager_reload_fn reload;
+        void *reload_userdata;
+        char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs;
         usec_t reject_last_log[_UEVENT_REJECT_MAX];
         uint64_t reject_suppressed[_UEVENT_REJECT_MAX];
         usec_t drop_last_log;
@@ -683,6 +686,12 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        (void)manager_reload(userdata, NULL, 0);
+        return 0;
+}
+
 static int on_post(sd_event_source *s, void *userdata)
 {
         maybe_exit(userdata);
@@ -735,7 +744,8 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         m->max_queue = m->cfg.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
 
-        r = scheduler_new(m->cfg.ordering, m->cfg.max_children, m->max_queue, &m->scheduler);
+        /* The manager enforces max_queue itself (it can change on reload). */
+        r = scheduler_new(m->cfg.ordering, m->cfg.max_children, HP_QUEUE_MAX_LIMIT, &m->scheduler);
         if (r < 0)
                 goto fail;
         r = handler_chain_new(&m->cfg.handlers, &m->handlers);
@@ -752,10 +762,13 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGCHLD);
+        sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
         if ((r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m)) < 0 ||
             (r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m)) < 0 ||
             (r = sd_event_add_post(m->event, NULL, on_post, m)) < 0)
+                goto fail;
+        if ((r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m)) < 0)
                 goto fail;
         (void)sd_event_set_watchdog(m->event, true);
 
@@ -795,8 +808,108 @@ struct manager *manager_free(struct manager *m)
         m->handlers = handler_chain_free(m->handlers);
         sd_event_unref(m->event);
         scheduler_free(m->scheduler);
+        free(m->owned_agent);
+        free(m->owned_hotplug_d);
+        free(m->owned_handler_dir);
+        free(m->owned_sysfs);
         free(m);
         return NULL;
+}
+
+/* Replace *owned with a copy of @s (NULL allowed); *ret points at the copy. */
+static int replace_string(char **owned, const char *s, const char **ret)
+{
+        char *copy = NULL;
+
+        if (s && !(copy = strdup(s)))
+                return -ENOMEM;
+        free(*owned);
+        *owned = copy;
+        *ret = copy;
+        return 0;
+}
+
+int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
+{
+        struct manager_config n = m->cfg;
+        struct handler_chain *chain = NULL;
+        char *agent = NULL, *hd = NULL, *hdir = NULL, *sysfs = NULL;
+        int r;
+
+        n.ordering = cfg->ordering;
+        n.max_children = cfg->max_children ? cfg->max_children : default_max_children();
+        n.max_queue = cfg->max_queue ? cfg->max_queue : HP_QUEUE_MAX_DEFAULT;
+        n.timeout_usec = cfg->timeout_usec ? cfg->timeout_usec : HP_TIMEOUT_DEFAULT_SEC * USEC_PER_SEC;
+        n.kill_grace_usec = cfg->kill_grace_usec ? cfg->kill_grace_usec : HP_KILL_GRACE_SEC * USEC_PER_SEC;
+        n.handlers = cfg->handlers;
+
+        /* Build everything that can fail first; commit only when all succeeded. */
+        r = replace_string(&agent, cfg->agent, &n.agent);
+        if (r >= 0)
+                r = replace_string(&hd, cfg->hotplug_d, &n.hotplug_d);
+        if (r >= 0)
+                r = replace_string(&hdir, cfg->handlers.handler_dir, &n.handlers.handler_dir);
+        if (r >= 0)
+                r = replace_string(&sysfs, cfg->handlers.sysfs_root, &n.handlers.sysfs_root);
+        if (r >= 0)
+                r = handler_chain_new(&n.handlers, &chain);
+        if (r < 0) {
+                free(agent);
+                free(hd);
+                free(hdir);
+                free(sysfs);
+                return r;
+        }
+
+        handler_chain_free(m->handlers);
+        m->handlers = chain;
+        free(m->owned_agent);
+        free(m->owned_hotplug_d);
+        free(m->owned_handler_dir);
+        free(m->owned_sysfs);
+        m->owned_agent = agent;
+        m->owned_hotplug_d = hd;
+        m->owned_handler_dir = hdir;
+        m->owned_sysfs = sysfs;
+        m->cfg = n;
+        m->max_queue = n.max_queue;
+        m->resume_mark = m->max_queue - m->max_queue / 4;
+        m->agent_missing_reported = false;
+        scheduler_set_mode(m->scheduler, n.ordering, n.max_children);
+        if (m->source_paused && scheduler_held(m->scheduler) <= m->resume_mark && !m->stopping) {
+                m->source_paused = false;
+                sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
+        }
+        dispatch(m);
+        return 0;
+}
+
+void manager_set_reload(struct manager *m, manager_reload_fn fn, void *userdata)
+{
+        m->reload = fn;
+        m->reload_userdata = userdata;
+}
+
+int manager_reload(struct manager *m, char *err, size_t err_size)
+{
+        char buf[1024] = "";
+        int r;
+
+        if (!m->reload) {
+                snprintf(err ? err : buf, err ? err_size : sizeof(buf), "reloading is not supported here");
+                return -EOPNOTSUPP;
+        }
+        r = m->reload(m, m->reload_userdata, buf, sizeof(buf));
+        if (r < 0)
+                log_error("reload failed, keeping the running configuration: %s",
+                          buf[0] ? buf : strerror(-r));
+        else
+                log_info("configuration reloaded: agent %s, ordering %s, max %u children, %zu events held",
+                         m->cfg.hotplug_d ? m->cfg.hotplug_d : m->cfg.agent, ordering_to_string(m->cfg.ordering),
+                         m->cfg.max_children, scheduler_held(m->scheduler));
+        if (err && err_size)
+                snprintf(err, err_size, "%s", buf);
+        return r;
 }
 
 /* Jobs still running at exit: freeing a job's child source kills (SIGKILL) and reaps it. */

@@ -69,6 +69,35 @@ struct manager *manager_free(struct manager *m);
  */
 int manager_run(struct manager *m);
 
+/**
+ * manager_reconfigure() - apply a new configuration without losing queued events.
+ * @m: manager
+ * @cfg: the new configuration (borrowed; strings are copied)
+ *
+ * Applies agent / hotplug-d, ordering, max-children, max-queue, timeout,
+ * kill-grace and the handler settings (the handler chain is rebuilt; if that
+ * fails the old chain is kept).  Queued and running events keep their
+ * places; running agents keep their old timeout.  The source, dry-run and
+ * rcvbuf settings are not changed by a reload.
+ * Return: 0, or negative errno with nothing changed.
+ */
+int manager_reconfigure(struct manager *m, const struct manager_config *cfg);
+
+/*
+ * Reload callback (SIGHUP, `hotplugctl reload`): re-reads the configuration
+ * and calls manager_reconfigure().  On failure it writes the reason (e.g.
+ * "FILE:LINE: reason") into @err and returns negative errno; the running
+ * configuration stays.
+ */
+typedef int (*manager_reload_fn)(struct manager *m, void *userdata, char *err, size_t err_size);
+void manager_set_reload(struct manager *m, manager_reload_fn fn, void *userdata);
+
+/**
+ * manager_reload() - run the reload callback and log the outcome.
+ * Return: 0 or negative errno; @err (may be NULL) receives the reason.
+ */
+int manager_reload(struct manager *m, char *err, size_t err_size);
+
 /* Ask the loop to stop as on SIGTERM (for embedding and tests). */
 void manager_stop(struct manager *m);
 
