@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The control socket's requests: what status, pause, resume, reload, settle,
- * watch-uuids, wait-uuids and monitor do (protocol: control.h).  Replies go
+ * watch-uuids, forget-uuids, wait-uuids and monitor do (protocol: control.h).  Replies go
  * through client_reply(), which may drop the client: after each reply,
  * cl->fd < 0 means the client is gone and nothing more may be sent.
  */
@@ -272,14 +272,15 @@ static void req_settle(struct client *cl, char **w, size_t n)
         }
 }
 
-static void req_watch_uuids(struct client *cl, char **w, size_t n)
+/* watch-uuids adds to the set; forget-uuids ticks off UUIDs whose uevent was never sent. */
+static void req_watch_uuids(struct client *cl, char **w, size_t n, bool forget)
 {
         uint8_t u[16];
         struct ctlmsg m;
         int r;
 
         if (n < 2) {
-                client_error(cl, -EINVAL, "usage: watch-uuids UUID...");
+                client_error(cl, -EINVAL, forget ? "usage: forget-uuids UUID..." : "usage: watch-uuids UUID...");
                 return;
         }
         for (size_t i = 1; i < n; i++)
@@ -289,6 +290,10 @@ static void req_watch_uuids(struct client *cl, char **w, size_t n)
                 }
         for (size_t i = 1; i < n; i++) {
                 (void)uuid_from_string(w[i], u);
+                if (forget) {
+                        (void)uuid_set_mark(&cl->uuids, u);
+                        continue;
+                }
                 r = uuid_set_add(&cl->uuids, u);
                 if (r < 0) {
                         client_error(cl, r, r == -ENOSPC ? "too many UUIDs watched" : "out of memory");
@@ -297,6 +302,7 @@ static void req_watch_uuids(struct client *cl, char **w, size_t n)
         }
         ctlmsg_init(&m, "ok");
         ctlmsg_add_u64(&m, "watched", cl->uuids.n);
+        ctlmsg_add_u64(&m, "pending", uuid_set_pending(&cl->uuids));
         client_reply(cl, &m);
 }
 
@@ -410,7 +416,9 @@ void control_handle_request(struct client *cl, char *req)
         else if (strcmp(w[0], "settle") == 0)
                 req_settle(cl, w, (size_t)n);
         else if (strcmp(w[0], "watch-uuids") == 0)
-                req_watch_uuids(cl, w, (size_t)n);
+                req_watch_uuids(cl, w, (size_t)n, false);
+        else if (strcmp(w[0], "forget-uuids") == 0)
+                req_watch_uuids(cl, w, (size_t)n, true);
         else if (strcmp(w[0], "wait-uuids") == 0)
                 req_wait_uuids(cl, w, (size_t)n);
         else if (strcmp(w[0], "monitor") == 0)

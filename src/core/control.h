@@ -17,8 +17,12 @@
  *   settle SEQNUM TIMEOUT_MS        -> "ok seqnum=N last=L" once every event
  *                                      with SEQNUM <= N was processed, or
  *                                      "timeout seqnum=N lowest_held=S last=L"
- *   watch-uuids UUID...             -> "ok watched=TOTAL": from now on these
- *                                      SYNTH_UUIDs are ticked off as processed
+ *   watch-uuids UUID...             -> "ok watched=TOTAL pending=P": from now
+ *                                      on these SYNTH_UUIDs are ticked off as
+ *                                      processed.  Watch before writing the
+ *                                      uevent files, so none is missed.
+ *   forget-uuids UUID...            -> "ok watched=TOTAL pending=P": tick these
+ *                                      off unseen (their write failed)
  *   wait-uuids TIMEOUT_MS           -> "progress done=D total=T"* then
  *                                      "ok done=T total=T" or
  *                                      "timeout done=D total=T missing=UUID..."
