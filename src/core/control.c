@@ -490,21 +490,6 @@ static const char *const kind_word[] = {
         [CONTROL_EVENT_FINISHED] = "finished",
 };
 
-static const char *verdict_word(enum ledger_verdict v)
-{
-        switch (v) {
-        case LEDGER_NEXT:
-                return "next";
-        case LEDGER_GAP:
-                return "gap";
-        case LEDGER_LATE:
-                return "late";
-        case LEDGER_DUPLICATE:
-                return "duplicate";
-        }
-        return "unknown";
-}
-
 static void event_record(const struct control_event *e, struct ctlmsg *m)
 {
         usec_t t = e->time ? e->time : now_usec(CLOCK_REALTIME);
@@ -522,7 +507,7 @@ static void event_record(const struct control_event *e, struct ctlmsg *m)
                 ctlmsg_add_str(m, "action", e->action);
                 ctlmsg_add_str(m, "devpath", e->devpath);
                 ctlmsg_add_str(m, "subsystem", e->subsystem);
-                ctlmsg_add_str(m, "verdict", verdict_word(e->verdict));
+                ctlmsg_add_str(m, "verdict", ledger_verdict_to_string(e->verdict));
                 ctlmsg_add_str(m, "uuid", e->uuid);
                 return;
         }
