@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: hotplugctl pause is not written yet. */
+/* hotplugctl pause: stop starting agents; events keep queueing in the daemon. */
+#include <getopt.h>
 #include <stdio.h>
 
+#include "client.h"
 #include "ctl.h"
 
 int verb_pause(int argc, char *argv[])
 {
-        (void)argc;
-        (void)argv;
-        fprintf(stderr, "hotplugctl: pause is not available in this build\n");
-        return CTL_EXIT_FAILURE;
+        if (argc > 1) {
+                fprintf(stderr, "Usage: hotplugctl pause\n");
+                return CTL_EXIT_USAGE;
+        }
+        return ctl_simple("pause", "pause");
 }

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: hotplugctl resume is not written yet. */
+/* hotplugctl resume: start agents again after pause. */
+#include <getopt.h>
 #include <stdio.h>
 
+#include "client.h"
 #include "ctl.h"
 
 int verb_resume(int argc, char *argv[])
 {
-        (void)argc;
-        (void)argv;
-        fprintf(stderr, "hotplugctl: resume is not available in this build\n");
-        return CTL_EXIT_FAILURE;
+        if (argc > 1) {
+                fprintf(stderr, "Usage: hotplugctl resume\n");
+                return CTL_EXIT_USAGE;
+        }
+        return ctl_simple("resume", "resume");
 }

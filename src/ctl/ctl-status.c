@@ -1,13 +1,110 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: hotplugctl status is not written yet. */
+/*
+ * hotplugctl status: the daemon's ledger counters, queue and running agents.
+ * Reads "status", "gap"* and "agent"* records up to "end" (control.h).
+ */
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "client.h"
 #include "ctl.h"
+#include "escape.h"
+#include "macro.h"
+
+static uint64_t num(const char *rec, const char *key)
+{
+        uint64_t v = 0;
+
+        (void)ctlmsg_get_u64(rec, key, &v);
+        return v;
+}
+
+static void print_counters(const char *rec)
+{
+        printf("Events:   %" PRIu64 " processed, %" PRIu64 " received, %" PRIu64 " rejected, %" PRIu64
+               " filtered\n",
+               num(rec, "processed"), num(rec, "received"), num(rec, "rejected"), num(rec, "filtered"));
+        printf("SEQNUMs:  baseline %" PRIu64 ", last %" PRIu64 "\n", num(rec, "baseline"), num(rec, "last"));
+        printf("Ledger:   %" PRIu64 " gaps (%" PRIu64 " from overflow), %" PRIu64 " missing, %" PRIu64
+               " duplicates, %" PRIu64 " late, %" PRIu64 " overflows\n",
+               num(rec, "gaps"), num(rec, "gaps_overflow"), num(rec, "missing"), num(rec, "duplicates"),
+               num(rec, "late"), num(rec, "overflows"));
+        printf("Agents:   %" PRIu64 " started, %" PRIu64 " finished, %" PRIu64 " failed, %" PRIu64
+               " timed out\n",
+               num(rec, "started"), num(rec, "finished"), num(rec, "failed"), num(rec, "timeouts"));
+        printf("Queue:    %" PRIu64 " queued, %" PRIu64 " running%s\n", num(rec, "queued"), num(rec, "running"),
+               num(rec, "paused") ? ", PAUSED (agents are not started)" : "");
+}
+
+static void print_gap(const char *rec, bool first)
+{
+        char class[32] = "?";
+
+        if (first)
+                printf("Recent gaps (newest first):\n");
+        (void)ctlmsg_get(rec, "class", class, sizeof(class));
+        if (num(rec, "first") == num(rec, "last"))
+                printf("  %" PRIu64 " (%s)\n", num(rec, "first"), class);
+        else
+                printf("  %" PRIu64 "-%" PRIu64 " (%" PRIu64 " events, %s)\n", num(rec, "first"), num(rec, "last"),
+                       num(rec, "count"), class);
+}
+
+static void print_agent(const char *rec, bool first)
+{
+        char devpath[HP_CONTROL_RECORD_MAX], program[HP_CONTROL_RECORD_MAX];
+        char esc_dev[HP_CONTROL_RECORD_MAX], esc_prog[HP_CONTROL_RECORD_MAX];
+        uint64_t age = num(rec, "age_ms");
+
+        if (first)
+                printf("Running agents:\n  %-10s %-8s %10s  %s\n", "SEQNUM", "PID", "AGE", "DEVPATH (PROGRAM)");
+        if (ctlmsg_get(rec, "devpath", devpath, sizeof(devpath)) < 0)
+                strcpy(devpath, "?");
+        if (ctlmsg_get(rec, "program", program, sizeof(program)) < 0)
+                strcpy(program, "?");
+        printf("  %-10" PRIu64 " %-8" PRIu64 " %6" PRIu64 ".%03" PRIu64 "s  %s (%s)\n", num(rec, "seqnum"),
+               num(rec, "pid"), age / 1000, age % 1000, escape_cstr(devpath, esc_dev, sizeof(esc_dev)),
+               escape_cstr(program, esc_prog, sizeof(esc_prog)));
+}
 
 int verb_status(int argc, char *argv[])
 {
-        (void)argc;
-        (void)argv;
-        fprintf(stderr, "hotplugctl: status is not available in this build\n");
-        return CTL_EXIT_FAILURE;
+        _cleanup_close_ int fd = -1;
+        char rec[CTL_RECORD_SIZE];
+        bool first_gap = true, first_agent = true;
+        int r;
+
+        if (argc > 1) {
+                fprintf(stderr, "Usage: hotplugctl status\n");
+                return CTL_EXIT_USAGE;
+        }
+        r = ctl_open("status", &fd);
+        if (r != CTL_EXIT_OK)
+                return r;
+        r = ctl_request("status", fd, "status", rec, -1);
+        if (r != CTL_EXIT_OK)
+                return r;
+        if (!ctlmsg_is(rec, "status"))
+                return ctlmsg_is(rec, "error") ? ctl_report_error("status", rec) : CTL_EXIT_FAILURE;
+        print_counters(rec);
+        for (;;) {
+                r = ctl_recv(fd, rec, -1);
+                if (r < 0) {
+                        fprintf(stderr, "hotplugctl: status: reply cut short: %s\n", strerror(-r));
+                        return CTL_EXIT_FAILURE;
+                }
+                if (ctlmsg_is(rec, "end"))
+                        return CTL_EXIT_OK;
+                if (ctlmsg_is(rec, "gap")) {
+                        print_gap(rec, first_gap);
+                        first_gap = false;
+                } else if (ctlmsg_is(rec, "agent")) {
+                        print_agent(rec, first_agent);
+                        first_agent = false;
+                } else if (ctlmsg_is(rec, "error")) {
+                        return ctl_report_error("status", rec);
+                }
+        }
 }

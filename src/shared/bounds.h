@@ -57,3 +57,14 @@
  * file accepted.  Longer lines or larger files are rejected as errors. */
 #define HP_CONF_LINE_MAX 1024
 #define HP_CONF_FILE_MAX (64 * 1024)
+/* Control socket (hotplugctl): clients connected at once (more are told
+ * so and closed), longest request packet (longer ones get an error),
+ * longest reply record, bytes of replies queued for one client before a
+ * reader that cannot keep up (a slow monitor) is dropped, SYNTH_UUIDs one
+ * client may wait for at once, and the longest settle or wait timeout. */
+#define HP_CONTROL_CLIENTS_MAX 32
+#define HP_CONTROL_REQUEST_MAX 4096
+#define HP_CONTROL_RECORD_MAX 4096
+#define HP_CONTROL_OUTPUT_MAX (1024 * 1024)
+#define HP_CONTROL_UUIDS_MAX 65536
+#define HP_CONTROL_TIMEOUT_MAX_SEC 86400
