@@ -6,9 +6,12 @@
  *  - a node exists exactly while refs > 0 entries are on it; it is then both
  *    in the hash table (by FNV-1a of its key) and in the treap (ordered by
  *    key as unsigned bytes, shorter first; heap-ordered by prio);
- *  - each of a node's two lists is sorted by seq, head the lowest;
+ *  - each of a node's two lists is sorted by seq; first[k]/last[k] are its
+ *    head and tail with their seqs;
  *  - min[k]/max[k] of a node are the entries of lowest/highest seq in its
  *    treap subtree, k = 0 over PI_DEVPATH entries, k = 1 over all entries.
+ * Seqs are kept next to the pointers so that keeping the aggregates and
+ * answering queries touches only nodes, not the (many, cold) entries.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,8 +31,8 @@ struct pathnode {
         uint64_t hash;
         uint32_t prio;
         uint32_t refs;
-        struct pi_entry *head[_PI_KIND_MAX], *tail[_PI_KIND_MAX];
-        const struct pi_entry *min[_AGG_MAX], *max[_AGG_MAX];
+        struct pi_ref first[_PI_KIND_MAX], last[_PI_KIND_MAX];
+        struct pi_ref min[_AGG_MAX], max[_AGG_MAX];
         size_t len;
         char key[];
 };
@@ -92,34 +95,34 @@ static int key_cmp(const struct pathnode *a, const struct pathnode *b)
         return a->len < b->len ? -1 : a->len > b->len;
 }
 
-static const struct pi_entry *earlier(const struct pi_entry *a, const struct pi_entry *b)
+static struct pi_ref earlier(struct pi_ref a, struct pi_ref b)
 {
-        return !a || (b && b->seq < a->seq) ? b : a;
+        return !a.e || (b.e && b.seq < a.seq) ? b : a;
 }
 
-static const struct pi_entry *later(const struct pi_entry *a, const struct pi_entry *b)
+static struct pi_ref later(struct pi_ref a, struct pi_ref b)
 {
-        return !a || (b && b->seq > a->seq) ? b : a;
+        return !a.e || (b.e && b.seq > a.seq) ? b : a;
 }
 
 /* Recompute @n's aggregates from its lists and children; true if they changed. */
 static bool pull(struct pathnode *n)
 {
         const struct pathnode *kids[2] = { n->left, n->right };
-        const struct pi_entry *mn[_AGG_MAX], *mx[_AGG_MAX];
+        struct pi_ref mn[_AGG_MAX], mx[_AGG_MAX];
         bool changed = false;
 
-        mn[AGG_DEVPATH] = n->head[PI_DEVPATH];
-        mx[AGG_DEVPATH] = n->tail[PI_DEVPATH];
-        mn[AGG_ALL] = earlier(n->head[PI_DEVPATH], n->head[PI_OLD]);
-        mx[AGG_ALL] = later(n->tail[PI_DEVPATH], n->tail[PI_OLD]);
+        mn[AGG_DEVPATH] = n->first[PI_DEVPATH];
+        mx[AGG_DEVPATH] = n->last[PI_DEVPATH];
+        mn[AGG_ALL] = earlier(n->first[PI_DEVPATH], n->first[PI_OLD]);
+        mx[AGG_ALL] = later(n->last[PI_DEVPATH], n->last[PI_OLD]);
         for (int k = 0; k < _AGG_MAX; k++) {
                 for (int j = 0; j < 2; j++)
                         if (kids[j]) {
                                 mn[k] = earlier(mn[k], kids[j]->min[k]);
                                 mx[k] = later(mx[k], kids[j]->max[k]);
                         }
-                changed |= n->min[k] != mn[k] || n->max[k] != mx[k];
+                changed |= n->min[k].e != mn[k].e || n->max[k].e != mx[k].e;
                 n->min[k] = mn[k];
                 n->max[k] = mx[k];
         }
@@ -130,6 +133,26 @@ static void pull_up(struct pathnode *n)
 {
         while (n && pull(n))
                 n = n->up;
+}
+
+/* A new entry @r of @kind on @n: widen the aggregates from @n up, no recomputation needed. */
+static void widen_up(struct pathnode *n, enum pi_kind kind, struct pi_ref r)
+{
+        for (; n; n = n->up) {
+                bool changed = false;
+                for (int k = kind == PI_DEVPATH ? AGG_DEVPATH : AGG_ALL; k < _AGG_MAX; k++) {
+                        if (!n->min[k].e || r.seq < n->min[k].seq) {
+                                n->min[k] = r;
+                                changed = true;
+                        }
+                        if (!n->max[k].e || r.seq > n->max[k].seq) {
+                                n->max[k] = r;
+                                changed = true;
+                        }
+                }
+                if (!changed)
+                        break;
+        }
 }
 
 /* Rotate @x above its parent. */
@@ -244,6 +267,11 @@ void pathindex_clear(struct pathindex *pi)
         *pi = (struct pathindex){ .n_buckets = 0 };
 }
 
+static struct pi_ref ref_of(struct pi_entry *e)
+{
+        return (struct pi_ref){ .seq = e ? e->seq : 0, .e = e };
+}
+
 int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, const char *path, size_t len,
                   uint64_t seq)
 {
@@ -256,19 +284,20 @@ int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, c
         e->seq = seq;
         e->node = n;
         e->kind = kind;
-        for (after = n->tail[kind]; after && after->seq > seq; after = after->prev)
+        /* Normally the new entry is the latest; a late one walks back. */
+        for (after = (struct pi_entry *)n->last[kind].e; after && after->seq > seq; after = after->prev)
                 ;
         e->prev = after;
-        e->next = after ? after->next : n->head[kind];
+        e->next = after ? after->next : (struct pi_entry *)n->first[kind].e;
         if (e->next)
                 e->next->prev = e;
         else
-                n->tail[kind] = e;
+                n->last[kind] = ref_of(e);
         if (after)
                 after->next = e;
         else
-                n->head[kind] = e;
-        pull_up(n);
+                n->first[kind] = ref_of(e);
+        widen_up(n, kind, ref_of(e));
         return 0;
 }
 
@@ -282,11 +311,11 @@ void pathindex_remove(struct pathindex *pi, struct pi_entry *e)
         if (e->prev)
                 e->prev->next = e->next;
         else
-                n->head[kind] = e->next;
+                n->first[kind] = ref_of(e->next);
         if (e->next)
                 e->next->prev = e->prev;
         else
-                n->tail[kind] = e->prev;
+                n->last[kind] = ref_of(e->prev);
         e->node = NULL;
         e->prev = e->next = NULL;
         pull_up(n);
@@ -298,21 +327,23 @@ void pathindex_remove(struct pathindex *pi, struct pi_entry *e)
 /*
  * Merge a set of entries into @hits, given its earliest and latest entry.
  * @before: the latest entry below @bound if known exactly (the querying
- * entry's own predecessor), else NULL.
+ * entry's own predecessor), else none.
  */
-static void merge(struct pi_hits *hits, const struct pi_entry *first, const struct pi_entry *last,
-                  const struct pi_entry *before, uint64_t bound)
+static void merge(struct pi_hits *hits, struct pi_ref first, struct pi_ref last, struct pi_ref before,
+                  uint64_t bound)
 {
-        const struct pi_entry *w;
+        struct pi_ref w;
 
-        if (!first || first->seq >= bound)
+        if (!first.e || first.seq >= bound)
                 return;
         hits->earliest = earlier(hits->earliest, first);
         /* Prefer the latest earlier entry: when it finishes, the others have
          * usually finished too.  Without an exact one, the earliest will do. */
-        w = before ? before : last->seq < bound ? last : first;
+        w = before.e ? before : last.seq < bound ? last : first;
         hits->wait_on = later(hits->wait_on, w);
 }
+
+static const struct pi_ref none = { .e = NULL };
 
 /* Where a node's key lies against the range of strict descendants of @path: -1 below, 0 in, 1 above. */
 static int classify(const struct pathnode *n, const char *path, size_t len)
@@ -329,23 +360,43 @@ static int classify(const struct pathnode *n, const char *path, size_t len)
 static void merge_subtree(struct pi_hits *hits, const struct pathnode *n, int k, uint64_t bound)
 {
         if (n)
-                merge(hits, n->min[k], n->max[k], NULL, bound);
+                merge(hits, n->min[k], n->max[k], none, bound);
 }
 
 static void merge_node(struct pi_hits *hits, const struct pathnode *n, int k, uint64_t bound)
 {
         if (k == AGG_ALL)
-                merge(hits, earlier(n->head[PI_DEVPATH], n->head[PI_OLD]),
-                      later(n->tail[PI_DEVPATH], n->tail[PI_OLD]), NULL, bound);
+                merge(hits, earlier(n->first[PI_DEVPATH], n->first[PI_OLD]),
+                      later(n->last[PI_DEVPATH], n->last[PI_OLD]), none, bound);
         else
-                merge(hits, n->head[PI_DEVPATH], n->tail[PI_DEVPATH], NULL, bound);
+                merge(hits, n->first[PI_DEVPATH], n->last[PI_DEVPATH], none, bound);
+}
+
+/*
+ * One side of the split node of a range query: from @m (a child of the split
+ * node) down, every node is in the range or beyond it on one side.  On the
+ * left side (@left) a node in the range has its whole right subtree in it,
+ * and the rest of the range lies to its left; the right side mirrors that.
+ */
+static void related_side(const struct pathnode *m, const struct pathnode *p, int k, uint64_t bound, bool left,
+                         struct pi_hits *hits)
+{
+        while (m) {
+                if (classify(m, p->key, p->len) == 0) {
+                        merge_node(hits, m, k, bound);
+                        merge_subtree(hits, left ? m->right : m->left, k, bound);
+                        m = left ? m->left : m->right;
+                } else {
+                        m = left ? m->right : m->left;
+                }
+        }
 }
 
 /* Entries on strict descendants of @p (keys starting with @p + "/"). */
 static void related_below(const struct pathindex *pi, const struct pathnode *p, int k, uint64_t bound,
                           struct pi_hits *hits)
 {
-        const struct pathnode *n = pi->root, *m;
+        const struct pathnode *n = pi->root;
         int c;
 
         while (n && (c = classify(n, p->key, p->len)) != 0)
@@ -353,24 +404,8 @@ static void related_below(const struct pathindex *pi, const struct pathnode *p, 
         if (!n)
                 return;
         merge_node(hits, n, k, bound);
-        /* Left of the split node everything is below the range's end. */
-        for (m = n->left; m;)
-                if (classify(m, p->key, p->len) == 0) {
-                        merge_node(hits, m, k, bound);
-                        merge_subtree(hits, m->right, k, bound);
-                        m = m->left;
-                } else {
-                        m = m->right;
-                }
-        /* Right of it everything is past the range's start. */
-        for (m = n->right; m;)
-                if (classify(m, p->key, p->len) == 0) {
-                        merge_node(hits, m, k, bound);
-                        merge_subtree(hits, m->left, k, bound);
-                        m = m->right;
-                } else {
-                        m = m->left;
-                }
+        related_side(n->left, p, k, bound, true, hits);
+        related_side(n->right, p, k, bound, false, hits);
 }
 
 void pathindex_related(const struct pathindex *pi, const struct pi_entry *e, struct pi_hits *hits)
@@ -385,8 +420,8 @@ void pathindex_related(const struct pathindex *pi, const struct pi_entry *e, str
                 if (i == p->len || p->key[i] == '/') {
                         const struct pathnode *a = i == p->len ? p : lookup(pi, p->key, i, h);
                         for (int k = 0; a && k < kinds; k++)
-                                merge(hits, a->head[k], a->tail[k], a == p && k == (int)kind ? e->prev : NULL,
-                                      bound);
+                                merge(hits, a->first[k], a->last[k],
+                                      a == p && k == (int)kind ? ref_of(e->prev) : none, bound);
                 }
                 if (i == p->len)
                         break;

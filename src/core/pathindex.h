@@ -46,11 +46,17 @@ struct pathindex {
         struct pathnode *root;
 };
 
+/* An entry and its seq (kept together so comparisons need not touch the entry). */
+struct pi_ref {
+        uint64_t seq;
+        const struct pi_entry *e; /* NULL: none */
+};
+
 /* The earliest related entry found, and the one to wait on (a late one, so that
  * chains of events on one path wake one another one by one). */
 struct pi_hits {
-        const struct pi_entry *earliest;
-        const struct pi_entry *wait_on;
+        struct pi_ref earliest;
+        struct pi_ref wait_on;
 };
 
 /* Frees every node (entries stay the caller's, now dangling).  The index is empty afterwards. */

@@ -49,9 +49,17 @@ struct item {
         struct pi_entry o[];        /* by DEVPATH_OLD: allocated only if has_old */
 };
 
-/* A binary min-heap of items by SEQNUM; each item knows its position. */
+/*
+ * A 4-ary min-heap of items by SEQNUM, the SEQNUM copied into the slot so
+ * that sifting reads one cache line per level; each item knows its slot.
+ */
+struct slot {
+        uint64_t seq;
+        struct item *it;
+};
+
 struct heap {
-        struct item **v;
+        struct slot *v;
         size_t n, cap;
         int which;
 };
@@ -93,45 +101,48 @@ int ordering_from_string(const char *s)
 
 /* ---- heaps --------------------------------------------------------------- */
 
+#define HEAP_ARITY 4
+
 static inline uint64_t seq_of(const struct item *it)
 {
         return it->d.seq;
 }
 
-static void heap_set(struct heap *h, size_t i, struct item *it)
+static void heap_set(struct heap *h, size_t i, struct slot x)
 {
-        h->v[i] = it;
-        it->hidx[h->which] = (uint32_t)i;
+        h->v[i] = x;
+        x.it->hidx[h->which] = (uint32_t)i;
 }
 
-static void heap_sift_up(struct heap *h, size_t i, struct item *it)
+static void heap_sift_up(struct heap *h, size_t i, struct slot x)
 {
-        while (i > 0 && seq_of(h->v[(i - 1) / 2]) > seq_of(it)) {
-                heap_set(h, i, h->v[(i - 1) / 2]);
-                i = (i - 1) / 2;
+        while (i > 0 && h->v[(i - 1) / HEAP_ARITY].seq > x.seq) {
+                heap_set(h, i, h->v[(i - 1) / HEAP_ARITY]);
+                i = (i - 1) / HEAP_ARITY;
         }
-        heap_set(h, i, it);
+        heap_set(h, i, x);
 }
 
-static void heap_sift_down(struct heap *h, size_t i, struct item *it)
+static void heap_sift_down(struct heap *h, size_t i, struct slot x)
 {
         for (;;) {
-                size_t c = 2 * i + 1;
+                size_t c = HEAP_ARITY * i + 1, end = MIN(c + HEAP_ARITY, h->n), best = c;
                 if (c >= h->n)
                         break;
-                if (c + 1 < h->n && seq_of(h->v[c + 1]) < seq_of(h->v[c]))
-                        c++;
-                if (seq_of(h->v[c]) >= seq_of(it))
+                for (size_t j = c + 1; j < end; j++)
+                        if (h->v[j].seq < h->v[best].seq)
+                                best = j;
+                if (h->v[best].seq >= x.seq)
                         break;
-                heap_set(h, i, h->v[c]);
-                i = c;
+                heap_set(h, i, h->v[best]);
+                i = best;
         }
-        heap_set(h, i, it);
+        heap_set(h, i, x);
 }
 
 static int heap_reserve(struct heap *h, size_t n)
 {
-        struct item **v;
+        struct slot *v;
         size_t cap;
 
         if (n <= h->cap)
@@ -150,17 +161,17 @@ static int heap_reserve(struct heap *h, size_t n)
 /* Room must have been reserved. */
 static void heap_push(struct heap *h, struct item *it)
 {
-        heap_sift_up(h, h->n++, it);
+        heap_sift_up(h, h->n++, (struct slot){ .seq = seq_of(it), .it = it });
 }
 
 static void heap_remove(struct heap *h, struct item *it)
 {
         size_t i = it->hidx[h->which];
-        struct item *last = h->v[--h->n];
+        struct slot last = h->v[--h->n];
 
-        if (last == it)
+        if (last.it == it)
                 return;
-        if (i > 0 && seq_of(h->v[(i - 1) / 2]) > seq_of(last))
+        if (i > 0 && h->v[(i - 1) / HEAP_ARITY].seq > last.seq)
                 heap_sift_up(h, i, last);
         else
                 heap_sift_down(h, i, last);
@@ -168,7 +179,7 @@ static void heap_remove(struct heap *h, struct item *it)
 
 static struct item *heap_top(const struct heap *h)
 {
-        return h->n > 0 ? h->v[0] : NULL;
+        return h->n > 0 ? h->v[0].it : NULL;
 }
 
 /* ---- lists --------------------------------------------------------------- */
@@ -203,7 +214,7 @@ static struct item *item_of(const struct pi_entry *e)
 
 static void find_earlier_related(const struct scheduler *s, const struct item *it, struct pi_hits *hits)
 {
-        *hits = (struct pi_hits){ .earliest = NULL };
+        *hits = (struct pi_hits){ .earliest.e = NULL };
         pathindex_related(&s->index, &it->d, hits);
         if (it->has_old)
                 pathindex_related(&s->index, &it->o[0], hits);
@@ -215,9 +226,9 @@ static void settle(struct scheduler *s, struct item *it)
         struct pi_hits hits;
 
         find_earlier_related(s, it, &hits);
-        if (hits.wait_on) {
+        if (hits.wait_on.e) {
                 it->state = ITEM_BLOCKED;
-                it->blocker = item_of(hits.wait_on);
+                it->blocker = item_of(hits.wait_on.e);
                 list_add(&it->blocker->waiters, it);
         } else {
                 it->state = ITEM_READY;
@@ -282,7 +293,7 @@ struct scheduler *scheduler_free(struct scheduler *s)
         if (!s)
                 return NULL;
         for (size_t i = 0; i < s->heap[HEAP_QUEUED].n; i++) {
-                it = s->heap[HEAP_QUEUED].v[i];
+                it = s->heap[HEAP_QUEUED].v[i].it;
                 it->ev->sched_data = NULL;
                 free(it);
         }
@@ -435,7 +446,7 @@ const struct uevent *scheduler_blocker(const struct scheduler *s, const struct u
         switch (s->mode) {
         case ORDERING_DEVPATH:
                 find_earlier_related(s, it, &hits);
-                return hits.earliest ? item_of(hits.earliest)->ev : NULL;
+                return hits.earliest.e ? item_of(hits.earliest.e)->ev : NULL;
         case ORDERING_STRICT:
                 /* The earliest held event, if earlier; running ones are at most max_running. */
                 first = heap_top(&s->heap[HEAP_QUEUED]);

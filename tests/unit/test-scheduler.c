@@ -264,11 +264,6 @@ static void test_interface(void)
 
 /* ---- random runs against the model --------------------------------------- */
 
-static const char *const tree[] = {
-        "/a", "/a/b", "/a/b/c", "/a/b/c/d", "/a/bc", "/a/bc/d", "/a/b/e", "/a/b/cd",
-        "/ab", "/x", "/x/y", "/x/yz", "/x/y/z", "/q",
-};
-
 struct run {
         uint64_t rng;
         struct scheduler *s;
@@ -288,6 +283,27 @@ static uint32_t rnd(struct run *u, uint32_t n)
         u->rng ^= u->rng << 25;
         u->rng ^= u->rng >> 27;
         return (uint32_t)((u->rng * 0x2545F4914F6CDD1DULL) >> 33) % n;
+}
+
+/*
+ * A random path in a tree of 120 (components "a", "b", "bc"; depth 1 to 4,
+ * shallow ones likelier): related pairs are common, and enough paths are
+ * held at once that the index's subtree aggregates matter.
+ */
+static const char *random_path(struct run *u, char *buf)
+{
+        static const char *const comp[] = { "a", "b", "bc" };
+        static const uint32_t depth_cdf[] = { 30, 60, 85, 100 };
+        uint32_t x = rnd(u, 100), depth = 1;
+
+        while (x >= depth_cdf[depth - 1])
+                depth++;
+        buf[0] = '\0';
+        for (uint32_t i = 0; i < depth; i++) {
+                strcat(buf, "/");
+                strcat(buf, comp[rnd(u, ELEMENTSOF(comp))]);
+        }
+        return buf;
 }
 
 static uint64_t pick_seq(struct run *u)
@@ -311,8 +327,8 @@ static uint64_t pick_seq(struct run *u)
 static void random_push(struct run *u)
 {
         uint64_t seq = pick_seq(u);
-        struct uevent *ev = tev_new(seq, tree[rnd(u, ELEMENTSOF(tree))],
-                                    rnd(u, 8) == 0 ? tree[rnd(u, ELEMENTSOF(tree))] : NULL);
+        char path[16], old[16];
+        struct uevent *ev = tev_new(seq, random_path(u, path), rnd(u, 8) == 0 ? random_path(u, old) : NULL);
         int r = ref_push(u->r, ev);
 
         check_int(scheduler_push(u->s, ev), r);
