@@ -285,10 +285,10 @@ int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, c
         e->node = n;
         e->kind = kind;
         /* Normally the new entry is the latest; a late one walks back. */
-        for (after = (struct pi_entry *)n->last[kind].e; after && after->seq > seq; after = after->prev)
+        for (after = n->last[kind].e; after && after->seq > seq; after = after->prev)
                 ;
         e->prev = after;
-        e->next = after ? after->next : (struct pi_entry *)n->first[kind].e;
+        e->next = after ? after->next : n->first[kind].e;
         if (e->next)
                 e->next->prev = e;
         else

@@ -49,7 +49,7 @@ struct pathindex {
 /* An entry and its seq (kept together so comparisons need not touch the entry). */
 struct pi_ref {
         uint64_t seq;
-        const struct pi_entry *e; /* NULL: none */
+        struct pi_entry *e; /* NULL: none */
 };
 
 /* The earliest related entry found, and the one to wait on (a late one, so that

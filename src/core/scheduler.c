@@ -72,6 +72,7 @@ struct scheduler {
         uint64_t max_seq;
         uint32_t epoch;
         bool pushed;
+        uint64_t rechecks;
         struct heap heap[_HEAP_MAX];
         struct item *running;
         struct pathindex index;
@@ -260,6 +261,7 @@ static void leave(struct scheduler *s, struct item *it)
                 next = w->wnext;
                 w->blocker = NULL;
                 w->wprev = w->wnext = NULL;
+                s->rechecks++;
                 settle(s, w);
         }
         it->ev->sched_data = NULL;
@@ -379,6 +381,7 @@ static struct item *next_ready(struct scheduler *s)
 
         while ((it = heap_top(&s->heap[HEAP_READY])) && it->epoch != s->epoch) {
                 heap_remove(&s->heap[HEAP_READY], it);
+                s->rechecks++;
                 settle(s, it);
         }
         return it;
@@ -457,6 +460,11 @@ const struct uevent *scheduler_blocker(const struct scheduler *s, const struct u
         default:
                 return NULL;
         }
+}
+
+uint64_t scheduler_rechecks(const struct scheduler *s)
+{
+        return s->rechecks;
 }
 
 size_t scheduler_queued(const struct scheduler *s)

@@ -461,7 +461,10 @@ static void test_random(void)
                 random_run(seed, 5000);
 }
 
-/* Ten thousand events on one path, then their parent: strictly one after another. */
+/*
+ * Ten thousand events on one path, then their parent: strictly one after
+ * another, and each finish wakes only the next one (not all that wait).
+ */
 static void test_long_chain(void)
 {
         enum { N = 10000 };
@@ -486,6 +489,7 @@ static void test_long_chain(void)
                 free(ev);
         }
         check_int(scheduler_held(s), 0);
+        check_int(scheduler_rechecks(s), N);
         scheduler_free(s);
         free(evs);
 }
