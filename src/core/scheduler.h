@@ -15,8 +15,9 @@
  * ordering=none: every event is runnable at once (the kernel helper's way),
  * still bounded by max_running.
  *
- * Cost: push, next and done are amortised O(path depth); no operation scans
- * the whole queue.
+ * Cost: push, next and done are amortised O(path depth + log held events);
+ * no operation scans the whole queue.  A late push also steps past the
+ * held events with a higher SEQNUM on its own DEVPATH.
  */
 
 #include <stdbool.h>
@@ -88,6 +89,10 @@ const struct uevent *scheduler_blocker(const struct scheduler *s, const struct u
 
 /* Remove and return queued (not running) events one by one, lowest SEQNUM first (shutdown, hand-over). */
 struct uevent *scheduler_pop_queued(struct scheduler *s);
+
+/* Times a queued event was looked at again because what it waited for left
+ * (or a late push came): about one per event; much more would mean a chain. */
+uint64_t scheduler_rechecks(const struct scheduler *s);
 
 size_t scheduler_queued(const struct scheduler *s);
 size_t scheduler_running(const struct scheduler *s);

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The manager's private state, shared by manager.c (pipeline and jobs) and
+ * manager-observe.c (what observers are told: control clients, recorder,
+ * rebroadcast).  Nothing outside src/core/manager*.c includes this.
+ */
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <systemd/sd-event.h>
+
+#include "ledger.h"
+#include "manager.h"
+#include "uevent.h"
+
+struct control;
+
+struct job {
+        struct manager *m;
+        struct job *prev, *next; /* manager's list of running jobs */
+        struct uevent *ev;
+        char **scripts;          /* multiplexer: the files to run, in order */
+        size_t n_scripts;
+        size_t next_script;
+        const char *program;     /* currently running */
+        pid_t pid;
+        sd_event_source *child;
+        sd_event_source *out;
+        sd_event_source *timer;
+        usec_t started;          /* CLOCK_MONOTONIC, this program */
+        usec_t job_started;      /* CLOCK_MONOTONIC, first program */
+        bool term_sent, kill_sent;
+        bool failed;
+        size_t line_len;
+        char line[HP_OUTPUT_LINE_MAX + 1];
+};
+
+struct manager {
+        struct manager_config cfg;
+        sd_event *event;
+        struct uevent_source *source;
+        sd_event_source *source_io;
+        bool source_paused;
+        struct ledger ledger;
+        struct scheduler *scheduler;
+        struct handler_chain *handlers;
+        struct manager_stats stats;
+        size_t max_queue;
+        size_t resume_mark;
+        unsigned max_children;
+        bool stopping;
+        bool agent_missing_reported;
+        sd_event_source *shutdown_timer;
+        struct job *jobs;
+        manager_reload_fn reload;
+        void *reload_userdata;
+        char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs;
+        bool paused;                /* pause: events queue, no agent starts */
+        struct control *control;    /* NULL: no control socket */
+        usec_t reject_last_log[_UEVENT_REJECT_MAX];
+        uint64_t reject_suppressed[_UEVENT_REJECT_MAX];
+        usec_t drop_last_log;
+        uint64_t drop_suppressed;
+};
+
+
+/* Observers (manager-observe.c).  Each accepts what the pipeline has at that point. */
+int manager_observe_open(struct manager *m);
+void manager_observe_close(struct manager *m);
+void observe_received(struct manager *m, const struct uevent *view, enum ledger_verdict v,
+                      const struct ledger_gap *gap);
+void observe_overflow(struct manager *m);
+void observe_input_drained(struct manager *m);
+void observe_queued(struct manager *m, const struct uevent *ev);
+/* The event left the pipeline without an agent run (duplicate, filtered, aborted). */
+void observe_dropped(struct manager *m, const struct uevent *view, bool filtered);
+void observe_started(struct manager *m, const struct job *j);
+void observe_finished(struct manager *m, const struct job *j, const char *status);
+/* The event's job is over; @ev is about to be freed. */
+void observe_done(struct manager *m, const struct uevent *ev);
+
+/* For manager-observe.c: read the socket until empty (control "sync"). */
+void manager_drain_input(struct manager *m);
+void manager_dispatch(struct manager *m);
