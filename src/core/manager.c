@@ -33,54 +33,9 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "manager-internal.h"
 #include "spawner.h"
 #include "uevent.h"
-
-struct job {
-        struct manager *m;
-        struct job *prev, *next; /* manager's list of running jobs */
-        struct uevent *ev;
-        char **scripts;          /* multiplexer: the files to run, in order */
-        size_t n_scripts;
-        size_t next_script;
-        const char *program;     /* currently running */
-        pid_t pid;
-        sd_event_source *child;
-        sd_event_source *out;
-        sd_event_source *timer;
-        usec_t started;          /* CLOCK_MONOTONIC, this program */
-        usec_t job_started;      /* CLOCK_MONOTONIC, first program */
-        bool term_sent, kill_sent;
-        bool failed;
-        size_t line_len;
-        char line[HP_OUTPUT_LINE_MAX + 1];
-};
-
-struct manager {
-        struct manager_config cfg;
-        sd_event *event;
-        struct uevent_source *source;
-        sd_event_source *source_io;
-        bool source_paused;
-        struct ledger ledger;
-        struct scheduler *scheduler;
-        struct handler_chain *handlers;
-        struct manager_stats stats;
-        size_t max_queue;
-        size_t resume_mark;
-        unsigned max_children;
-        bool stopping;
-        bool agent_missing_reported;
-        sd_event_source *shutdown_timer;
-        struct job *jobs;
-        manager_reload_fn reload;
-        void *reload_userdata;
-        char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs;
-        usec_t reject_last_log[_UEVENT_REJECT_MAX];
-        uint64_t reject_suppressed[_UEVENT_REJECT_MAX];
-        usec_t drop_last_log;
-        uint64_t drop_suppressed;
-};
 
 static void fields_of(const struct uevent *ev, struct log_fields *f)
 {
@@ -174,6 +129,7 @@ static void job_finish(struct job *j)
         ev->owner_data = NULL;
         job_free(j);
         scheduler_done(m->scheduler, ev);
+        observe_done(m, ev);
         free(ev);
 
         if (m->source_paused && !m->stopping && scheduler_held(m->scheduler) <= m->resume_mark) {
@@ -263,6 +219,7 @@ static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
                 (void)kill(-j->pid, SIGKILL);
 
         status_string(si, j->term_sent, status, sizeof(status));
+        observe_finished(m, j, status);
         fields_of(j->ev, &f);
         f.agent = j->program;
         f.agent_status = status;
@@ -360,6 +317,7 @@ static int job_start_next(struct job *j)
                 j->started = now_usec(CLOCK_MONOTONIC);
                 j->term_sent = j->kill_sent = false;
                 j->line_len = 0;
+                observe_started(m, j);
 
                 r = sd_event_add_child_pidfd(m->event, &j->child, sr.pidfd, WEXITED, on_job_exit, j);
                 if (r < 0) {
@@ -433,6 +391,7 @@ static void job_start(struct manager *m, struct uevent *ev)
                 job_dry_run(m, ev);
                 m->stats.finished++;
                 scheduler_done(m->scheduler, ev);
+                observe_done(m, ev);
                 free(ev);
                 return;
         }
@@ -442,6 +401,7 @@ static void job_start(struct manager *m, struct uevent *ev)
                 log_error("SEQNUM=%" PRIu64 ": out of memory, event not run", ev->seqnum);
                 m->stats.aborted++;
                 scheduler_done(m->scheduler, ev);
+                observe_done(m, ev);
                 free(ev);
                 return;
         }
@@ -470,10 +430,15 @@ static void dispatch(struct manager *m)
 {
         struct uevent *ev;
 
-        if (m->stopping)
+        if (m->stopping || m->paused)
                 return;
         while ((ev = scheduler_next(m->scheduler)))
                 job_start(m, ev);
+}
+
+void manager_dispatch(struct manager *m)
+{
+        dispatch(m);
 }
 
 /* ---- input --------------------------------------------------------------- */
@@ -539,6 +504,7 @@ static void process_datagram(struct manager *m, const char *data, size_t size, u
         struct ledger_gap gap;
         struct log_fields f;
         enum uevent_reject why;
+        enum ledger_verdict verdict;
         char name[HP_NAME_MAX];
         int r;
 
@@ -550,9 +516,12 @@ static void process_datagram(struct manager *m, const char *data, size_t size, u
         view.received_real = real;
         fields_of(&view, &f);
 
-        switch (ledger_account(&m->ledger, view.seqnum, &gap)) {
+        verdict = ledger_account(&m->ledger, view.seqnum, &gap);
+        observe_received(m, &view, verdict, &gap);
+        switch (verdict) {
         case LEDGER_DUPLICATE:
                 log_internal(LOG_NOTICE, 0, &f, "duplicate SEQNUM, dropped");
+                observe_dropped(m, &view, false);
                 return;
         case LEDGER_GAP:
                 log_gap(&gap);
@@ -569,12 +538,14 @@ static void process_datagram(struct manager *m, const char *data, size_t size, u
         if (r == HANDLER_FILTERED) {
                 m->stats.filtered++;
                 log_internal(LOG_DEBUG, 0, &f, "filtered by handler");
+                observe_dropped(m, &view, true);
                 return;
         }
         if (r < 0) {
                 m->stats.aborted++;
                 log_internal(LOG_ERR, r, &f, "handler environment exceeds %d bytes / %d variables, event aborted",
                              HP_ENV_ADD_MAX_BYTES, HP_ENV_ADD_MAX_VARS);
+                observe_dropped(m, &view, false);
                 return;
         }
 
@@ -582,6 +553,7 @@ static void process_datagram(struct manager *m, const char *data, size_t size, u
         if (r < 0) {
                 m->stats.aborted++;
                 log_internal(LOG_ERR, r, &f, "cannot queue event");
+                observe_dropped(m, &view, false);
                 return;
         }
         r = scheduler_push(m->scheduler, ev);
@@ -589,10 +561,12 @@ static void process_datagram(struct manager *m, const char *data, size_t size, u
                 /* Reading stops before the bound, so this is out of memory. */
                 m->stats.aborted++;
                 log_internal(LOG_ERR, r, &f, "cannot queue event");
+                observe_dropped(m, &view, false);
                 free(ev);
                 return;
         }
         m->stats.queued++;
+        observe_queued(m, ev);
         if (scheduler_held(m->scheduler) > m->stats.peak_held)
                 m->stats.peak_held = scheduler_held(m->scheduler);
         log_internal(LOG_DEBUG, 0, &f, "queued");
@@ -600,7 +574,12 @@ static void process_datagram(struct manager *m, const char *data, size_t size, u
 
 static int on_source(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-        struct manager *m = userdata;
+        manager_drain_input(userdata);
+        return 0;
+}
+
+void manager_drain_input(struct manager *m)
+{
         const char *data;
         size_t size;
         int r;
@@ -616,10 +595,13 @@ static int on_source(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         break;
                 }
                 r = uevent_source_receive(m->source, &data, &size);
-                if (r == 0)
+                if (r == 0) {
+                        observe_input_drained(m);
                         break;
+                }
                 if (r == -ENOBUFS) {
                         ledger_note_overflow(&m->ledger);
+                        observe_overflow(m);
                         log_warning("netlink receive buffer overflowed: the kernel dropped events");
                         continue;
                 }
@@ -629,13 +611,13 @@ static int on_source(sd_event_source *s, int fd, uint32_t revents, void *userdat
                 }
                 if (r < 0) {
                         log_error_errno(r, "reading uevents failed");
-                        return sd_event_exit(m->event, r);
+                        (void)sd_event_exit(m->event, r);
+                        return;
                 }
                 m->stats.received++;
                 process_datagram(m, data, size, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME));
         }
         dispatch(m);
-        return 0;
 }
 
 /* ---- lifecycle ----------------------------------------------------------- */
@@ -781,6 +763,9 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         r = sd_event_add_io(m->event, &m->source_io, m->source->fd, EPOLLIN, on_source, m);
         if (r < 0)
                 goto fail;
+        r = manager_observe_open(m);
+        if (r < 0)
+                goto fail;
 
         *ret = m;
         return 0;
@@ -798,6 +783,7 @@ struct manager *manager_free(struct manager *m)
         if (!m)
                 return NULL;
         kill_running(m);
+        manager_observe_close(m);
         sd_event_source_disable_unref(m->shutdown_timer);
         sd_event_source_disable_unref(m->source_io);
         if (m->scheduler) {

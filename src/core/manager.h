@@ -34,9 +34,14 @@ struct manager_config {
         enum uevent_trust trust;    /* policy for source_fd */
         const char *sysfs_root;     /* NULL: "/sys" */
         struct handler_config handlers;
+        const char *control_path;   /* control socket; NULL: HOTPLUGD_RUNDIR "/control"; "" : none */
 };
 
 void manager_config_init(struct manager_config *cfg);
+
+/* Pause/resume starting agents (events keep queueing). */
+void manager_pause(struct manager *m);
+void manager_resume(struct manager *m);
 
 /* Counters for status output and tests. */
 struct manager_stats {

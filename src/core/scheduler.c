@@ -476,3 +476,15 @@ size_t scheduler_running(const struct scheduler *s)
 {
         return s->n_running;
 }
+
+uint64_t scheduler_lowest_held(const struct scheduler *s)
+{
+        const struct item *q = heap_top(&s->heap[HEAP_QUEUED]);
+        uint64_t low = q ? seq_of(q) : 0;
+
+        /* Running events are at most max_running: a short walk. */
+        for (const struct item *it = s->running; it; it = it->wnext)
+                if (low == 0 || seq_of(it) < low)
+                        low = seq_of(it);
+        return low;
+}

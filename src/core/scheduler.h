@@ -94,6 +94,9 @@ struct uevent *scheduler_pop_queued(struct scheduler *s);
  * (or a late push came): about one per event; much more would mean a chain. */
 uint64_t scheduler_rechecks(const struct scheduler *s);
 
+/* Lowest SEQNUM queued or running, 0 if nothing is held (settle). */
+uint64_t scheduler_lowest_held(const struct scheduler *s);
+
 size_t scheduler_queued(const struct scheduler *s);
 size_t scheduler_running(const struct scheduler *s);
 static inline size_t scheduler_held(const struct scheduler *s)

@@ -60,12 +60,13 @@ static void help(void)
                "      --listen-fd=N        use socket fd N instead of opening one\n"
                "  -l, --log-level=LEVEL    err, warning, notice, info (default), debug\n"
                "      --log-target=T       auto (default), stderr or journal\n"
+               "      --control-socket=P   control socket path (default %s/control; \"\" for none)\n"
                "  -c, --config=FILE        configuration file (default %s)\n"
                "      --check-config       check the configuration and exit (0 valid, 2 invalid)\n"
                "  -h, --help               this text\n"
                "  -V, --version            version\n",
                HOTPLUGD_DEFAULT_AGENT, HP_CHILDREN_MAX, HP_QUEUE_MAX_DEFAULT, HP_TIMEOUT_DEFAULT_SEC,
-               HP_KILL_GRACE_SEC, HOTPLUGD_HANDLER_DIR, HP_RCVBUF_DEFAULT, DEFAULT_CONFIG_FILE);
+               HP_KILL_GRACE_SEC, HOTPLUGD_HANDLER_DIR, HP_RCVBUF_DEFAULT, HOTPLUGD_RUNDIR, DEFAULT_CONFIG_FILE);
 }
 
 static int parse_uint(const char *s, unsigned long long min, unsigned long long max, unsigned long long *ret)
@@ -93,6 +94,7 @@ enum {
         ARG_LISTEN_FD,
         ARG_LOG_TARGET,
         ARG_CHECK_CONFIG,
+        ARG_CONTROL_SOCKET,
 };
 
 static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct cli *cli)
@@ -113,6 +115,7 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                 { "listen-fd", required_argument, NULL, ARG_LISTEN_FD },
                 { "log-level", required_argument, NULL, 'l' },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
+                { "control-socket", required_argument, NULL, ARG_CONTROL_SOCKET },
                 { "config", required_argument, NULL, 'c' },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
                 { "help", no_argument, NULL, 'h' },
@@ -212,6 +215,9 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                         }
                         cli->log_level = r;
                         cli->set |= CONF_BIT(CONF_LOG_LEVEL);
+                        break;
+                case ARG_CONTROL_SOCKET:
+                        cfg->control_path = optarg;
                         break;
                 case ARG_LOG_TARGET:
                         if (strcmp(optarg, "auto") == 0)
@@ -325,10 +331,50 @@ static int load_config(const struct cli *cli, struct conf *conf, struct manager_
         return 0;
 }
 
+/* Reload (SIGHUP, hotplugctl reload): the command line over a freshly read file. */
+struct reload_ctx {
+        struct cli cli;
+        struct manager_config base; /* command line only, paths resolved */
+};
+
+static int reload_config(struct manager *m, void *userdata, char *err, size_t err_size)
+{
+        struct reload_ctx *ctx = userdata;
+        const char *path = ctx->cli.config ? ctx->cli.config : DEFAULT_CONFIG_FILE;
+        struct manager_config cfg = ctx->base;
+        struct conf_error e;
+        struct conf *conf;
+        int r;
+
+        conf = calloc(1, sizeof(*conf));
+        if (!conf)
+                return -ENOMEM;
+        (void)sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration");
+        r = conf_load(path, conf, &e);
+        if (r == -ENOENT && !ctx->cli.config) {
+                conf->set = 0;
+                r = 0;
+        } else if (r < 0)
+                snprintf(err, err_size, "%s", e.msg);
+        if (r >= 0) {
+                conf_apply(conf, &cfg, ctx->cli.set);
+                cfg.handlers.sysfs_root = cfg.sysfs_root;
+                r = manager_reconfigure(m, &cfg); /* copies the strings it keeps */
+                if (r < 0)
+                        snprintf(err, err_size, "cannot apply %s: %s", path, strerror(-r));
+                else if (!(ctx->cli.set & CONF_BIT(CONF_LOG_LEVEL)))
+                        log_set_max_level((conf->set & CONF_BIT(CONF_LOG_LEVEL)) ? conf->log_level : LOG_INFO);
+        }
+        free(conf);
+        (void)sd_notify(false, "READY=1\nSTATUS=Processing uevents");
+        return r;
+}
+
 int main(int argc, char *argv[])
 {
         /* Static: cfg points into it for as long as the daemon runs. */
         static struct conf conf;
+        static struct reload_ctx reload;
         struct manager_config cfg;
         struct manager *m = NULL;
         struct cli cli = { .log_level = -1, .target = LOG_TARGET_AUTO };
@@ -340,12 +386,15 @@ int main(int argc, char *argv[])
                 return r < 0 ? EXIT_USAGE : 0;
         if (cli.log_level >= 0)
                 log_set_max_level(cli.log_level);
+        if (absolutize("--config", &cli.config) < 0 || resolve_paths(&cfg) < 0)
+                return EXIT_USAGE;
+        reload.cli = cli;
+        reload.base = cfg;
         r = load_config(&cli, &conf, &cfg);
         if (r != 0 || cli.check_config)
                 return r;
+        cfg.handlers.sysfs_root = cfg.sysfs_root;
         log_open(cli.target, "hotplugd");
-        if (resolve_paths(&cfg) < 0)
-                return EXIT_USAGE;
 
         if (cfg.source_fd < 0)
                 (void)take_listen_fd(&cfg);
@@ -355,6 +404,7 @@ int main(int argc, char *argv[])
                 log_error_errno(r, "cannot start");
                 return EXIT_FAILURE;
         }
+        manager_set_reload(m, reload_config, &reload);
         (void)sd_notify(false, "READY=1\nSTATUS=Processing uevents");
         r = manager_run(m);
         (void)sd_notify(false, "STOPPING=1");

@@ -65,7 +65,8 @@ t_make_agent() {
 # Start hotplugd in the background with the given arguments; waits until it listens.
 t_start_daemon() {
         T_LOG="$T_DIR/daemon.log"
-        "$HOTPLUGD" --log-target=stderr "$@" >"$T_LOG" 2>&1 &
+        export HOTPLUGCTL_SOCKET="$T_DIR/control"
+        "$HOTPLUGD" --log-target=stderr --control-socket="$HOTPLUGCTL_SOCKET" "$@" >"$T_LOG" 2>&1 &
         T_DAEMON_PID=$!
         local i
         for ((i = 0; i < 100; i++)); do
