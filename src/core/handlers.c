@@ -291,8 +291,6 @@ static int copy_config(struct handler_chain *c, const struct handler_config *cfg
         return 0;
 }
 
-DEFINE_FREEP(struct handler_chain, handler_chain_free)
-
 int handler_chain_new(const struct handler_config *cfg, struct handler_chain **ret)
 {
         _cleanup_(handler_chain_freep) struct handler_chain *c = NULL;

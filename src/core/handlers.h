@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "bounds.h"
+#include "macro.h"
 
 struct uevent;
 struct envbuf;
@@ -46,6 +47,7 @@ enum handler_verdict {
  */
 int handler_chain_new(const struct handler_config *cfg, struct handler_chain **ret);
 struct handler_chain *handler_chain_free(struct handler_chain *c);
+DEFINE_FREEP(struct handler_chain, handler_chain_free)
 
 /**
  * handler_chain_run() - apply the chain to one event.
