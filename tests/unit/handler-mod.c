@@ -50,6 +50,7 @@ static int mod_add_env(const struct hotplugd_host *host, void *data, const struc
 #else
         (void)ev;
         (void)key;
+        (void)r;
         return host->env_add(env, "MOD_LOADED", "1");
 #endif
 }
