@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "bounds.h"
+#include "macro.h"
 
 struct uevent;
 struct envbuf;
@@ -22,7 +23,15 @@ struct handler_config {
         const char *handler_dir;  /* external *.so handlers, NULL: none */
         bool pass_all;            /* --all: no handler may filter an event out */
         bool input_strip_quotes;  /* input: NAME/PHYS without quotes (2.6.14 compat) */
+        /* Per-subsystem filter rules on top of the defaults, see filter-policy.h
+         * ("queues=drop,scsi=keep"); NULL: defaults only. */
+        const char *filter_policy;
+        bool firmware_loader;     /* built-in firmware loader (off by default) */
+        const char *firmware_path;/* ':'-separated search path; NULL: HP_FIRMWARE_PATH_DEFAULT */
+        size_t cache_size;        /* DEVPATH cache entries; 0: HP_DEVCACHE_DEFAULT */
 };
+
+#define HP_FIRMWARE_PATH_DEFAULT "/lib/firmware/updates:/lib/firmware"
 
 enum handler_verdict {
         HANDLER_RUN = 1,     /* keep the event: run the agent */
@@ -38,6 +47,7 @@ enum handler_verdict {
  */
 int handler_chain_new(const struct handler_config *cfg, struct handler_chain **ret);
 struct handler_chain *handler_chain_free(struct handler_chain *c);
+DEFINE_FREEP(struct handler_chain, handler_chain_free)
 
 /**
  * handler_chain_run() - apply the chain to one event.
@@ -55,3 +65,25 @@ struct handler_chain *handler_chain_free(struct handler_chain *c);
  */
 int handler_chain_run(struct handler_chain *c, const struct uevent *ev, struct envbuf *env,
                       char name[HP_NAME_MAX]);
+
+/* Who decided what, for hotplugctl test (all borrowed from the chain). */
+struct handler_trace {
+        const char *filtered_by;  /* handler id, "policy" or "pass-all"; NULL: kept by default */
+        const char *named_by;     /* handler id whose name() set argv[1], or NULL */
+        int from_cache;           /* legacy variables came from the DEVPATH cache */
+};
+
+/* handler_chain_run() that also fills @trace (may be NULL). */
+int handler_chain_run_traced(struct handler_chain *c, const struct uevent *ev, struct envbuf *env,
+                             char name[HP_NAME_MAX], struct handler_trace *trace);
+
+struct handler_info {
+        const char *id;       /* borrowed from the chain */
+        const char *file;     /* shared object path, NULL for a built-in */
+        bool builtin;
+        bool disabled;        /* init failed or a hook returned an error */
+};
+
+/* Number of handlers (built-in and loaded) and the description of handler @i. */
+size_t handler_chain_count(const struct handler_chain *c);
+int handler_chain_info(const struct handler_chain *c, size_t i, struct handler_info *ret);

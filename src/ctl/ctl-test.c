@@ -1,13 +1,247 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: hotplugctl test is not written yet. */
+/*
+ * hotplugctl test DEVPATH: what would hotplugd do for this device?  Builds
+ * the kernel datagram from sysfs (header ACTION@DEVPATH, ACTION, DEVPATH,
+ * SUBSYSTEM from the "subsystem" link, the keys of the device's "uevent"
+ * file, and a synthetic SEQNUM), parses it with the daemon's parser, runs
+ * the handler chain, and prints the filter verdict, argv and the complete
+ * agent environment exactly as spawn_env_build() makes it.  Runs nothing.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "config.h"
 #include "ctl.h"
+#include "envbuf.h"
+#include "escape.h"
+#include "handlers.h"
+#include "log.h"
+#include "macro.h"
+#include "spawner.h"
+#include "sysfs.h"
+#include "uevent.h"
+
+struct test_args {
+        const char *devpath;
+        const char *action;
+        const char *sysfs;
+        const char *handler_dir;
+        bool all;
+};
+
+static void test_usage(FILE *f)
+{
+        fprintf(f, "Usage: hotplugctl test DEVPATH [--action ACTION] [--sysfs DIR] [--handler-dir DIR] [--all]\n"
+                   "DEVPATH is /devices/... or any path below the sysfs root (e.g. /sys/class/net/lo).\n");
+}
+
+static int parse_args(int argc, char *argv[], struct test_args *a)
+{
+        enum { ARG_SYSFS = 0x100, ARG_HANDLER_DIR, ARG_ALL };
+        static const struct option opts[] = {
+                { "action", required_argument, NULL, 'a' },   { "sysfs", required_argument, NULL, ARG_SYSFS },
+                { "handler-dir", required_argument, NULL, ARG_HANDLER_DIR },
+                { "all", no_argument, NULL, ARG_ALL },         { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        int c;
+
+        *a = (struct test_args){ .action = "add", .sysfs = "/sys" };
+        while ((c = getopt_long(argc, argv, "a:h", opts, NULL)) >= 0)
+                switch (c) {
+                case 'a': a->action = optarg; break;
+                case ARG_SYSFS: a->sysfs = optarg; break;
+                case ARG_HANDLER_DIR: a->handler_dir = optarg; break;
+                case ARG_ALL: a->all = true; break;
+                case 'h': test_usage(stdout); return 0;
+                default: test_usage(stderr); return -EINVAL;
+                }
+        if (optind + 1 != argc) {
+                test_usage(stderr);
+                return -EINVAL;
+        }
+        a->devpath = argv[optind];
+        return 1;
+}
+
+/* Canonical DEVPATH ("/devices/...") of @arg, which may be a DEVPATH or a path below @root. */
+static int canonical_devpath(const char *root, const char *arg, char *ret, size_t size)
+{
+        char rroot[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
+        size_t rl;
+
+        if (!realpath(root, rroot))
+                return negative_errno();
+        rl = strlen(rroot);
+        if (strncmp(arg, rroot, rl) == 0 && arg[rl] == '/')
+                snprintf(path, sizeof(path), "%s", arg);
+        else if (arg[0] == '/')
+                snprintf(path, sizeof(path), "%s%s", rroot, arg);
+        else
+                return -EINVAL;
+        if (!realpath(path, real))
+                return negative_errno();
+        if (strncmp(real, rroot, rl) != 0 || real[rl] != '/' || strlen(real + rl) >= size)
+                return -EXDEV;
+        strcpy(ret, real + rl);
+        return 0;
+}
+
+/* Append "KEY=VALUE\0" to @buf at *@len. */
+static int put(char *buf, size_t *len, const char *key, const char *value)
+{
+        int k = snprintf(buf + *len, HP_UEVENT_MAX_SIZE - *len, "%s%s%s", key, key[0] ? "=" : "", value);
+
+        if (k < 0 || (size_t)k >= HP_UEVENT_MAX_SIZE - *len)
+                return -E2BIG;
+        *len += (size_t)k + 1;
+        return 0;
+}
+
+static bool reserved_key(const char *line)
+{
+        static const char *const keys[] = { "ACTION=", "DEVPATH=", "SUBSYSTEM=", "SEQNUM=" };
+
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (strncmp(line, keys[i], strlen(keys[i])) == 0)
+                        return true;
+        return false;
+}
+
+/* The kernel-format datagram for @devpath; SEQNUM is the kernel's current counter (synthetic). */
+static int build_datagram(int rootfd, const char *devpath, const char *action, char *buf, size_t *ret_len,
+                          unsigned long long *ret_seq)
+{
+        char uevent[HP_UEVENT_MAX_SIZE], target[PATH_MAX], seq[32] = "0", header[PATH_MAX + 64];
+        _cleanup_close_ int fd = sysfs_open_dir(rootfd, devpath);
+        size_t len = 0;
+        int r;
+
+        if (fd < 0)
+                return fd;
+        r = sysfs_link_at(fd, devpath, "subsystem", target, sizeof(target));
+        if (r < 0)
+                return log_error_errno(r, "%s: no subsystem link", devpath);
+        r = sysfs_read_at(fd, "uevent", uevent, sizeof(uevent));
+        if (r < 0)
+                return log_error_errno(r, "%s: cannot read its uevent file", devpath);
+        /* Synthetic: the kernel's current counter if readable, else 0. */
+        if (sysfs_read(rootfd, "kernel", "uevent_seqnum", seq, sizeof(seq)) <= 0 || seq[strspn(seq, "0123456789")])
+                strcpy(seq, "0");
+        *ret_seq = strtoull(seq, NULL, 10);
+
+        snprintf(header, sizeof(header), "%s@%s", action, devpath);
+        r = put(buf, &len, "", header);
+        if (r >= 0) r = put(buf, &len, "ACTION", action);
+        if (r >= 0) r = put(buf, &len, "DEVPATH", devpath);
+        if (r >= 0) r = put(buf, &len, "SUBSYSTEM", sysfs_basename(target));
+        for (char *line = strtok(uevent, "\n"); r >= 0 && line; line = strtok(NULL, "\n"))
+                if (!reserved_key(line))
+                        r = put(buf, &len, "", line);
+        if (r >= 0)
+                r = put(buf, &len, "SEQNUM", seq);
+        if (r < 0)
+                return log_error_errno(r, "%s: event larger than %d bytes", devpath, HP_UEVENT_MAX_SIZE);
+        *ret_len = len;
+        return 0;
+}
+
+static void print_handlers(const struct handler_chain *c)
+{
+        struct handler_info hi;
+
+        printf("handlers:");
+        for (size_t i = 0; handler_chain_info(c, i, &hi) >= 0; i++)
+                printf(" %s%s%s%s%s", hi.id, hi.file ? "(" : "", hi.file ? hi.file : "", hi.file ? ")" : "",
+                       hi.disabled ? "[disabled]" : "");
+        printf("\n");
+}
+
+static int print_result(const struct uevent *view, const struct envbuf *env, const char *name)
+{
+        _cleanup_free_ struct uevent *ev = NULL;
+        struct spawn_env se;
+        char esc[HP_UEVENT_MAX_SIZE * 4];
+        int r;
+
+        r = uevent_dup(view, env, name[0] ? name : NULL, &ev);
+        if (r < 0)
+                return log_error_errno(r, "cannot copy the event");
+        spawn_env_build(ev, &se);
+        printf("argv: %s %s\n", HOTPLUGD_DEFAULT_AGENT, escape_cstr(ev->name, esc, sizeof(esc)));
+        printf("environment:\n");
+        for (size_t i = 0; i < se.n; i++)
+                printf("  %s\n", escape_cstr(se.envp[i], esc, sizeof(esc)));
+        return 0;
+}
+
+static int run_test_event(const struct test_args *a, int rootfd, const char *devpath)
+{
+        _cleanup_(handler_chain_freep) struct handler_chain *c = NULL;
+        struct handler_config cfg = { .sysfs_root = a->sysfs, .handler_dir = a->handler_dir, .pass_all = a->all };
+        uint16_t vars[HP_UEVENT_MAX_VARS];
+        char buf[HP_UEVENT_MAX_SIZE], name[HP_NAME_MAX];
+        struct handler_trace trace;
+        unsigned long long seq = 0;
+        enum uevent_reject why;
+        struct uevent view;
+        struct envbuf env;
+        size_t len = 0;
+        int r;
+
+        r = build_datagram(rootfd, devpath, a->action, buf, &len, &seq);
+        if (r < 0)
+                return r;
+        if (uevent_parse(buf, len, vars, &view, &why) < 0)
+                return log_error_errno(-EBADMSG, "%s: the event would be rejected: %s", devpath,
+                                       uevent_reject_to_string(why));
+        r = handler_chain_new(&cfg, &c);
+        if (r < 0)
+                return log_error_errno(r, "cannot set up handlers");
+        printf("event: %s %s (synthetic, not from the kernel: SEQNUM=%llu%s)\n", a->action, devpath, seq,
+               seq ? " is the kernel's current counter" : "");
+        print_handlers(c);
+        envbuf_init(&env);
+        r = handler_chain_run_traced(c, &view, &env, name, &trace);
+        if (r == -ENOMEM) {
+                printf("verdict: aborted (handler environment exceeds %d bytes / %d variables)\n",
+                       HP_ENV_ADD_MAX_BYTES, HP_ENV_ADD_MAX_VARS);
+                return r;
+        }
+        if (r == HANDLER_FILTERED) {
+                printf("verdict: filtered by %s; no agent would run\n", trace.filtered_by);
+                return 0;
+        }
+        printf("verdict: run%s%s%s\n", a->all ? " (--all)" : "", trace.named_by ? ", argv[1] from handler " : "",
+               trace.named_by ? trace.named_by : "");
+        return print_result(&view, &env, name);
+}
 
 int verb_test(int argc, char *argv[])
 {
-        (void)argc;
-        (void)argv;
-        fprintf(stderr, "hotplugctl: test is not available in this build\n");
-        return CTL_EXIT_FAILURE;
+        _cleanup_close_ int rootfd = -1;
+        struct test_args a;
+        char devpath[PATH_MAX];
+        int r;
+
+        r = parse_args(argc, argv, &a);
+        if (r <= 0)
+                return r < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+        r = canonical_devpath(a.sysfs, a.devpath, devpath, sizeof(devpath));
+        if (r < 0) {
+                log_error_errno(r, "%s: not a device below %s", a.devpath, a.sysfs);
+                return CTL_EXIT_FAILURE;
+        }
+        rootfd = sysfs_open_root(a.sysfs);
+        if (rootfd < 0) {
+                log_error_errno(rootfd, "cannot open %s", a.sysfs);
+                return CTL_EXIT_FAILURE;
+        }
+        r = run_test_event(&a, rootfd, devpath);
+        fflush(stdout);
+        return r < 0 ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
 }

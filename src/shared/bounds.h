@@ -68,3 +68,21 @@
 #define HP_CONTROL_OUTPUT_MAX (1024 * 1024)
 #define HP_CONTROL_UUIDS_MAX 65536
 #define HP_CONTROL_TIMEOUT_MAX_SEC 86400
+/* Devices whose sysfs-derived legacy variables are remembered for later
+ * events (remove after the device is gone), and the bytes one entry may
+ * take (DEVPATH plus variables); the least recently used entry is evicted. */
+#define HP_DEVCACHE_DEFAULT 1024
+#define HP_DEVCACHE_MAX 65536
+#define HP_DEVCACHE_SLOT_BYTES 1024
+
+/* External handlers loaded from the handler directory, at most. */
+#define HP_HANDLERS_MAX 64
+
+/* Largest firmware image the built-in loader copies into the kernel. */
+#define HP_FIRMWARE_MAX_BYTES (64 * 1024 * 1024)
+
+/* Longest sysfs attribute value a handler reads in one call. */
+#define HP_SYSFS_ATTR_MAX 4096
+
+/* Per-subsystem filter rules (built-in defaults plus configured ones). */
+#define HP_FILTER_RULES_MAX 64

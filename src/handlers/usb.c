@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * usb: the 2.6 usb_hotplug() variables, for USB devices and interfaces.
+ *   DEVICE=/proc/bus/usb/%03d/%03d    bus and device number (usbfs name)
+ *   PRODUCT=%x/%x/%x                  idVendor/idProduct/bcdDevice
+ *   TYPE=%d/%d/%d                     bDeviceClass/SubClass/Protocol
+ *   INTERFACE=%d/%d/%d                bInterfaceClass/SubClass/Protocol
+ * Today's kernel still sends PRODUCT, TYPE and INTERFACE: they pass
+ * through and are rebuilt from sysfs only when missing.  DEVICE is always
+ * rebuilt: from BUSNUM/DEVNUM of a usb_device event, else from the busnum
+ * and devnum attributes of the device (an interface's parent).  Sysfs
+ * keeps these numbers in hex (descriptor fields) or decimal (busnum,
+ * devnum), the formats above are the kernel's of 2003.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+
+static const char *const usb_subsystems[] = { "usb", NULL };
+static const char *const usb_keys[] = { "DEVICE", "PRODUCT", "TYPE", "INTERFACE", NULL };
+
+enum usb_kind { USB_OTHER, USB_DEVICE, USB_INTERFACE };
+
+static enum usb_kind kind_of(const struct hotplugd_event *e)
+{
+        const char *devtype = builtin_get(e, "DEVTYPE");
+        char buf[16];
+
+        if (devtype)
+                return strcmp(devtype, "usb_device") == 0      ? USB_DEVICE
+                       : strcmp(devtype, "usb_interface") == 0 ? USB_INTERFACE
+                                                               : USB_OTHER;
+        if (builtin_read(e, e->ev->devpath, "bInterfaceClass", buf, sizeof(buf)) >= 0)
+                return USB_INTERFACE;
+        if (builtin_read(e, e->ev->devpath, "idVendor", buf, sizeof(buf)) >= 0)
+                return USB_DEVICE;
+        return USB_OTHER;
+}
+
+static int parse_dec(const char *s, unsigned long *ret)
+{
+        char *end;
+
+        if (!s || !*s || *s == '-')
+                return -EINVAL;
+        errno = 0;
+        *ret = strtoul(s, &end, 10);
+        return errno || *end ? -EINVAL : 0;
+}
+
+static int add_device(const struct hotplugd_event *e, struct hotplugd_env *env, enum usb_kind kind,
+                      const char *usbdev)
+{
+        static const char *const attrs[] = { "busnum", "devnum", NULL };
+        unsigned long n[2];
+
+        if (kind != USB_DEVICE || parse_dec(builtin_get(e, "BUSNUM"), &n[0]) < 0 ||
+            parse_dec(builtin_get(e, "DEVNUM"), &n[1]) < 0)
+                if (builtin_read_ulongs(e, usbdev, attrs, 10, n) < 0)
+                        return 0;
+        return builtin_learnf(e, env, "DEVICE", "/proc/bus/usb/%03lu/%03lu", n[0], n[1]);
+}
+
+static int add_missing(const struct hotplugd_event *e, struct hotplugd_env *env, const char *key,
+                       const char *devpath, const char *const *attrs, bool hex)
+{
+        unsigned long v[3];
+
+        /* Sysfs shows every descriptor field in hex. */
+        if (builtin_get(e, key) || builtin_read_ulongs(e, devpath, attrs, 16, v) < 0)
+                return 0;
+        if (hex)
+                return builtin_learnf(e, env, key, "%lx/%lx/%lx", v[0], v[1], v[2]);
+        return builtin_learnf(e, env, key, "%lu/%lu/%lu", v[0], v[1], v[2]);
+}
+
+static int usb_add_env(const struct hotplugd_host *host, void *data, const struct hotplugd_event *e,
+                       struct hotplugd_env *env)
+{
+        static const char *const product[] = { "idVendor", "idProduct", "bcdDevice", NULL };
+        static const char *const type[] = { "bDeviceClass", "bDeviceSubClass", "bDeviceProtocol", NULL };
+        static const char *const iface[] = { "bInterfaceClass", "bInterfaceSubClass", "bInterfaceProtocol", NULL };
+        char usbdev[4096];
+        enum usb_kind kind;
+        int r;
+
+        if (builtin_recalling(e))
+                return builtin_recall(e, env, usb_keys);
+        kind = kind_of(e);
+        if (kind == USB_OTHER)
+                return 0;
+        if (kind == USB_INTERFACE) {
+                if (builtin_parent(e->ev->devpath, usbdev, sizeof(usbdev)) < 0)
+                        return 0;
+        } else if (strlen(e->ev->devpath) < sizeof(usbdev))
+                strcpy(usbdev, e->ev->devpath);
+        else
+                return 0;
+
+        r = add_device(e, env, kind, usbdev);
+        if (r >= 0)
+                r = add_missing(e, env, "PRODUCT", usbdev, product, true);
+        if (r >= 0)
+                r = add_missing(e, env, "TYPE", usbdev, type, false);
+        if (r >= 0 && kind == USB_INTERFACE)
+                r = add_missing(e, env, "INTERFACE", e->ev->devpath, iface, false);
+        return r;
+}
+
+const struct hotplugd_handler builtin_usb = {
+        BUILTIN_HANDLER("usb", usb_subsystems),
+        .add_env = usb_add_env,
+};

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Built-in handlers against the hand-written fixture sysfs tree
+ * tests/fixtures/sysfs (a Logitech K120 USB keyboard with its interface,
+ * HID and input devices, a Realtek RTL8153 USB NIC, a hub, and an Intel
+ * I219 PCI NIC), checked digit by digit against the 2.6 formats:
+ *   DEVICE=/proc/bus/usb/%03d/%03d   PRODUCT=%x/%x/%x
+ *   TYPE=%d/%d/%d                    INTERFACE=%d/%d/%d
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "handler-test-util.h"
+#include "sysfs.h"
+
+#define ROOT FIXTURE_DIR "/sysfs"
+#define KBD "/devices/pci0000:00/0000:00:14.0/usb1/1-2"
+#define KBD_IF KBD "/1-2:1.0"
+#define KBD_INPUT KBD_IF "/0003:046D:C31C.0001/input/input5"
+#define NIC_USB "/devices/pci0000:00/0000:00:14.0/usb2/2-1"
+#define HUB "/devices/pci0000:00/0000:00:14.0/usb1/1-3"
+#define PCI_NIC "/devices/pci0000:00/0000:00:1f.6"
+
+static struct run R;
+
+/* The USB device event without the variables the kernel computes: all rebuilt from sysfs. */
+static void test_usb_device_rebuilt(void)
+{
+        struct handler_chain *c = chain_for(ROOT);
+
+        check_int(run_event(c, &R, "add", KBD, "usb", "DEVTYPE=usb_device", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/001/003");
+        check_str(agent_env(&R, "PRODUCT"), "46d/c31c/6400");
+        check_str(agent_env(&R, "TYPE"), "0/0/0");
+        check(!agent_env(&R, "INTERFACE"));
+        check_str(agent_env(&R, "PHYSDEVBUS"), "usb");
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "usb");
+        check(!agent_env(&R, "PHYSDEVPATH")); /* a bus device: 2.6 sent no PHYSDEVPATH */
+        check_str(R.view.subsystem, "usb");
+        check(!R.ev || strcmp(R.ev->name, "usb") == 0);
+
+        /* The same values as the fixture's uevent file (what the kernel sends today). */
+        check_str(agent_env(&R, "PRODUCT"), uevent_file_get(ROOT KBD "/uevent", "PRODUCT"));
+        check_str(agent_env(&R, "TYPE"), uevent_file_get(ROOT KBD "/uevent", "TYPE"));
+
+        /* Hub: class 9, protocol 2, device 105: no zero padding but %03d for DEVICE. */
+        check_int(run_event(c, &R, "add", HUB, "usb", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/001/105");
+        check_str(agent_env(&R, "PRODUCT"), "5e3/610/9323");
+        check_str(agent_env(&R, "TYPE"), "9/0/2");
+        run_release(&R);
+        handler_chain_free(c);
+}
+
+/* Kernel values pass through untouched; DEVICE comes from BUSNUM/DEVNUM. */
+static void test_usb_device_passthrough(void)
+{
+        struct handler_chain *c = chain_for(ROOT);
+
+        check_int(run_event(c, &R, "add", NIC_USB, "usb", "DEVTYPE=usb_device", "PRODUCT=bda/8153/3000",
+                            "TYPE=0/0/0", "BUSNUM=002", "DEVNUM=012", NULL),
+                  HANDLER_RUN);
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/002/012");
+        check_str(agent_env(&R, "PRODUCT"), "bda/8153/3000");
+        check_int(R.env.n, 3); /* DEVICE, PHYSDEVBUS, PHYSDEVDRIVER: nothing recomputed */
+        /* A kernel value wins even if sysfs disagrees. */
+        check_int(run_event(c, &R, "add", NIC_USB, "usb", "PRODUCT=1/2/3", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PRODUCT"), "1/2/3");
+        run_release(&R);
+        handler_chain_free(c);
+}
+
+static void test_usb_interface(void)
+{
+        struct handler_chain *c = chain_for(ROOT);
+
+        check_int(run_event(c, &R, "add", KBD_IF, "usb", "DEVTYPE=usb_interface", "DRIVER=usbhid", NULL),
+                  HANDLER_RUN);
+        check_str(agent_env(&R, "INTERFACE"), "3/1/1");
+        check_str(agent_env(&R, "PRODUCT"), "46d/c31c/6400");
+        check_str(agent_env(&R, "TYPE"), "0/0/0");
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/001/003");
+        check_str(agent_env(&R, "PHYSDEVBUS"), "usb");
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "usbhid");
+        check_str(agent_env(&R, "INTERFACE"), uevent_file_get(ROOT KBD_IF "/uevent", "INTERFACE"));
+
+        /* Vendor-specific interface ff/ff/00 is 255/255/0 in decimal; no DEVTYPE: found from sysfs. */
+        check_int(run_event(c, &R, "add", NIC_USB "/2-1:1.0", "usb", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "INTERFACE"), "255/255/0");
+        check_str(agent_env(&R, "PRODUCT"), "bda/8153/3000");
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/002/012");
+        check(!agent_env(&R, "PHYSDEVDRIVER")); /* unbound */
+        check_str(agent_env(&R, "INTERFACE"), uevent_file_get(ROOT NIC_USB "/2-1:1.0/uevent", "INTERFACE"));
+        run_release(&R);
+        handler_chain_free(c);
+}
+
+static void test_input_keyboard(void)
+{
+        struct handler_config cfg = { .sysfs_root = ROOT, .input_strip_quotes = true };
+        struct handler_chain *c = chain_for(ROOT), *strip = NULL;
+
+        check_int(handler_chain_new(&cfg, &strip), 0);
+        check_int(run_event(c, &R, "add", KBD_INPUT, "input", "PRODUCT=3/46d/c31c/110",
+                            "NAME=\"Logitech USB Keyboard\"", "PHYS=\"usb-0000:00:14.0-2/input0\"", NULL),
+                  HANDLER_RUN);
+        check_str(agent_env(&R, "NAME"), "\"Logitech USB Keyboard\"");
+        check_str(agent_env(&R, "PHYSDEVPATH"), KBD_IF "/0003:046D:C31C.0001");
+        check_str(agent_env(&R, "PHYSDEVBUS"), "hid");
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "hid-generic");
+
+        check_int(run_event(strip, &R, "add", KBD_INPUT, "input", "NAME=\"Logitech USB Keyboard\"",
+                            "PHYS=\"usb-0000:00:14.0-2/input0\"", NULL),
+                  HANDLER_RUN);
+        check_str(agent_env(&R, "NAME"), "Logitech USB Keyboard");
+        check_str(agent_env(&R, "PHYS"), "usb-0000:00:14.0-2/input0");
+        check_str(agent_env(&R, "PRODUCT"), "3/46d/c31c/110"); /* rebuilt from id/ */
+        check_str(agent_env(&R, "PRODUCT"), uevent_file_get(ROOT KBD_INPUT "/uevent", "PRODUCT"));
+
+        /* The event child: a class device whose physical device is the same HID device. */
+        check_int(run_event(strip, &R, "add", KBD_INPUT "/event3", "input", "DEVNAME=input/event3", NULL),
+                  HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVPATH"), KBD_IF "/0003:046D:C31C.0001");
+        check(!agent_env(&R, "PRODUCT"));
+        run_release(&R);
+        handler_chain_free(c);
+        handler_chain_free(strip);
+}
+
+static void test_pci_and_net(void)
+{
+        static const char *const keys[] = { "PCI_CLASS", "PCI_ID", "PCI_SUBSYS_ID", "PCI_SLOT_NAME", "MODALIAS" };
+        struct handler_chain *c = chain_for(ROOT);
+
+        check_int(run_event(c, &R, "add", PCI_NIC, "pci", "DRIVER=e1000e", NULL), HANDLER_RUN);
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                check_str(agent_env(&R, keys[i]), uevent_file_get(ROOT PCI_NIC "/uevent", keys[i]));
+        check_str(agent_env(&R, "PCI_ID"), "8086:15BB");
+        check_str(agent_env(&R, "PCI_CLASS"), "20000");
+        check_str(agent_env(&R, "PHYSDEVBUS"), "pci");
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "e1000e");
+
+        check_int(run_event(c, &R, "add", PCI_NIC "/net/enp0s31f6", "net", "IFINDEX=2", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "INTERFACE"), "enp0s31f6");
+        check_str(agent_env(&R, "PHYSDEVPATH"), PCI_NIC);
+        check_str(agent_env(&R, "PHYSDEVBUS"), "pci");
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "e1000e");
+        run_release(&R);
+        handler_chain_free(c);
+}
+
+static void test_filter_policy(void)
+{
+        const char *q = PCI_NIC "/net/enp0s31f6/queues/rx-0";
+        struct handler_config cfg = { .sysfs_root = ROOT };
+        struct handler_chain *c = chain_for(ROOT), *d = NULL;
+
+        check_int(run_event(c, &R, "add", q, "queues", NULL), HANDLER_FILTERED);
+        check_str(R.trace.filtered_by, "policy");
+        check_int(run_event(c, &R, "add", "/bus/pci/drivers/e1000e", "drivers", NULL), HANDLER_FILTERED);
+        check_int(run_event(c, &R, "add", "/devices/pci0000:00/0000:00:17.0/ata1/host0", "scsi",
+                            "DEVTYPE=scsi_host", NULL),
+                  HANDLER_FILTERED);
+        check_str(R.trace.filtered_by, "scsi");
+        check_int(run_event(c, &R, "add", "/devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0",
+                            "scsi", "DEVTYPE=scsi_device", NULL),
+                  HANDLER_RUN);
+        handler_chain_free(c);
+
+        cfg.pass_all = true;
+        check_int(handler_chain_new(&cfg, &d), 0);
+        check_int(run_event(d, &R, "add", q, "queues", NULL), HANDLER_RUN);
+        check_int(run_event(d, &R, "add", "/devices/x/host0", "scsi", "DEVTYPE=scsi_host", NULL), HANDLER_RUN);
+        d = handler_chain_free(d);
+
+        cfg.pass_all = false;
+        cfg.filter_policy = "queues=keep, scsi=keep net=drop";
+        check_int(handler_chain_new(&cfg, &d), 0);
+        check_int(run_event(d, &R, "add", q, "queues", NULL), HANDLER_RUN);
+        check_int(run_event(d, &R, "add", "/devices/x/host0", "scsi", "DEVTYPE=scsi_host", NULL), HANDLER_RUN);
+        check_int(run_event(d, &R, "add", PCI_NIC "/net/enp0s31f6", "net", NULL), HANDLER_FILTERED);
+        d = handler_chain_free(d);
+
+        cfg.filter_policy = "none *=drop block=handlers";
+        check_int(handler_chain_new(&cfg, &d), 0);
+        check_int(run_event(d, &R, "add", "/devices/virtual/block/zram9", "block", NULL), HANDLER_RUN);
+        check_int(run_event(d, &R, "add", "/devices/virtual/misc/x", "misc", NULL), HANDLER_FILTERED);
+        d = handler_chain_free(d);
+
+        cfg.filter_policy = "queues=maybe";
+        check_int(handler_chain_new(&cfg, &d), -EINVAL);
+        check(!d);
+        run_release(&R);
+}
+
+/* Copy the fixture so a test may delete or write parts of it. */
+static void copy_fixture(char *dir, size_t size)
+{
+        char cmd[1024];
+
+        snprintf(dir, size, "/tmp/hotplugd-fixture.XXXXXX");
+        check(mkdtemp(dir));
+        snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s/'", ROOT, dir);
+        check_int(system(cmd), 0);
+        strncat(dir, "/sysfs", size - strlen(dir) - 1);
+}
+
+static void remove_tree(const char *dir)
+{
+        char cmd[1024];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        check_int(system(cmd), 0);
+}
+
+static void test_remove_after_gone(void)
+{
+        char root[512], path[1024];
+        struct handler_chain *c;
+
+        copy_fixture(root, sizeof(root));
+        c = chain_for(root);
+        check_int(run_event(c, &R, "add", KBD_IF, "usb", "DEVTYPE=usb_interface", "DRIVER=usbhid", NULL),
+                  HANDLER_RUN);
+        check(!R.trace.from_cache);
+        check_int(run_event(c, &R, "change", KBD_IF, "usb", "DEVTYPE=usb_interface", NULL), HANDLER_RUN);
+        check(R.trace.from_cache);
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "usbhid");
+
+        /* Unplug: the whole device directory is gone before the remove event is handled. */
+        snprintf(path, sizeof(path), "%s%s", root, KBD);
+        remove_tree(path);
+        check_int(run_event(c, &R, "remove", KBD_IF, "usb", "DEVTYPE=usb_interface", NULL), HANDLER_RUN);
+        check(R.trace.from_cache);
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/001/003");
+        check_str(agent_env(&R, "PRODUCT"), "46d/c31c/6400");
+        check_str(agent_env(&R, "TYPE"), "0/0/0");
+        check_str(agent_env(&R, "INTERFACE"), "3/1/1");
+        check_str(agent_env(&R, "PHYSDEVBUS"), "usb");
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "usbhid");
+
+        /* The entry went with the remove: a second remove only knows what survives without sysfs. */
+        check_int(run_event(c, &R, "remove", KBD_IF, "usb", "DEVTYPE=usb_interface", NULL), HANDLER_RUN);
+        check(!R.trace.from_cache);
+        check(!agent_env(&R, "DEVICE"));
+        check_str(agent_env(&R, "PHYSDEVBUS"), "usb"); /* bus/usb still exists */
+        run_release(&R);
+        handler_chain_free(c);
+        remove_tree(root);
+}
+
+static void test_cache_bounded(void)
+{
+        struct handler_config cfg = { .sysfs_root = NULL, .cache_size = 2 };
+        char root[512], path[1024];
+        struct handler_chain *c = NULL;
+
+        copy_fixture(root, sizeof(root));
+        cfg.sysfs_root = root;
+        check_int(handler_chain_new(&cfg, &c), 0);
+        check_int(run_event(c, &R, "add", PCI_NIC "/net/enp0s31f6", "net", NULL), HANDLER_RUN);
+        check_int(run_event(c, &R, "add", KBD, "usb", NULL), HANDLER_RUN);
+        check_int(run_event(c, &R, "add", HUB, "usb", NULL), HANDLER_RUN);
+        snprintf(path, sizeof(path), "%s%s", root, PCI_NIC);
+        remove_tree(path);
+        /* The oldest entry was evicted: the NIC's remove cannot recall its PHYSDEVPATH. */
+        check_int(run_event(c, &R, "remove", PCI_NIC "/net/enp0s31f6", "net", "INTERFACE=enp0s31f6", NULL),
+                  HANDLER_RUN);
+        check(!R.trace.from_cache);
+        check(!agent_env(&R, "PHYSDEVPATH"));
+        check_int(run_event(c, &R, "change", HUB, "usb", NULL), HANDLER_RUN);
+        check(R.trace.from_cache);
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/001/105");
+        run_release(&R);
+        handler_chain_free(c);
+        remove_tree(root);
+}
+
+static void test_firmware_loader(void)
+{
+        struct handler_config cfg = { .firmware_loader = true, .firmware_path = "/nonexistent:" FIXTURE_DIR "/firmware" };
+        const char *fw = PCI_NIC "/firmware/0000:00:1f.6";
+        char root[512], path[1024], buf[256];
+        struct handler_chain *c = NULL;
+        int fd;
+        ssize_t n;
+
+        copy_fixture(root, sizeof(root));
+        cfg.sysfs_root = root;
+        check_int(handler_chain_new(&cfg, &c), 0);
+        /* Not found: the agent gets the request, with TIMEOUT rebuilt from class/firmware/timeout. */
+        check_int(run_event(c, &R, "add", fw, "firmware", "FIRMWARE=e1000e/missing.bin", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "TIMEOUT"), "60");
+        check_str(agent_env(&R, "FIRMWARE"), "e1000e/missing.bin");
+        /* A name escaping the search path is never opened. */
+        check_int(run_event(c, &R, "add", fw, "firmware", "FIRMWARE=../sysfs/class/firmware/timeout", NULL),
+                  HANDLER_RUN);
+        /* Found: loaded through loading/data and the event is consumed. */
+        check_int(run_event(c, &R, "add", fw, "firmware", "FIRMWARE=e1000e/test.bin", "TIMEOUT=60", NULL),
+                  HANDLER_FILTERED);
+        check_str(R.trace.filtered_by, "firmware");
+        snprintf(path, sizeof(path), "%s%s/data", root, fw);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        check(fd >= 0);
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        check(n > 0);
+        buf[n] = '\0';
+        check_str(buf, "hotplugd test firmware\n");
+        snprintf(path, sizeof(path), "%s%s/loading", root, fw);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        check(n >= 1 && buf[0] == '0');
+        handler_chain_free(c);
+
+        /* Loader off (default): the request goes to the agent. */
+        cfg.firmware_loader = false;
+        check_int(handler_chain_new(&cfg, &c), 0);
+        check_int(run_event(c, &R, "add", fw, "firmware", "FIRMWARE=e1000e/test.bin", NULL), HANDLER_RUN);
+        run_release(&R);
+        handler_chain_free(c);
+        remove_tree(root);
+}
+
+/* Sysfs reads stay below the root: no "..", no symbolic link followed, in both implementations. */
+static void test_sysfs_confined(void)
+{
+        int rootfd = sysfs_open_root(ROOT);
+        char buf[256];
+
+        check(rootfd >= 0);
+        for (int pass = 0; pass < 2; pass++) {
+                sysfs_force_fallback(pass == 1);
+                check_int(sysfs_read(rootfd, KBD, "idVendor", buf, sizeof(buf)), 4);
+                check_str(buf, "046d");
+                check_int(sysfs_read(rootfd, "/devices/virtual/net/evil0", "passwd", buf, sizeof(buf)), -ELOOP);
+                check_int(sysfs_read(rootfd, KBD, "subsystem/drivers", buf, sizeof(buf)), -ELOOP);
+                check_int(sysfs_read(rootfd, KBD "/..", "idVendor", buf, sizeof(buf)), -EINVAL);
+                check_int(sysfs_read(rootfd, KBD, "../1-3/idVendor", buf, sizeof(buf)), -EINVAL);
+                check_int(sysfs_read(rootfd, KBD, "idVendor", buf, 3), -ENOBUFS);
+                check_int(sysfs_read(rootfd, KBD, "nonexistent", buf, sizeof(buf)), -ENOENT);
+        }
+        sysfs_force_fallback(false);
+        check(!sysfs_path_valid("a//b"));
+        check(!sysfs_path_valid("a/./b"));
+        check(!sysfs_path_valid("/abs"));
+        check(!sysfs_path_valid("a/"));
+        check(sysfs_path_valid("a/b.c/..d"));
+        close(rootfd);
+
+        /* The chain on a link out of the root learns nothing. */
+        struct handler_chain *c = chain_for(ROOT);
+        check_int(run_event(c, &R, "add", "/devices/virtual/net/evil0", "net", NULL), HANDLER_RUN);
+        check(!agent_env(&R, "PHYSDEVPATH"));
+        run_release(&R);
+        handler_chain_free(c);
+}
+
+static void test_link_escape(void)
+{
+        char dir[] = "/tmp/hotplugd-link.XXXXXX", path[256], buf[256];
+        int rootfd, fd;
+
+        check(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/devices/d", dir);
+        check_int(system("true"), 0);
+        check_int(mkdir(strcat(strcpy(buf, dir), "/devices"), 0755), 0);
+        check_int(mkdir(path, 0755), 0);
+        check_int(symlink("../../../../../etc", strcat(strcpy(buf, path), "/subsystem")), 0);
+        check_int(symlink("../../bus/pci", strcat(strcpy(buf, path), "/driver")), 0);
+        rootfd = sysfs_open_root(dir);
+        fd = sysfs_open_dir(rootfd, "/devices/d");
+        check(fd >= 0);
+        check_int(sysfs_link_at(fd, "/devices/d", "subsystem", buf, sizeof(buf)), -EXDEV);
+        check_int(sysfs_link_at(fd, "/devices/d", "driver", buf, sizeof(buf)), 7);
+        check_str(buf, "bus/pci");
+        close(fd);
+        close(rootfd);
+        remove_tree(dir);
+}
+
+int main(void)
+{
+        run_test(test_usb_device_rebuilt);
+        run_test(test_usb_device_passthrough);
+        run_test(test_usb_interface);
+        run_test(test_input_keyboard);
+        run_test(test_pci_and_net);
+        run_test(test_filter_policy);
+        run_test(test_remove_after_gone);
+        run_test(test_cache_bounded);
+        run_test(test_firmware_loader);
+        run_test(test_sysfs_confined);
+        run_test(test_link_escape);
+        return 0;
+}
