@@ -1,0 +1,2 @@
+#include "test.h"
+int main(void) { return 77; }
