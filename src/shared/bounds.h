@@ -67,4 +67,4 @@
  * remaining lanes are merged into the last one). */
 #define HP_TIMELINE_MAX_RUNS 100000
 #define HP_TIMELINE_MAX_EVENTS 200000
-#define HP_TIMELINE_MAX_LANES 200
+#define HP_TIMELINE_MAX_LANES 400
