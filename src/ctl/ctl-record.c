@@ -1,13 +1,241 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: hotplugctl record is not written yet. */
+/*
+ * hotplugctl record FILE [--count N] [--duration S]
+ *
+ * Listens on the kernel uevent socket itself (group 1, with the kernel
+ * trust checks of the uevent source) and appends every datagram, as
+ * received, to a recording (format in record.h), plus an OVERFLOW record
+ * whenever the receive buffer overflowed.  Stops on SIGINT/SIGTERM, after N
+ * datagrams or S seconds, then prints a summary.  The file is synced about
+ * once a second and at the end.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include "ctl.h"
+#include "macro.h"
+#include "netlink.h"
+#include "record.h"
+#include "time-util.h"
+
+#define SYNC_INTERVAL_USEC USEC_PER_SEC
+
+struct recorder {
+        struct record_writer *w;
+        struct uevent_source *src;
+        uint64_t max_count;     /* 0: no limit */
+        usec_t deadline;        /* CLOCK_MONOTONIC; 0: none */
+        uint64_t datagrams, bytes, overflows, dropped;
+        bool done;
+};
+
+static void usage(FILE *f)
+{
+        fprintf(f, "Usage: hotplugctl record FILE [--count N] [--duration SECONDS]\n\n"
+                   "Append every kernel uevent to FILE (created, or appended to) until\n"
+                   "SIGINT/SIGTERM, N events, or SECONDS have passed.\n\n"
+                   "  -c, --count N          stop after N events\n"
+                   "  -d, --duration SECONDS stop after this long (fractions allowed)\n"
+                   "  -h, --help             this help\n");
+}
+
+static int parse_args(int argc, char *argv[], struct recorder *rc, const char **ret_path)
+{
+        static const struct option opts[] = {
+                { "count", required_argument, NULL, 'c' },
+                { "duration", required_argument, NULL, 'd' },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        char *end;
+        double d;
+        int c;
+
+        while ((c = getopt_long(argc, argv, "c:d:h", opts, NULL)) >= 0) {
+                switch (c) {
+                case 'c':
+                        errno = 0;
+                        rc->max_count = strtoull(optarg, &end, 10);
+                        if (errno || *end || !*optarg || optarg[0] == '-' || rc->max_count == 0) {
+                                fprintf(stderr, "hotplugctl record: --count wants a positive number\n");
+                                return -EINVAL;
+                        }
+                        break;
+                case 'd':
+                        errno = 0;
+                        d = strtod(optarg, &end);
+                        if (errno || *end || !*optarg || !(d > 0 && d <= 1e9)) {
+                                fprintf(stderr, "hotplugctl record: --duration wants positive seconds\n");
+                                return -EINVAL;
+                        }
+                        rc->deadline = now_usec(CLOCK_MONOTONIC) + (usec_t)(d * (double)USEC_PER_SEC);
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return 0;
+                default:
+                        usage(stderr);
+                        return -EINVAL;
+                }
+        }
+        if (optind != argc - 1) {
+                usage(stderr);
+                return -EINVAL;
+        }
+        *ret_path = argv[optind];
+        return 1;
+}
+
+static int append_datagram(struct recorder *rc, const char *data, size_t size)
+{
+        struct record rec = {
+                .type = RECORD_DATAGRAM,
+                .datagram = { .realtime = now_usec(CLOCK_REALTIME), .monotonic = now_usec(CLOCK_MONOTONIC),
+                              .data = data, .size = size },
+        };
+        int r = record_append(rc->w, &rec);
+
+        if (r < 0)
+                return r;
+        rc->datagrams++;
+        rc->bytes += size;
+        if (rc->max_count && rc->datagrams >= rc->max_count)
+                rc->done = true;
+        return 0;
+}
+
+/* Read everything the socket holds. Return: 0 or negative errno (fatal). */
+static int drain(struct recorder *rc)
+{
+        const char *data;
+        size_t size;
+        int r;
+
+        while (!rc->done) {
+                r = uevent_source_receive(rc->src, &data, &size);
+                if (r == 0)
+                        return 0;
+                if (r == -ENOBUFS) {
+                        struct record rec = { .type = RECORD_OVERFLOW,
+                                              .overflow = { now_usec(CLOCK_REALTIME), now_usec(CLOCK_MONOTONIC) } };
+                        rc->overflows++;
+                        r = record_append(rc->w, &rec);
+                } else if (r == -EPERM || r == -EMSGSIZE) {
+                        rc->dropped++;
+                        r = 0;
+                } else if (r > 0)
+                        r = append_datagram(rc, data, size);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int open_signalfd(void)
+{
+        sigset_t mask;
+        int fd;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return negative_errno();
+        fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+static int loop(struct recorder *rc, int sigfd)
+{
+        usec_t last_sync = now_usec(CLOCK_MONOTONIC);
+        int r;
+
+        while (!rc->done) {
+                usec_t now = now_usec(CLOCK_MONOTONIC), wait = SYNC_INTERVAL_USEC;
+                struct pollfd p[2] = { { .fd = rc->src->fd, .events = POLLIN }, { .fd = sigfd, .events = POLLIN } };
+
+                if (rc->deadline) {
+                        if (now >= rc->deadline)
+                                break;
+                        wait = MIN(wait, rc->deadline - now);
+                }
+                r = poll(p, 2, (int)((wait + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
+                if (r < 0 && errno != EINTR)
+                        return negative_errno();
+                if (p[1].revents & POLLIN)
+                        break;
+                if (p[0].revents & (POLLIN | POLLERR)) {
+                        r = drain(rc);
+                        if (r < 0)
+                                return r;
+                }
+                if (now_usec(CLOCK_MONOTONIC) - last_sync >= SYNC_INTERVAL_USEC) {
+                        r = record_writer_sync(rc->w);
+                        if (r < 0)
+                                return r;
+                        last_sync = now_usec(CLOCK_MONOTONIC);
+                }
+        }
+        return 0;
+}
 
 int verb_record(int argc, char *argv[])
 {
-        (void)argc;
-        (void)argv;
-        fprintf(stderr, "hotplugctl: record is not available in this build\n");
-        return CTL_EXIT_FAILURE;
+        struct recorder rc = { 0 };
+        const char *path = NULL;
+        _cleanup_close_ int sigfd = -1;
+        usec_t started;
+        int r;
+
+        r = parse_args(argc, argv, &rc, &path);
+        if (r <= 0)
+                return r < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+
+        sigfd = open_signalfd();
+        if (sigfd < 0) {
+                fprintf(stderr, "hotplugctl record: signalfd: %s\n", strerror(-sigfd));
+                return CTL_EXIT_FAILURE;
+        }
+        r = record_writer_open(path, &rc.w);
+        if (r < 0) {
+                fprintf(stderr, "hotplugctl record: %s: %s\n", path,
+                        r == -EBADMSG ? "exists and is not a hotplugd recording"
+                        : r == -EBUSY ? "another recorder is writing to it"
+                                      : strerror(-r));
+                return CTL_EXIT_FAILURE;
+        }
+        r = uevent_source_open(HP_RCVBUF_DEFAULT, &rc.src);
+        if (r < 0) {
+                fprintf(stderr, "hotplugctl record: cannot open the kernel uevent socket: %s\n", strerror(-r));
+                record_writer_free(rc.w);
+                return CTL_EXIT_FAILURE;
+        }
+        if (isatty(STDERR_FILENO))
+                fprintf(stderr, "Recording kernel uevents to %s; Ctrl-C stops.\n", path);
+        started = now_usec(CLOCK_MONOTONIC);
+        r = loop(&rc, sigfd);
+        if (r < 0)
+                fprintf(stderr, "hotplugctl record: %s: %s\n", path, strerror(-r));
+        {
+                int s = record_writer_sync(rc.w);
+                if (s < 0 && r >= 0) {
+                        fprintf(stderr, "hotplugctl record: %s: sync: %s\n", path, strerror(-s));
+                        r = s;
+                }
+        }
+        printf("recorded %" PRIu64 " event(s), %" PRIu64 " bytes, in %.3f s to %s; %" PRIu64
+               " overflow(s), %" PRIu64 " datagram(s) dropped (not from the kernel or truncated)\n",
+               rc.datagrams, rc.bytes, (double)(now_usec(CLOCK_MONOTONIC) - started) / (double)USEC_PER_SEC, path,
+               rc.overflows, rc.dropped);
+        rc.src = uevent_source_free(rc.src);
+        rc.w = record_writer_free(rc.w);
+        return r < 0 ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
 }

@@ -86,3 +86,18 @@
 
 /* Per-subsystem filter rules (built-in defaults plus configured ones). */
 #define HP_FILTER_RULES_MAX 64
+/* Recordings: largest record payload (a datagram of HP_UEVENT_MAX_SIZE plus
+ * its times fits), and the longest text (agent path, wait reason) in one. */
+#define HP_RECORD_MAX 16384
+#define HP_RECORD_TEXT_MAX 4096
+
+/* Replay: the longest pause kept between two recorded events (a recording
+ * appended to across hours or reboots replays without the idle time). */
+#define HP_REPLAY_MAX_DELAY_USEC (10 * 1000000ULL)
+
+/* hotplugctl timeline: most agent runs and events read from one recording
+ * (the rest is ignored, with a note), and most lanes drawn in the SVG (the
+ * remaining lanes are merged into the last one). */
+#define HP_TIMELINE_MAX_RUNS 100000
+#define HP_TIMELINE_MAX_EVENTS 200000
+#define HP_TIMELINE_MAX_LANES 400

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * hotplugctl timeline: a model of a recording (lanes, agent-run bars, wait
+ * arrows, gap and overflow marks) built from records, and two renderers of
+ * it (SVG, text).  The model owns copies of every string it keeps; all of
+ * them came from a file and are untrusted (datagrams were validated with
+ * uevent_parse(); programs and reasons are arbitrary bytes without NUL), so
+ * the renderers escape everything they print.
+ *
+ * Times in the model are microseconds since t0, the earliest time in the
+ * recording (CLOCK_MONOTONIC of the recorder).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "record.h"
+#include "time-util.h"
+
+enum timeline_lanes {
+        TIMELINE_LANES_DEVICE,     /* one lane per DEVPATH */
+        TIMELINE_LANES_SUBSYSTEM,  /* one lane per SUBSYSTEM */
+};
+
+struct tl_event {             /* one valid datagram */
+        uint64_t seqnum;
+        usec_t t;             /* received */
+        char *action, *devpath, *subsystem;
+        unsigned lane;
+};
+
+struct tl_run {               /* one agent run */
+        uint64_t seqnum;
+        uint32_t pid;
+        usec_t start, end;
+        bool finished;        /* an AGENT_END was seen (else end = end of recording) */
+        enum record_agent_status status;
+        int32_t value;
+        char *program;        /* NULL if it never started (exec failure without a start) */
+        long event;           /* index into events, -1 if its datagram is not in the recording */
+        unsigned lane;
+};
+
+struct tl_wait {
+        uint64_t seqnum, blocker;
+        char *reason;
+        long from_run, to_run; /* blocker's last run, waiter's first run; -1 if absent */
+};
+
+struct tl_mark {              /* a SEQNUM gap or a receive-buffer overflow */
+        usec_t t;
+        bool overflow;
+        uint64_t first, last; /* gap only */
+        enum record_gap_class class;
+};
+
+struct tl_lane {
+        const char *name;     /* borrowed from an event, or a static string */
+        usec_t first;         /* earliest time anything happened in it */
+        unsigned n_runs, n_events;
+};
+
+struct timeline {
+        struct tl_event *events;
+        size_t n_events, a_events;
+        struct tl_run *runs;      /* sorted by start after timeline_finish() */
+        size_t n_runs, a_runs;
+        struct tl_wait *waits;
+        size_t n_waits, a_waits;
+        struct tl_mark *marks;    /* sorted by time after timeline_finish() */
+        size_t n_marks, a_marks;
+        struct tl_lane *lanes;    /* ordered by first activity */
+        size_t n_lanes;
+        enum timeline_lanes by;
+        usec_t t0, span;          /* span: last time minus t0, at least 1 ms */
+
+        uint64_t rejected;        /* datagrams that failed uevent_parse() */
+        uint64_t ignored;         /* records past HP_TIMELINE_MAX_RUNS/EVENTS */
+        uint64_t unmatched_ends;  /* AGENT_END without a start (exec failures become zero-length runs) */
+        bool finished;
+};
+
+/* Return: 0 or -ENOMEM. */
+int timeline_new(struct timeline **ret);
+struct timeline *timeline_free(struct timeline *tl);
+
+/**
+ * timeline_add() - account one record read from a recording.
+ * @tl: model (not yet finished)
+ * @rec: the record (borrowed for the call; strings are copied)
+ * Return: 0 or -ENOMEM.  Invalid datagrams are counted in tl->rejected.
+ */
+int timeline_add(struct timeline *tl, const struct record *rec);
+
+/**
+ * timeline_finish() - compute lanes, relative times, arrows; sort.
+ * @tl: model with every record added
+ * @by: lane key
+ * Return: 0 or -ENOMEM.
+ */
+int timeline_finish(struct timeline *tl, enum timeline_lanes by);
+
+/* Lane label of @tl->by for an event index (-1: unknown event). */
+const char *timeline_lane_key(const struct timeline *tl, long event);
+
+/* Short status: "exit 0", "signal 15", "timeout, sig 9", "exec ENOENT", "running". */
+void timeline_run_status(const struct tl_run *run, char *buf, size_t size);
+
+/**
+ * timeline_render_svg() - draw a finished model as a standalone SVG document.
+ * @tl: model (borrowed)
+ * @title: shown at the top (borrowed; escaped)
+ * @f: output stream (borrowed)
+ * Each run is one <rect class="bar ..."> element.  Return: 0 or -EIO.
+ */
+int timeline_render_svg(const struct timeline *tl, const char *title, FILE *f);
+
+/**
+ * timeline_render_text() - one line per run (lane, start/end ms, a proportional bar).
+ * @tl: model (borrowed)
+ * @columns: width of the bar, in characters (>= 10)
+ * @f: output stream (borrowed)
+ * Return: 0 or -EIO.
+ */
+int timeline_render_text(const struct timeline *tl, unsigned columns, FILE *f);

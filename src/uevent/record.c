@@ -1,0 +1,692 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event recordings: encoding, the append-only writer and the checking
+ * reader.  The format is described in record.h.
+ *
+ * Invariants: the writer's file always ends on a record boundary unless the
+ * process died inside write(2); every record it writes went through
+ * record_encode().  The reader never returns a record whose frame, checksum
+ * or payload layout is wrong, and never reads past HP_RECORD_MAX bytes of
+ * payload per record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "record.h"
+
+/* Reader window: room for one full record and some to scan ahead. */
+#define READ_WINDOW (64 * 1024)
+_Static_assert(READ_WINDOW > RECORD_FRAME_SIZE + HP_RECORD_MAX, "reader window too small");
+_Static_assert(sizeof(RECORD_MAGIC) - 1 == 8, "magic is 8 bytes");
+_Static_assert(sizeof(RECORD_SYNC) - 1 == 4, "sync is 4 bytes");
+
+/* ---- names and checksum ---------------------------------------------------- */
+
+const char *record_type_to_string(enum record_type t)
+{
+        static const char *const names[_RECORD_TYPE_MAX] = {
+                [RECORD_DATAGRAM] = "datagram",   [RECORD_AGENT_START] = "agent-start",
+                [RECORD_AGENT_END] = "agent-end", [RECORD_WAIT] = "wait",
+                [RECORD_GAP] = "gap",             [RECORD_OVERFLOW] = "overflow",
+        };
+        return (unsigned)t < _RECORD_TYPE_MAX && names[t] ? names[t] : "unknown";
+}
+
+const char *record_agent_status_to_string(enum record_agent_status s)
+{
+        static const char *const names[_RECORD_AGENT_STATUS_MAX] = {
+                [RECORD_AGENT_EXITED] = "exit",
+                [RECORD_AGENT_SIGNALED] = "signal",
+                [RECORD_AGENT_TIMEOUT] = "timeout",
+                [RECORD_AGENT_EXEC_FAILED] = "exec-failed",
+        };
+        return (unsigned)s < _RECORD_AGENT_STATUS_MAX ? names[s] : "unknown";
+}
+
+const char *record_gap_class_to_string(enum record_gap_class c)
+{
+        return c == RECORD_GAP_OVERFLOW ? "overflow" : c == RECORD_GAP_UNEXPLAINED ? "unexplained" : "unknown";
+}
+
+uint32_t record_crc32(uint32_t crc, const void *data, size_t size)
+{
+        static uint32_t table[256];
+        const uint8_t *p = data;
+
+        if (table[1] == 0) /* filled once; the same values from any thread */
+                for (uint32_t i = 0; i < 256; i++) {
+                        uint32_t c = i;
+                        for (int k = 0; k < 8; k++)
+                                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+                        table[i] = c;
+                }
+        crc = ~crc;
+        while (size--)
+                crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+        return ~crc;
+}
+
+/* ---- little-endian helpers ------------------------------------------------- */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+        p[0] = (uint8_t)v;
+        p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+        for (int i = 0; i < 4; i++)
+                p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+        for (int i = 0; i < 8; i++)
+                p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+        return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+        return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* ---- encoding -------------------------------------------------------------- */
+
+static ssize_t text_len(const char *s)
+{
+        size_t n;
+
+        if (!s)
+                return -EINVAL;
+        n = strnlen(s, HP_RECORD_TEXT_MAX + 1);
+        return n == 0 || n > HP_RECORD_TEXT_MAX ? -EINVAL : (ssize_t)n;
+}
+
+/* Fixed part of the payload into @p; the variable tail in @tail and @tail_len.  Return: fixed size or -EINVAL. */
+static ssize_t encode_payload(const struct record *rec, uint8_t *p, const void **tail, size_t *tail_len)
+{
+        ssize_t n;
+
+        *tail = NULL;
+        *tail_len = 0;
+        switch (rec->type) {
+        case RECORD_DATAGRAM:
+                if (rec->datagram.size == 0 || rec->datagram.size > HP_UEVENT_MAX_SIZE || !rec->datagram.data)
+                        return -EINVAL;
+                put64(p, rec->datagram.realtime);
+                put64(p + 8, rec->datagram.monotonic);
+                *tail = rec->datagram.data;
+                *tail_len = rec->datagram.size;
+                return 16;
+        case RECORD_AGENT_START:
+                if ((n = text_len(rec->agent_start.program)) < 0)
+                        return n;
+                put64(p, rec->agent_start.seqnum);
+                put64(p + 8, rec->agent_start.monotonic);
+                put32(p + 16, rec->agent_start.pid);
+                *tail = rec->agent_start.program;
+                *tail_len = (size_t)n;
+                return 20;
+        case RECORD_AGENT_END:
+                if ((unsigned)rec->agent_end.status >= _RECORD_AGENT_STATUS_MAX)
+                        return -EINVAL;
+                put64(p, rec->agent_end.seqnum);
+                put64(p + 8, rec->agent_end.monotonic);
+                put32(p + 16, rec->agent_end.pid);
+                put16(p + 20, (uint16_t)rec->agent_end.status);
+                put16(p + 22, 0);
+                put32(p + 24, (uint32_t)rec->agent_end.value);
+                return 28;
+        case RECORD_WAIT:
+                if ((n = text_len(rec->wait.reason)) < 0)
+                        return n;
+                put64(p, rec->wait.seqnum);
+                put64(p + 8, rec->wait.blocker);
+                put64(p + 16, rec->wait.monotonic);
+                *tail = rec->wait.reason;
+                *tail_len = (size_t)n;
+                return 24;
+        case RECORD_GAP:
+                if ((unsigned)rec->gap.class >= _RECORD_GAP_CLASS_MAX || rec->gap.first > rec->gap.last)
+                        return -EINVAL;
+                put64(p, rec->gap.monotonic);
+                put64(p + 8, rec->gap.first);
+                put64(p + 16, rec->gap.last);
+                put32(p + 24, (uint32_t)rec->gap.class);
+                return 28;
+        case RECORD_OVERFLOW:
+                put64(p, rec->overflow.realtime);
+                put64(p + 8, rec->overflow.monotonic);
+                return 16;
+        default:
+                return -EINVAL;
+        }
+}
+
+ssize_t record_encode(const struct record *rec, void *buf, size_t size)
+{
+        uint8_t *b = buf, fixed[32];
+        const void *tail;
+        size_t tail_len, len;
+        ssize_t n;
+
+        n = encode_payload(rec, fixed, &tail, &tail_len);
+        if (n < 0)
+                return n;
+        len = (size_t)n + tail_len;
+        if (len > HP_RECORD_MAX)
+                return -EINVAL;
+        if (size < RECORD_FRAME_SIZE + len)
+                return -ENOBUFS;
+        memcpy(b, RECORD_SYNC, 4);
+        put16(b + 4, (uint16_t)rec->type);
+        put16(b + 6, 0);
+        put32(b + 8, (uint32_t)len);
+        memcpy(b + RECORD_FRAME_SIZE, fixed, (size_t)n);
+        if (tail_len)
+                memcpy(b + RECORD_FRAME_SIZE + n, tail, tail_len);
+        put32(b + 12, record_crc32(0, b + 4, 8));
+        put32(b + 12, record_crc32(get32(b + 12), b + RECORD_FRAME_SIZE, len));
+        return (ssize_t)(RECORD_FRAME_SIZE + len);
+}
+
+static void file_header(uint8_t h[RECORD_FILE_HEADER_SIZE])
+{
+        memcpy(h, RECORD_MAGIC, 8);
+        put16(h + 8, RECORD_VERSION);
+        put16(h + 10, RECORD_FILE_HEADER_SIZE);
+        put32(h + 12, 0);
+}
+
+/* Check a file header.  Return: its size (>= 16), -EBADMSG or -EPROTONOSUPPORT. */
+static int check_header(const uint8_t *h, size_t n, unsigned *ret_version)
+{
+        uint16_t version, hsize;
+
+        if (n < RECORD_FILE_HEADER_SIZE || memcmp(h, RECORD_MAGIC, 8) != 0)
+                return -EBADMSG;
+        version = get16(h + 8);
+        hsize = get16(h + 10);
+        if (version == 0 || hsize < RECORD_FILE_HEADER_SIZE)
+                return -EBADMSG;
+        if (version > RECORD_VERSION)
+                return -EPROTONOSUPPORT;
+        if (ret_version)
+                *ret_version = version;
+        return hsize;
+}
+
+/* ---- writer ---------------------------------------------------------------- */
+
+struct record_writer {
+        int fd;
+        uint64_t size;
+        bool dirty;
+        uint8_t buf[RECORD_FRAME_SIZE + HP_RECORD_MAX];
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+        ssize_t k = write(fd, p, n);
+
+        if (k < 0)
+                return negative_errno();
+        return (size_t)k == n ? 0 : -ENOSPC;
+}
+
+/* Give an empty file (or one holding only the start of a header) our header. */
+static int writer_init_file(struct record_writer *w, const uint8_t *have, size_t n)
+{
+        uint8_t h[RECORD_FILE_HEADER_SIZE];
+        int r;
+
+        file_header(h);
+        if (n > 0 && memcmp(have, h, MIN(n, (size_t)8)) != 0)
+                return -EBADMSG;
+        if (n > 0 && ftruncate(w->fd, 0) < 0)
+                return negative_errno();
+        r = write_all(w->fd, h, sizeof(h));
+        if (r < 0) {
+                (void)ftruncate(w->fd, 0);
+                return r;
+        }
+        w->size = sizeof(h);
+        w->dirty = true;
+        return 0;
+}
+
+int record_writer_open(const char *path, struct record_writer **ret)
+{
+        _cleanup_free_ struct record_writer *w = NULL;
+        uint8_t h[RECORD_FILE_HEADER_SIZE];
+        struct stat st;
+        ssize_t n;
+        int r;
+
+        w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        w->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+        if (w->fd < 0)
+                return negative_errno();
+        if (flock(w->fd, LOCK_EX | LOCK_NB) < 0) {
+                r = errno == EWOULDBLOCK ? -EBUSY : negative_errno();
+                goto fail;
+        }
+        if (fstat(w->fd, &st) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                r = -EINVAL;
+                goto fail;
+        }
+        n = pread(w->fd, h, sizeof(h), 0);
+        if (n < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        if ((size_t)n < sizeof(h) && (uint64_t)st.st_size == (uint64_t)n)
+                r = writer_init_file(w, h, (size_t)n);
+        else {
+                r = check_header(h, (size_t)n, NULL);
+                w->size = (uint64_t)st.st_size;
+        }
+        if (r < 0)
+                goto fail;
+        *ret = TAKE_PTR(w);
+        return 0;
+fail:
+        safe_close(w->fd);
+        return r;
+}
+
+int record_append(struct record_writer *w, const struct record *rec)
+{
+        ssize_t n;
+        int r;
+
+        n = record_encode(rec, w->buf, sizeof(w->buf));
+        if (n < 0)
+                return (int)n;
+        r = write_all(w->fd, w->buf, (size_t)n);
+        if (r < 0) {
+                /* Leave no torn record behind us: the file ends on a boundary again. */
+                (void)ftruncate(w->fd, (off_t)w->size);
+                return r;
+        }
+        w->size += (uint64_t)n;
+        w->dirty = true;
+        return 0;
+}
+
+int record_writer_sync(struct record_writer *w)
+{
+        if (!w->dirty)
+                return 0;
+        if (fdatasync(w->fd) < 0)
+                return negative_errno();
+        w->dirty = false;
+        return 0;
+}
+
+uint64_t record_writer_size(const struct record_writer *w)
+{
+        return w->size;
+}
+
+struct record_writer *record_writer_free(struct record_writer *w)
+{
+        if (!w)
+                return NULL;
+        (void)record_writer_sync(w);
+        safe_close(w->fd);
+        free(w);
+        return NULL;
+}
+
+/* ---- reader ---------------------------------------------------------------- */
+
+struct record_reader {
+        int fd;
+        unsigned version;
+        uint64_t pos;          /* next frame to read */
+        uint64_t win_off;      /* file offset of buf[0] */
+        size_t win_len;        /* valid bytes in buf */
+        bool win_eof;          /* the window reaches the end of the file */
+        struct record_problem problem;
+        struct record_reader_stats stats;
+        char text[HP_RECORD_TEXT_MAX + 1];
+        uint8_t buf[READ_WINDOW];
+};
+
+/* Make [off, off + n) readable in the window.  Return: bytes available from @off (< @n only at EOF). */
+static ssize_t window(struct record_reader *r, uint64_t off, size_t n)
+{
+        ssize_t k;
+
+        if (off >= r->win_off && off - r->win_off <= r->win_len) {
+                size_t have = r->win_len - (size_t)(off - r->win_off);
+                if (have >= n || r->win_eof)
+                        return (ssize_t)MIN(have, n);
+        }
+        r->win_off = off;
+        r->win_len = 0;
+        r->win_eof = false;
+        while (r->win_len < sizeof(r->buf)) {
+                k = pread(r->fd, r->buf + r->win_len, sizeof(r->buf) - r->win_len, (off_t)(off + r->win_len));
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0) {
+                        r->win_eof = true;
+                        break;
+                }
+                r->win_len += (size_t)k;
+        }
+        return (ssize_t)MIN(r->win_len, n);
+}
+
+static const uint8_t *at(const struct record_reader *r, uint64_t off)
+{
+        return r->buf + (off - r->win_off);
+}
+
+enum frame_verdict { FRAME_OK, FRAME_BAD, FRAME_END };
+
+/* Check the frame at @off.  FRAME_OK: *len is its payload length; FRAME_BAD: problem reason set. */
+static int check_frame(struct record_reader *r, uint64_t off, uint32_t *len)
+{
+        const uint8_t *f;
+        ssize_t k;
+        uint32_t crc;
+
+        k = window(r, off, RECORD_FRAME_SIZE);
+        if (k <= 0)
+                return k < 0 ? (int)k : FRAME_END;
+        r->problem.have = r->problem.want = 0;
+        if (k < RECORD_FRAME_SIZE) {
+                r->problem.reason = "frame cut short";
+                r->problem.have = (uint64_t)k;
+                r->problem.want = RECORD_FRAME_SIZE;
+                return FRAME_BAD;
+        }
+        f = at(r, off);
+        if (memcmp(f, RECORD_SYNC, 4) != 0) {
+                r->problem.reason = "no record marker";
+                return FRAME_BAD;
+        }
+        *len = get32(f + 8);
+        if (*len > HP_RECORD_MAX) {
+                r->problem.reason = "record length over the limit";
+                return FRAME_BAD;
+        }
+        k = window(r, off, RECORD_FRAME_SIZE + *len);
+        if (k < 0)
+                return (int)k;
+        f = at(r, off);
+        if ((size_t)k < RECORD_FRAME_SIZE + *len) {
+                r->problem.reason = "payload cut short";
+                r->problem.have = (uint64_t)k - RECORD_FRAME_SIZE;
+                r->problem.want = *len;
+                return FRAME_BAD;
+        }
+        crc = record_crc32(record_crc32(0, f + 4, 8), f + RECORD_FRAME_SIZE, *len);
+        if (crc != get32(f + 12)) {
+                r->problem.reason = "checksum mismatch";
+                return FRAME_BAD;
+        }
+        return FRAME_OK;
+}
+
+/* From @from on, the offset of the next valid frame, or the end of the file. */
+static int64_t resync(struct record_reader *r, uint64_t from)
+{
+        struct record_problem keep = r->problem;
+        uint64_t c = from;
+        uint32_t len;
+        int v;
+
+        for (;;) {
+                ssize_t k = window(r, c, sizeof(r->buf));
+                const uint8_t *hit;
+
+                if (k < 0)
+                        return k;
+                if (k < 4) {
+                        c += (uint64_t)k;
+                        break;
+                }
+                hit = memmem(at(r, c), (size_t)k, RECORD_SYNC, 4);
+                if (!hit) {
+                        c += (uint64_t)k - 3;
+                        continue;
+                }
+                c += (uint64_t)(hit - at(r, c));
+                v = check_frame(r, c, &len);
+                if (v < 0)
+                        return v;
+                if (v == FRAME_OK)
+                        break;
+                c++;
+        }
+        r->problem = keep;
+        return (int64_t)c;
+}
+
+static int take_text(struct record_reader *r, const uint8_t *p, size_t n, const char **ret)
+{
+        if (n == 0 || n > HP_RECORD_TEXT_MAX || memchr(p, '\0', n))
+                return -EBADMSG;
+        memcpy(r->text, p, n);
+        r->text[n] = '\0';
+        *ret = r->text;
+        return 0;
+}
+
+/* Decode a checked payload.  Return: 0, -EBADMSG (layout), -EPROTO (unknown type). */
+static int decode(struct record_reader *r, unsigned type, const uint8_t *p, size_t n, struct record *rec)
+{
+        rec->type = (enum record_type)type;
+        switch (type) {
+        case RECORD_DATAGRAM:
+                if (n <= 16 || n - 16 > HP_UEVENT_MAX_SIZE)
+                        return -EBADMSG;
+                rec->datagram.realtime = get64(p);
+                rec->datagram.monotonic = get64(p + 8);
+                rec->datagram.data = p + 16;
+                rec->datagram.size = n - 16;
+                return 0;
+        case RECORD_AGENT_START:
+                if (n <= 20)
+                        return -EBADMSG;
+                rec->agent_start.seqnum = get64(p);
+                rec->agent_start.monotonic = get64(p + 8);
+                rec->agent_start.pid = get32(p + 16);
+                return take_text(r, p + 20, n - 20, &rec->agent_start.program);
+        case RECORD_AGENT_END:
+                if (n != 28 || get16(p + 20) >= _RECORD_AGENT_STATUS_MAX)
+                        return -EBADMSG;
+                rec->agent_end.seqnum = get64(p);
+                rec->agent_end.monotonic = get64(p + 8);
+                rec->agent_end.pid = get32(p + 16);
+                rec->agent_end.status = (enum record_agent_status)get16(p + 20);
+                rec->agent_end.value = (int32_t)get32(p + 24);
+                return 0;
+        case RECORD_WAIT:
+                if (n <= 24)
+                        return -EBADMSG;
+                rec->wait.seqnum = get64(p);
+                rec->wait.blocker = get64(p + 8);
+                rec->wait.monotonic = get64(p + 16);
+                return take_text(r, p + 24, n - 24, &rec->wait.reason);
+        case RECORD_GAP:
+                if (n != 28 || get32(p + 24) >= _RECORD_GAP_CLASS_MAX || get64(p + 8) > get64(p + 16))
+                        return -EBADMSG;
+                rec->gap.monotonic = get64(p);
+                rec->gap.first = get64(p + 8);
+                rec->gap.last = get64(p + 16);
+                rec->gap.class = (enum record_gap_class)get32(p + 24);
+                return 0;
+        case RECORD_OVERFLOW:
+                if (n != 16)
+                        return -EBADMSG;
+                rec->overflow.realtime = get64(p);
+                rec->overflow.monotonic = get64(p + 8);
+                return 0;
+        default:
+                return -EPROTO;
+        }
+}
+
+int record_reader_open(const char *path, struct record_reader **ret)
+{
+        _cleanup_free_ struct record_reader *r = NULL;
+        ssize_t k;
+        int hsize;
+
+        r = calloc(1, sizeof(*r));
+        if (!r)
+                return -ENOMEM;
+        r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (r->fd < 0)
+                return negative_errno();
+        k = window(r, 0, RECORD_FILE_HEADER_SIZE);
+        hsize = k < 0 ? (int)k : k == 0 ? -ENODATA : check_header(r->buf, (size_t)k, &r->version);
+        if (hsize < 0) {
+                safe_close(r->fd);
+                return hsize;
+        }
+        r->pos = (uint64_t)hsize;
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
+/* A damaged region starts at r->pos (reason already set): report it and move past it. */
+static int report_damage(struct record_reader *r)
+{
+        int64_t next = resync(r, r->pos + 1);
+
+        if (next < 0)
+                return (int)next;
+        r->problem.offset = r->pos;
+        r->problem.resume = (uint64_t)next;
+        r->problem.skipped = (uint64_t)next - r->pos;
+        /* Valid frames after it mean damage in the middle; none means a torn end. */
+        r->problem.kind = window(r, (uint64_t)next, 1) > 0 ? RECORD_PROBLEM_CORRUPT : RECORD_PROBLEM_TORN_TAIL;
+        r->pos = (uint64_t)next;
+        r->stats.problems++;
+        r->stats.skipped += r->problem.skipped;
+        return RECORD_NEXT_PROBLEM;
+}
+
+int record_reader_next(struct record_reader *r, struct record *ret)
+{
+        uint32_t len;
+        unsigned type;
+        int v;
+
+        v = check_frame(r, r->pos, &len);
+        if (v < 0)
+                return v;
+        if (v == FRAME_END)
+                return 0;
+        if (v == FRAME_BAD)
+                return report_damage(r);
+
+        type = get16(at(r, r->pos) + 4);
+        ret->offset = r->pos;
+        v = decode(r, type, at(r, r->pos) + RECORD_FRAME_SIZE, len, ret);
+        if (v < 0) {
+                r->problem = (struct record_problem){
+                        .kind = v == -EPROTO ? RECORD_PROBLEM_UNKNOWN_TYPE : RECORD_PROBLEM_INVALID,
+                        .offset = r->pos,
+                        .skipped = RECORD_FRAME_SIZE + len,
+                        .resume = r->pos + RECORD_FRAME_SIZE + len,
+                        .type = type,
+                        .reason = v == -EPROTO ? "unknown record type" : "payload does not match the record type",
+                };
+                r->pos = r->problem.resume;
+                r->stats.problems++;
+                r->stats.skipped += r->problem.skipped;
+                return RECORD_NEXT_PROBLEM;
+        }
+        r->pos += RECORD_FRAME_SIZE + len;
+        r->stats.records++;
+        return 1;
+}
+
+const struct record_problem *record_reader_problem(const struct record_reader *r)
+{
+        return &r->problem;
+}
+
+char *record_problem_format(const struct record_problem *p, char *buf, size_t size)
+{
+        char detail[96] = "";
+
+        if (p->want > 0)
+                snprintf(detail, sizeof(detail), ": %" PRIu64 " of %" PRIu64 " bytes", p->have, p->want);
+        switch (p->kind) {
+        case RECORD_PROBLEM_TORN_TAIL:
+                snprintf(buf, size,
+                         "offset %" PRIu64 ": torn record at end of file (%s%s), %" PRIu64
+                         " bytes ignored; the writer probably stopped mid-write",
+                         p->offset, p->reason, detail, p->skipped);
+                break;
+        case RECORD_PROBLEM_CORRUPT:
+                snprintf(buf, size,
+                         "offset %" PRIu64 ": corrupt record (%s%s), %" PRIu64
+                         " bytes skipped, reading resumes at offset %" PRIu64,
+                         p->offset, p->reason, detail, p->skipped, p->resume);
+                break;
+        case RECORD_PROBLEM_INVALID:
+                snprintf(buf, size, "offset %" PRIu64 ": invalid %s record (%s), skipped", p->offset,
+                         record_type_to_string((enum record_type)p->type), p->reason);
+                break;
+        case RECORD_PROBLEM_UNKNOWN_TYPE:
+                snprintf(buf, size, "offset %" PRIu64 ": record of unknown type %u, skipped", p->offset, p->type);
+                break;
+        }
+        return buf;
+}
+
+const struct record_reader_stats *record_reader_stats(const struct record_reader *r)
+{
+        return &r->stats;
+}
+
+unsigned record_reader_version(const struct record_reader *r)
+{
+        return r->version;
+}
+
+struct record_reader *record_reader_free(struct record_reader *r)
+{
+        if (!r)
+                return NULL;
+        safe_close(r->fd);
+        free(r);
+        return NULL;
+}

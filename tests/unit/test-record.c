@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Recording format: round trip of every record type, and the reader's
+ * behaviour on torn, corrupt, unknown and foreign input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "record.h"
+#include "test.h"
+#include "uevent.h"
+
+static char dir[] = "/tmp/test-record.XXXXXX";
+
+static const char dgram1[] = "add@/devices/virtual/net/veth0\0ACTION=add\0DEVPATH=/devices/virtual/net/veth0\0"
+                             "SUBSYSTEM=net\0INTERFACE=veth0\0SEQNUM=1001";
+static const char dgram2[] = "remove@/devices/virtual/net/veth0\0ACTION=remove\0DEVPATH=/devices/virtual/net/veth0\0"
+                             "SUBSYSTEM=net\0SEQNUM=1002";
+
+static char *path_of(const char *name)
+{
+        static char buf[4][256];
+        static int i;
+
+        i = (i + 1) % 4;
+        snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+        return buf[i];
+}
+
+static void write_file(const char *path, const void *data, size_t size)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+        check(fd >= 0);
+        check(write(fd, data, size) == (ssize_t)size);
+        close(fd);
+}
+
+static size_t read_file(const char *path, char *buf, size_t size)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        check(fd >= 0);
+        n = read(fd, buf, size);
+        check(n >= 0);
+        close(fd);
+        return (size_t)n;
+}
+
+/* The six sample records, in file order; offsets[i] is where record i starts. */
+static uint64_t offsets[8];
+static size_t n_samples;
+
+static void write_samples(const char *path)
+{
+        struct record_writer *w;
+        const struct record recs[] = {
+                { .type = RECORD_DATAGRAM,
+                  .datagram = { .realtime = 1700000000000000, .monotonic = 5000000, .data = dgram1,
+                                .size = sizeof(dgram1) } },
+                { .type = RECORD_AGENT_START,
+                  .agent_start = { .seqnum = 1001, .monotonic = 5000100, .pid = 4242, .program = "/sbin/hotplug" } },
+                { .type = RECORD_WAIT,
+                  .wait = { .seqnum = 1002, .blocker = 1001, .monotonic = 5000200,
+                            .reason = "same devpath /devices/virtual/net/veth0" } },
+                { .type = RECORD_AGENT_END,
+                  .agent_end = { .seqnum = 1001, .monotonic = 5012000, .pid = 4242,
+                                 .status = RECORD_AGENT_SIGNALED, .value = 9 } },
+                { .type = RECORD_GAP,
+                  .gap = { .monotonic = 5013000, .first = 1003, .last = 1009, .class = RECORD_GAP_OVERFLOW } },
+                { .type = RECORD_OVERFLOW, .overflow = { .realtime = 1700000000013000, .monotonic = 5013000 } },
+                { .type = RECORD_DATAGRAM,
+                  .datagram = { .realtime = 1700000000020000, .monotonic = 5020000, .data = dgram2,
+                                .size = sizeof(dgram2) } },
+        };
+
+        unlink(path);
+        check_int(record_writer_open(path, &w), 0);
+        check_int(record_writer_size(w), RECORD_FILE_HEADER_SIZE);
+        for (size_t i = 0; i < ELEMENTSOF(recs); i++) {
+                offsets[i] = record_writer_size(w);
+                check_int(record_append(w, &recs[i]), 0);
+        }
+        offsets[ELEMENTSOF(recs)] = record_writer_size(w);
+        n_samples = ELEMENTSOF(recs);
+        check_int(record_writer_sync(w), 0);
+        record_writer_free(w);
+}
+
+/* Check that sample record @i was read back intact. */
+static void check_sample(size_t i, const struct record *rec)
+{
+        uint16_t vars[HP_UEVENT_MAX_VARS];
+        struct uevent ev;
+
+        check_int(rec->offset, offsets[i]);
+        switch (i) {
+        case 0:
+        case 6:
+                check_int(rec->type, RECORD_DATAGRAM);
+                check_int(rec->datagram.size, i == 0 ? sizeof(dgram1) : sizeof(dgram2));
+                check(memcmp(rec->datagram.data, i == 0 ? dgram1 : dgram2, rec->datagram.size) == 0);
+                check_int(rec->datagram.monotonic, i == 0 ? 5000000 : 5020000);
+                /* The consumer validates what it reads back, as for live input. */
+                check_int(uevent_parse(rec->datagram.data, rec->datagram.size, vars, &ev, NULL), 0);
+                check_int(ev.seqnum, i == 0 ? 1001 : 1002);
+                break;
+        case 1:
+                check_int(rec->type, RECORD_AGENT_START);
+                check_int(rec->agent_start.seqnum, 1001);
+                check_int(rec->agent_start.pid, 4242);
+                check_int(rec->agent_start.monotonic, 5000100);
+                check_str(rec->agent_start.program, "/sbin/hotplug");
+                break;
+        case 2:
+                check_int(rec->type, RECORD_WAIT);
+                check_int(rec->wait.seqnum, 1002);
+                check_int(rec->wait.blocker, 1001);
+                check_str(rec->wait.reason, "same devpath /devices/virtual/net/veth0");
+                break;
+        case 3:
+                check_int(rec->type, RECORD_AGENT_END);
+                check_int(rec->agent_end.status, RECORD_AGENT_SIGNALED);
+                check_int(rec->agent_end.value, 9);
+                check_int(rec->agent_end.monotonic, 5012000);
+                break;
+        case 4:
+                check_int(rec->type, RECORD_GAP);
+                check_int(rec->gap.first, 1003);
+                check_int(rec->gap.last, 1009);
+                check_int(rec->gap.class, RECORD_GAP_OVERFLOW);
+                break;
+        case 5:
+                check_int(rec->type, RECORD_OVERFLOW);
+                check_int(rec->overflow.realtime, 1700000000013000);
+                break;
+        default:
+                check(false);
+        }
+}
+
+/*
+ * Read @path: every record must be sample expect[k] in order; problems are
+ * formatted into @msgs (one per line).  Return: records read.
+ */
+static size_t read_all(const char *path, const size_t *expect, size_t n_expect, char *msgs, size_t msgs_size)
+{
+        struct record_reader *r;
+        struct record rec;
+        size_t n = 0, o = 0;
+        char line[512];
+        int k;
+
+        msgs[0] = '\0';
+        check_int(record_reader_open(path, &r), 0);
+        while ((k = record_reader_next(r, &rec)) > 0) {
+                if (k == RECORD_NEXT_PROBLEM) {
+                        record_problem_format(record_reader_problem(r), line, sizeof(line));
+                        fprintf(stderr, "  reader: %s\n", line);
+                        o += (size_t)snprintf(msgs + o, msgs_size - o, "%s\n", line);
+                        check(o < msgs_size);
+                        continue;
+                }
+                check(n < n_expect);
+                check_sample(expect[n], &rec);
+                n++;
+        }
+        check_int(k, 0);
+        check_int(record_reader_stats(r)->records, n);
+        record_reader_free(r);
+        return n;
+}
+
+static void test_crc(void)
+{
+        check_int(record_crc32(0, "123456789", 9), 0xCBF43926u);
+        check_int(record_crc32(record_crc32(0, "1234", 4), "56789", 5), 0xCBF43926u);
+}
+
+static void test_round_trip(void)
+{
+        const size_t all[] = { 0, 1, 2, 3, 4, 5, 6 };
+        char msgs[1024];
+
+        write_samples(path_of("rt"));
+        check_int(read_all(path_of("rt"), all, ELEMENTSOF(all), msgs, sizeof(msgs)), 7);
+        check_str(msgs, "");
+}
+
+static void test_torn_tail(void)
+{
+        const size_t all[] = { 0, 1, 2, 3, 4, 5, 6 };
+        const char *p = path_of("rt"), *t = path_of("torn");
+        static char buf[65536];
+        char msgs[1024], want[512];
+        size_t size = read_file(p, buf, sizeof(buf));
+
+        /* The last record cut in its payload: the first six read, then one clear message. */
+        write_file(t, buf, (size_t)offsets[6] + RECORD_FRAME_SIZE + 40);
+        check_int(read_all(t, all, ELEMENTSOF(all), msgs, sizeof(msgs)), 6);
+        snprintf(want, sizeof(want),
+                 "offset %llu: torn record at end of file (payload cut short: 40 of %zu bytes), %d bytes ignored; "
+                 "the writer probably stopped mid-write\n",
+                 (unsigned long long)offsets[6], 16 + sizeof(dgram2), RECORD_FRAME_SIZE + 40);
+        check_str(msgs, want);
+
+        /* Cut inside the frame. */
+        write_file(t, buf, (size_t)offsets[6] + 7);
+        check_int(read_all(t, all, ELEMENTSOF(all), msgs, sizeof(msgs)), 6);
+        check(strstr(msgs, "torn record at end of file (frame cut short: 7 of 16 bytes), 7 bytes ignored"));
+
+        /* Whole length present but garbage (zeros after a crash): also a torn tail. */
+        memset(buf + offsets[6] + RECORD_FRAME_SIZE, 0, size - offsets[6] - RECORD_FRAME_SIZE);
+        write_file(t, buf, size);
+        check_int(read_all(t, all, ELEMENTSOF(all), msgs, sizeof(msgs)), 6);
+        check(strstr(msgs, "torn record at end of file (checksum mismatch)"));
+
+        /* A file holding only the header is an empty recording, not an error. */
+        write_file(t, buf, RECORD_FILE_HEADER_SIZE);
+        check_int(read_all(t, all, 0, msgs, sizeof(msgs)), 0);
+        check_str(msgs, "");
+}
+
+static void test_corrupt_middle(void)
+{
+        const size_t rest[] = { 0, 1, 3, 4, 5, 6 };
+        const size_t after_len[] = { 0, 1, 2, 4, 5, 6 };
+        const char *p = path_of("rt"), *t = path_of("corrupt");
+        static char buf[65536], orig[65536];
+        char msgs[1024], want[512];
+        size_t size = read_file(p, orig, sizeof(orig));
+
+        /* One flipped payload byte in record 2: reported, skipped, the rest read. */
+        memcpy(buf, orig, size);
+        buf[offsets[2] + RECORD_FRAME_SIZE + 3] ^= 0x40;
+        write_file(t, buf, size);
+        check_int(read_all(t, rest, ELEMENTSOF(rest), msgs, sizeof(msgs)), 6);
+        snprintf(want, sizeof(want),
+                 "offset %llu: corrupt record (checksum mismatch), %llu bytes skipped, reading resumes at offset %llu\n",
+                 (unsigned long long)offsets[2], (unsigned long long)(offsets[3] - offsets[2]),
+                 (unsigned long long)offsets[3]);
+        check_str(msgs, want);
+
+        /* A huge length in record 3's frame: the reader finds record 4 again. */
+        memcpy(buf, orig, size);
+        memcpy(buf + offsets[3] + 8, "\xff\xff\xff\x7f", 4);
+        write_file(t, buf, size);
+        check_int(read_all(t, after_len, ELEMENTSOF(after_len), msgs, sizeof(msgs)), 6);
+        check(strstr(msgs, "corrupt record (record length over the limit)"));
+
+        /* Garbage inserted between two records (e.g. a torn write, then more appends). */
+        memcpy(buf, orig, offsets[4]);
+        memcpy(buf + offsets[4], "HPR\x1e garbage", 12);
+        memcpy(buf + offsets[4] + 12, orig + offsets[4], size - offsets[4]);
+        write_file(t, buf, size + 12);
+        for (size_t i = 4; i <= n_samples; i++)
+                offsets[i] += 12;
+        {
+                const size_t all[] = { 0, 1, 2, 3, 4, 5, 6 };
+                check_int(read_all(t, all, ELEMENTSOF(all), msgs, sizeof(msgs)), 7);
+        }
+        for (size_t i = 4; i <= n_samples; i++)
+                offsets[i] -= 12;
+        snprintf(want, sizeof(want),
+                 "offset %llu: corrupt record (record length over the limit), 12 bytes skipped, "
+                 "reading resumes at offset %llu\n",
+                 (unsigned long long)offsets[4], (unsigned long long)offsets[4] + 12);
+        check_str(msgs, want);
+}
+
+/* A good frame of an unknown type, and a known type with the wrong payload size. */
+static void test_unknown_and_invalid(void)
+{
+        const size_t rest[] = { 0, 1, 2, 3, 4, 5, 6 };
+        static char buf[65536];
+        const char *p = path_of("rt"), *t = path_of("unknown");
+        size_t size = read_file(p, buf, sizeof(buf));
+        uint8_t frame[RECORD_FRAME_SIZE + 4] = "HPR\x1e";
+        uint32_t crc;
+        char msgs[1024];
+
+        frame[4] = 99;                 /* type 99 */
+        frame[8] = 4;                  /* length 4 */
+        memcpy(frame + 16, "abcd", 4);
+        crc = record_crc32(record_crc32(0, frame + 4, 8), frame + 16, 4);
+        memcpy(frame + 12, &crc, 4);   /* the test runs on little-endian machines */
+        memcpy(buf + size, frame, sizeof(frame));
+        frame[4] = RECORD_OVERFLOW;    /* overflow needs 16 bytes, not 4 */
+        crc = record_crc32(record_crc32(0, frame + 4, 8), frame + 16, 4);
+        memcpy(frame + 12, &crc, 4);
+        memcpy(buf + size + sizeof(frame), frame, sizeof(frame));
+        write_file(t, buf, size + 2 * sizeof(frame));
+
+        check_int(read_all(t, rest, ELEMENTSOF(rest), msgs, sizeof(msgs)), 7);
+        check(strstr(msgs, "record of unknown type 99, skipped\n"));
+        check(strstr(msgs, "invalid overflow record (payload does not match the record type), skipped\n"));
+}
+
+static void test_headers(void)
+{
+        struct record_reader *r;
+        struct record_writer *w;
+        char hdr[RECORD_FILE_HEADER_SIZE];
+
+        write_file(path_of("empty"), "", 0);
+        check_int(record_reader_open(path_of("empty"), &r), -ENODATA);
+        write_file(path_of("text"), "hello world, not a recording\n", 29);
+        check_int(record_reader_open(path_of("text"), &r), -EBADMSG);
+        check_int(record_writer_open(path_of("text"), &w), -EBADMSG);
+        write_file(path_of("short"), RECORD_MAGIC, 8);
+        check_int(record_reader_open(path_of("short"), &r), -EBADMSG);
+
+        memcpy(hdr, RECORD_MAGIC "\x02\x00\x10\x00\x00\x00\x00\x00", sizeof(hdr));
+        write_file(path_of("v2"), hdr, sizeof(hdr));
+        check_int(record_reader_open(path_of("v2"), &r), -EPROTONOSUPPORT);
+        check_int(record_writer_open(path_of("v2"), &w), -EPROTONOSUPPORT);
+        check_int(record_reader_open(path_of("missing"), &r), -ENOENT);
+
+        /* A torn header (crash while creating) is rewritten by the next writer. */
+        write_file(path_of("tornhdr"), RECORD_MAGIC, 5);
+        check_int(record_writer_open(path_of("tornhdr"), &w), 0);
+        check_int(record_writer_size(w), RECORD_FILE_HEADER_SIZE);
+        record_writer_free(w);
+        check_int(record_reader_open(path_of("tornhdr"), &r), 0);
+        check_int(record_reader_version(r), 1);
+        record_reader_free(r);
+}
+
+static void test_append_and_lock(void)
+{
+        struct record_writer *w, *w2;
+        const struct record again = {
+                .type = RECORD_DATAGRAM,
+                .datagram = { .realtime = 1, .monotonic = 5000000, .data = dgram1, .size = sizeof(dgram1) },
+        };
+        struct stat st;
+
+        write_samples(path_of("app"));
+        check_int(record_writer_open(path_of("app"), &w), 0);
+        check_int(record_writer_size(w), offsets[7]);
+        /* One writer at a time. */
+        check_int(record_writer_open(path_of("app"), &w2), -EBUSY);
+        offsets[7] = record_writer_size(w);
+        check_int(record_append(w, &again), 0);
+        record_writer_free(w);
+        check(stat(path_of("app"), &st) == 0);
+        check_int(st.st_mode & 0777, 0640);
+
+        /* The appended record reads back after the seven old ones, at the old end of file. */
+        {
+                struct record_reader *r;
+                struct record rec;
+                size_t n = 0;
+                check_int(record_reader_open(path_of("app"), &r), 0);
+                while (record_reader_next(r, &rec) == 1)
+                        n++;
+                check_int(n, 8);
+                check_int(rec.offset, offsets[7]);
+                record_reader_free(r);
+        }
+}
+
+static void test_encode_refuses(void)
+{
+        static char big[HP_UEVENT_MAX_SIZE + 1];
+        uint8_t buf[RECORD_FRAME_SIZE + HP_RECORD_MAX];
+        char longtext[HP_RECORD_TEXT_MAX + 2];
+
+        memset(longtext, 'a', sizeof(longtext) - 1);
+        longtext[sizeof(longtext) - 1] = '\0';
+        check_int(record_encode(&(struct record){ .type = RECORD_DATAGRAM,
+                                                  .datagram = { .data = big, .size = sizeof(big) } },
+                                buf, sizeof(buf)),
+                  -EINVAL);
+        check_int(record_encode(&(struct record){ .type = RECORD_DATAGRAM, .datagram = { .data = big, .size = 0 } },
+                                buf, sizeof(buf)),
+                  -EINVAL);
+        check_int(record_encode(&(struct record){ .type = RECORD_AGENT_START, .agent_start = { .program = "" } },
+                                buf, sizeof(buf)),
+                  -EINVAL);
+        check_int(record_encode(&(struct record){ .type = RECORD_WAIT, .wait = { .reason = longtext } }, buf,
+                                sizeof(buf)),
+                  -EINVAL);
+        check_int(record_encode(&(struct record){ .type = RECORD_GAP, .gap = { .first = 5, .last = 4 } }, buf,
+                                sizeof(buf)),
+                  -EINVAL);
+        check_int(record_encode(&(struct record){ .type = (enum record_type)77 }, buf, sizeof(buf)), -EINVAL);
+        check_int(record_encode(&(struct record){ .type = RECORD_OVERFLOW }, buf, 20), -ENOBUFS);
+        check_int(record_encode(&(struct record){ .type = RECORD_OVERFLOW }, buf, 32), 32);
+        longtext[HP_RECORD_TEXT_MAX] = '\0';
+        check_int(record_encode(&(struct record){ .type = RECORD_WAIT, .wait = { .reason = longtext } }, buf,
+                                sizeof(buf)),
+                  RECORD_FRAME_SIZE + 24 + HP_RECORD_TEXT_MAX);
+}
+
+static void cleanup(void)
+{
+        char cmd[300];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        (void)system(cmd);
+}
+
+int main(void)
+{
+        check(mkdtemp(dir));
+        atexit(cleanup);
+        run_test(test_crc);
+        run_test(test_round_trip);
+        run_test(test_torn_tail);
+        run_test(test_corrupt_middle);
+        run_test(test_unknown_and_invalid);
+        run_test(test_headers);
+        run_test(test_append_and_lock);
+        run_test(test_encode_refuses);
+        return 0;
+}

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hotplugctl timeline: a burst synthesised with the recording writer (veth
+ * pairs with queue children, parents and children waiting on each other,
+ * failures, a timeout, an exec failure, an unfinished run, a gap and an
+ * overflow) read back and drawn.  The SVG must be well-formed XML (xmllint,
+ * when installed) with exactly one bar element per agent run; the text
+ * rendering is checked line by line.  HOTPLUGD_TIMELINE_KEEP=DIR keeps the
+ * SVGs there for looking at.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "record.h"
+#include "test.h"
+#include "timeline.h"
+
+static char dir[] = "/tmp/test-timeline.XXXXXX";
+
+struct synth {
+        struct record_writer *w;
+        uint64_t seqnum;
+        usec_t now;
+        size_t runs, waits;
+        uint32_t rnd;
+};
+
+static uint32_t rnd(struct synth *s)
+{
+        s->rnd = s->rnd * 1103515245u + 12345u;
+        return (s->rnd >> 8) & 0xffff;
+}
+
+static void datagram(struct synth *s, const char *action, const char *devpath, const char *subsystem)
+{
+        char buf[1024];
+        int n = snprintf(buf, sizeof(buf), "%s@%s%cACTION=%s%cDEVPATH=%s%cSUBSYSTEM=%s%cSEQNUM=%" PRIu64, action,
+                         devpath, 0, action, 0, devpath, 0, subsystem, 0, s->seqnum);
+
+        check(n > 0 && (size_t)n < sizeof(buf));
+        check_int(record_append(s->w, &(struct record){ .type = RECORD_DATAGRAM,
+                                                        .datagram = { 1700000000000000 + s->now, s->now, buf,
+                                                                      (size_t)n + 1 } }),
+                  0);
+}
+
+/* One event: received now, its agent runs after @after (a blocker's end, or 0), for @dur µs. */
+static usec_t event(struct synth *s, const char *action, const char *devpath, const char *subsystem,
+                    uint64_t blocker, usec_t after, const char *why, enum record_agent_status st, int value)
+{
+        usec_t start, dur = 1000 + (usec_t)rnd(s) % 14000;
+
+        s->seqnum++;
+        s->now += 200 + rnd(s) % 400;
+        datagram(s, action, devpath, subsystem);
+        start = MAX(s->now + 50, after + 30);
+        if (blocker && after > s->now) {
+                check_int(record_append(s->w, &(struct record){ .type = RECORD_WAIT,
+                                                                .wait = { s->seqnum, blocker, s->now, why } }),
+                          0);
+                s->waits++;
+        }
+        check_int(record_append(s->w, &(struct record){ .type = RECORD_AGENT_START,
+                                                        .agent_start = { s->seqnum, start, 1000 + (uint32_t)s->seqnum,
+                                                                         "/sbin/hotplug" } }),
+                  0);
+        check_int(record_append(s->w, &(struct record){ .type = RECORD_AGENT_END,
+                                                        .agent_end = { s->seqnum, start + dur, 1000 + (uint32_t)s->seqnum,
+                                                                       st, value } }),
+                  0);
+        s->runs++;
+        return start + dur;
+}
+
+/* @n_pairs devices, each: add parent, add 2 queue children (wait on the parent), remove children, remove parent. */
+static void burst(struct synth *s, unsigned first, unsigned n_pairs)
+{
+        for (unsigned i = first; i < first + n_pairs; i++) {
+                char parent[128], rx[160], tx[160], why[200];
+                uint64_t p_seq, c1, c2;
+                usec_t p_end, e1, e2;
+                bool bad = i % 7 == 3;
+
+                snprintf(parent, sizeof(parent), "/devices/virtual/net/veth%u", i);
+                snprintf(rx, sizeof(rx), "%s/queues/rx-0", parent);
+                snprintf(tx, sizeof(tx), "%s/queues/tx-0", parent);
+                snprintf(why, sizeof(why), "parent %s", parent);
+                p_end = event(s, "add", parent, "net", 0, 0, NULL, RECORD_AGENT_EXITED, bad ? 1 : 0);
+                p_seq = s->seqnum;
+                e1 = event(s, "add", rx, "queues", p_seq, p_end, why, RECORD_AGENT_EXITED, 0);
+                c1 = s->seqnum;
+                e2 = event(s, "add", tx, "queues", p_seq, p_end, why, i % 11 == 5 ? RECORD_AGENT_SIGNALED : RECORD_AGENT_EXITED,
+                           i % 11 == 5 ? 15 : 0);
+                c2 = s->seqnum;
+                snprintf(why, sizeof(why), "same devpath %s", rx);
+                e1 = event(s, "remove", rx, "queues", c1, e1, why, RECORD_AGENT_EXITED, 0);
+                snprintf(why, sizeof(why), "same devpath %s", tx);
+                e2 = event(s, "remove", tx, "queues", c2, e2, why, RECORD_AGENT_EXITED, 0);
+                snprintf(why, sizeof(why), "child %s", tx);
+                event(s, "remove", parent, "net", s->seqnum, MAX(e1, e2), why,
+                      i == 2 ? RECORD_AGENT_TIMEOUT : RECORD_AGENT_EXITED, i == 2 ? 9 : 0);
+        }
+}
+
+/* A burst plus the odd cases; return the path.  *runs and *waits get the expected counts. */
+static const char *synthesise(const char *name, unsigned n_pairs, size_t *runs, size_t *waits)
+{
+        static char path[300];
+        struct synth s = { .seqnum = 1000, .now = 5000000, .rnd = 42 };
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        check_int(record_writer_open(path, &s.w), 0);
+        burst(&s, 0, n_pairs / 2);
+        /* Lost events, then an overflow, then more. */
+        check_int(record_append(s.w, &(struct record){ .type = RECORD_OVERFLOW, .overflow = { 1, s.now + 100 } }), 0);
+        check_int(record_append(s.w, &(struct record){ .type = RECORD_GAP,
+                                                       .gap = { s.now + 200, s.seqnum + 1, s.seqnum + 5,
+                                                                RECORD_GAP_OVERFLOW } }),
+                  0);
+        s.seqnum += 5;
+        burst(&s, n_pairs / 2, n_pairs - n_pairs / 2);
+        /* An agent that could not be executed, and one still running at the end; odd bytes in names. */
+        s.seqnum++;
+        s.now += 500;
+        datagram(&s, "change", "/devices/platform/serial8250/tty/ttyS0", "tty");
+        check_int(record_append(s.w, &(struct record){ .type = RECORD_AGENT_END,
+                                                       .agent_end = { s.seqnum, s.now + 10, 0,
+                                                                      RECORD_AGENT_EXEC_FAILED, ENOENT } }),
+                  0);
+        s.seqnum++;
+        datagram(&s, "add", "/devices/virtual/misc/<odd>&\"name'", "misc");
+        check_int(record_append(s.w, &(struct record){ .type = RECORD_AGENT_START,
+                                                       .agent_start = { s.seqnum, s.now + 50, 99,
+                                                                        "/etc/hotplug.d/misc/a<b>&\x01\xff.hotplug" } }),
+                  0);
+        record_writer_free(s.w);
+        *runs = s.runs + 2;
+        *waits = s.waits;
+        return path;
+}
+
+static size_t problems;
+
+static struct timeline *load(const char *path, enum timeline_lanes by)
+{
+        struct record_reader *r;
+        struct timeline *tl;
+        struct record rec;
+        int k;
+
+        problems = 0;
+        check_int(timeline_new(&tl), 0);
+        check_int(record_reader_open(path, &r), 0);
+        while ((k = record_reader_next(r, &rec)) > 0) {
+                if (k == RECORD_NEXT_PROBLEM) {
+                        problems++;
+                        continue;
+                }
+                check_int(timeline_add(tl, &rec), 0);
+        }
+        check_int(k, 0);
+        record_reader_free(r);
+        check_int(timeline_finish(tl, by), 0);
+        return tl;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+        size_t n = 0;
+
+        for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+                n++;
+        return n;
+}
+
+static char *render_svg(const struct timeline *tl, const char *name, char **ret_path)
+{
+        static char path[300];
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f;
+        const char *keep = getenv("HOTPLUGD_TIMELINE_KEEP");
+
+        f = open_memstream(&buf, &size);
+        check(f);
+        check_int(timeline_render_svg(tl, "hotplugd timeline: test <burst> & co", f), 0);
+        fclose(f);
+        snprintf(path, sizeof(path), "%s/%s", keep ? keep : dir, name);
+        f = fopen(path, "we");
+        check(f);
+        check(fwrite(buf, 1, size, f) == size);
+        fclose(f);
+        *ret_path = path;
+        return buf;
+}
+
+/* Well-formed, and exactly @bars bar elements as an XML reader counts them. */
+static void check_xml(const char *path, size_t bars)
+{
+        char cmd[400];
+
+        if (system("command -v xmllint >/dev/null 2>&1") != 0) {
+                fprintf(stderr, "  xmllint not installed (Debian libxml2-utils): well-formedness not checked\n");
+                return;
+        }
+        snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", path);
+        check_int(system(cmd), 0);
+        snprintf(cmd, sizeof(cmd),
+                 "test \"$(xmllint --xpath \"count(//*[local-name()='rect'][contains(concat(' ',@class,' '),' bar ')])\" "
+                 "'%s')\" = %zu",
+                 path, bars);
+        check_int(system(cmd), 0);
+}
+
+static void test_small_svg(void)
+{
+        size_t runs, waits;
+        const char *rec = synthesise("small.rec", 6, &runs, &waits);
+        struct timeline *tl = load(rec, TIMELINE_LANES_DEVICE);
+        char *svg, *path;
+
+        check_int(tl->n_runs, runs);
+        check_int(tl->n_waits, waits);
+        check_int(tl->n_lanes, 6 * 3 + 2);
+        check_int(tl->n_marks, 2);
+        check(waits > 0);
+        svg = render_svg(tl, "small.svg", &path);
+        check_xml(path, runs);
+        check_int(count(svg, "<rect class=\"bar "), runs);
+        check_int(count(svg, "<rect class=\"bar fail\""), 1 + 1 + 1); /* veth3 add, exec failure, veth5 tx signal */
+        check_int(count(svg, "<rect class=\"bar timeout\""), 1);
+        check_int(count(svg, "<rect class=\"bar running\""), 1);
+        check_int(count(svg, "<path class=\"wait\""), waits + 1); /* plus the legend's */
+        check_int(count(svg, "<line class=\"gap\""), 2);          /* the mark and the legend */
+        check_int(count(svg, "<line class=\"overflow\""), 2);
+        check(strstr(svg, ">1001 add</text>"));                 /* a labelled bar */
+        check(strstr(svg, "misc/&lt;odd&gt;&amp;&quot;name&apos;"));
+        check(strstr(svg, "a&lt;b&gt;&amp;\\x01\\xff.hotplug"));
+        check(!strstr(svg, "<odd>"));
+        free(svg);
+
+        /* By subsystem: net, queues, tty, misc. */
+        tl = timeline_free(tl);
+        tl = load(rec, TIMELINE_LANES_SUBSYSTEM);
+        check_int(tl->n_lanes, 4);
+        check_str(tl->lanes[0].name, "net");
+        check_str(tl->lanes[1].name, "queues");
+        timeline_free(tl);
+}
+
+static void test_big_svg(void)
+{
+        size_t runs, waits;
+        const char *rec = synthesise("big.rec", 2000 / 6, &runs, &waits);
+        struct timeline *tl = load(rec, TIMELINE_LANES_DEVICE);
+        char *svg, *path, more[64];
+
+        check_int(tl->n_runs, runs);
+        check(runs >= 2000);
+        svg = render_svg(tl, "big.svg", &path);
+        check_xml(path, runs);
+        check_int(count(svg, "<rect class=\"bar "), runs);
+        /* Lanes are capped; the last row says how many it holds. */
+        snprintf(more, sizeof(more), "(%zu more lanes)", tl->n_lanes - (HP_TIMELINE_MAX_LANES - 1));
+        check(strstr(svg, more));
+        check_int(count(svg, "<text class=\"lane-label\""), HP_TIMELINE_MAX_LANES);
+        free(svg);
+        timeline_free(tl);
+}
+
+static char *render_text(const struct timeline *tl)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        check(f);
+        check_int(timeline_render_text(tl, 40, f), 0);
+        fclose(f);
+        return buf;
+}
+
+static void test_text(void)
+{
+        size_t runs, waits, lines = 0;
+        const char *rec = synthesise("text.rec", 3, &runs, &waits);
+        struct timeline *tl = load(rec, TIMELINE_LANES_DEVICE);
+        char *txt = render_text(tl), *save = NULL;
+
+        fputs(txt, stderr);
+        for (char *l = strtok_r(txt, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                size_t len = strlen(l);
+                /* A run line ends in a 42-column bar with at least one mark in it. */
+                if (len > 42 && l[len - 1] == '|' && l[len - 42] == '|' && strpbrk(l + len - 41, "#=")) {
+                        lines++;
+                        check_int(strlen(l + len - 42), 42);
+                }
+        }
+        check_int(lines, runs);
+        free(txt);
+
+        txt = render_text(tl);
+        /* The first run starts at 0 (t0 is the first event) and its bar starts in column 0. */
+        check(strstr(txt, "20 agent run(s), 20 event(s), 11 lane(s) by device"));
+        check(strstr(txt, "\n     0.050       8.136        1001  add      exit 0         /devices/virtual/net/veth0              "
+                          "  |#########                               |\n"));
+        check(strstr(txt, "^ SEQNUM=1002 waited for SEQNUM=1001 (parent /devices/virtual/net/veth0)"));
+        check(strstr(txt, "---- receive buffer overflow: the kernel dropped events ----"));
+        check(strstr(txt, "---- SEQNUM gap 1007-1011 (5 missing, overflow) ----"));
+        check(strstr(txt, "timeout, sig 9"));
+        check(strstr(txt, "exec ENOENT"));
+        check(strstr(txt, "running"));
+        free(txt);
+        timeline_free(tl);
+}
+
+/* A recording of events only (hotplugctl record) lists the events; a torn copy still draws. */
+static void test_events_only_and_torn(void)
+{
+        char path[300], *txt, *svg, *p;
+        struct record_writer *w;
+        struct timeline *tl;
+        struct synth s = { .seqnum = 50, .now = 1000 };
+        uint64_t torn_at;
+
+        snprintf(path, sizeof(path), "%s/events.rec", dir);
+        check_int(record_writer_open(path, &w), 0);
+        s.w = w;
+        for (int i = 0; i < 3; i++) {
+                s.seqnum++;
+                s.now += 1500;
+                datagram(&s, "change", "/devices/virtual/net/lo", "net");
+        }
+        /* Not a valid uevent: left out of the model, counted. */
+        check_int(record_append(w, &(struct record){ .type = RECORD_DATAGRAM,
+                                                     .datagram = { 0, s.now + 10, "libudev\0junk", 12 } }),
+                  0);
+        /* Then a record torn by a crash. */
+        torn_at = record_writer_size(w) + 10;
+        check_int(record_append(w, &(struct record){ .type = RECORD_OVERFLOW, .overflow = { 1, s.now + 20 } }), 0);
+        record_writer_free(w);
+        check(truncate(path, (off_t)torn_at) == 0);
+
+        tl = load(path, TIMELINE_LANES_DEVICE);
+        check_int(tl->n_runs, 0);
+        check_int(tl->n_events, 3);
+        check_int(tl->n_marks, 0);
+        check_int(tl->rejected, 1);
+        check_int(problems, 1);
+        txt = render_text(tl);
+        fputs(txt, stderr);
+        check(strstr(txt, "no agent runs in this recording; its events:"));
+        check(strstr(txt, "     1.500          52  change   net          /devices/virtual/net/lo\n"));
+        free(txt);
+        svg = render_svg(tl, "events.svg", &p);
+        check_xml(p, 0);
+        check_int(count(svg, "<rect class=\"bar "), 0);
+        check_int(count(svg, "<line class=\"event\" x1"), 3 + 1);
+        free(svg);
+        timeline_free(tl);
+}
+
+static void cleanup(void)
+{
+        char cmd[300];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        (void)system(cmd);
+}
+
+int main(void)
+{
+        check(mkdtemp(dir));
+        atexit(cleanup);
+        run_test(test_small_svg);
+        run_test(test_big_svg);
+        run_test(test_text);
+        run_test(test_events_only_and_torn);
+        return 0;
+}
