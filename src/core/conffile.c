@@ -438,4 +438,8 @@ void conf_apply(const struct conf *c, struct manager_config *cfg, uint32_t cli_s
         }
         if (use & CONF_BIT(CONF_RCVBUF))
                 cfg->rcvbuf = (int)c->rcvbuf;
+        if (use & CONF_BIT(CONF_RECORD))
+                cfg->record_path = c->record;
+        if (use & CONF_BIT(CONF_REBROADCAST))
+                cfg->rebroadcast_group = (unsigned)c->rebroadcast;
 }

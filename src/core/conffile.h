@@ -57,7 +57,7 @@ struct conf {
         char hotplug_d[HP_CONF_LINE_MAX];
         char handler_dir[HP_CONF_LINE_MAX];
         char sysfs[HP_CONF_LINE_MAX];
-        char record[HP_CONF_LINE_MAX];      /* not applied yet: for the recorder */
+        char record[HP_CONF_LINE_MAX];      /* --record */
         enum ordering ordering;
         int log_level;                      /* syslog priority */
         bool all;
@@ -67,7 +67,7 @@ struct conf {
         uint64_t timeout_sec;
         uint64_t kill_grace_sec;
         uint64_t rcvbuf;
-        uint64_t rebroadcast;               /* not applied yet: netlink group 2..32 */
+        uint64_t rebroadcast;               /* --rebroadcast: netlink group 2..32 */
 };
 
 /* Room for "FILE:LINE: reason" with a long path. */

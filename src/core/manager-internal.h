@@ -18,6 +18,9 @@
 #include "uevent.h"
 
 struct control;
+struct record_writer;
+struct rebroadcast;
+struct replay_state;
 
 struct job {
         struct manager *m;
@@ -61,6 +64,12 @@ struct manager {
         char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs;
         bool paused;                /* pause: events queue, no agent starts */
         struct control *control;    /* NULL: no control socket */
+        struct record_writer *recorder;     /* --record */
+        sd_event_source *recorder_sync;     /* fdatasync at most once a second while dirty */
+        struct rebroadcast *rebroadcast;    /* --rebroadcast */
+        usec_t rebroadcast_last_log;
+        uint64_t rebroadcast_failed_logged;
+        struct replay_state *replay;        /* --replay */
         usec_t reject_last_log[_UEVENT_REJECT_MAX];
         uint64_t reject_suppressed[_UEVENT_REJECT_MAX];
         usec_t drop_last_log;
@@ -78,11 +87,30 @@ void observe_input_drained(struct manager *m);
 void observe_queued(struct manager *m, const struct uevent *ev);
 /* The event left the pipeline without an agent run (duplicate, filtered, aborted). */
 void observe_dropped(struct manager *m, const struct uevent *view, bool filtered);
+void observe_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);
+void observe_gap(struct manager *m, const struct ledger_gap *gap);
+/* @ev was queued behind @blocker (may be NULL: nothing to wait for). */
+void observe_waiting(struct manager *m, const struct uevent *ev, const struct uevent *blocker);
 void observe_started(struct manager *m, const struct job *j);
-void observe_finished(struct manager *m, const struct job *j, const char *status);
+void observe_exec_failed(struct manager *m, const struct job *j, int error);
+void observe_finished(struct manager *m, const struct job *j, const siginfo_t *si, const char *status);
 /* The event's job is over; @ev is about to be freed. */
 void observe_done(struct manager *m, const struct uevent *ev);
 
 /* For manager-observe.c: read the socket until empty (control "sync"). */
 void manager_drain_input(struct manager *m);
 void manager_dispatch(struct manager *m);
+
+/* One datagram through parse, ledger, handlers into the scheduler (live or replayed). */
+void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);
+/* A held event is over (no agent, or its agent finished): hand it back and free it. */
+void manager_event_done(struct manager *m, struct uevent *ev);
+/* Exit the loop once stopping (or the replay ended) and nothing runs. */
+void manager_maybe_exit(struct manager *m);
+
+/* manager-replay.c */
+int manager_replay_open(struct manager *m);
+void manager_replay_close(struct manager *m);
+/* Dry-run replay: "run" @ev for its recorded duration.  Return: true if a timer took it. */
+bool manager_replay_dry_job(struct manager *m, struct uevent *ev);
+bool manager_replay_finished(const struct manager *m);

@@ -9,13 +9,17 @@
  * "wait for these UUIDs" can never wait for an event that is gone.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
 #include "control.h"
+#include "escape.h"
 #include "log.h"
 #include "manager-internal.h"
+#include "rebroadcast.h"
+#include "record.h"
 #include "scheduler.h"
 
 static void ctl_status(void *userdata, struct control_status *ret)
@@ -115,11 +119,157 @@ void manager_resume(struct manager *m)
         manager_dispatch(m);
 }
 
+/* ---- recorder and rebroadcast --------------------------------------------- */
+
+static int on_recorder_sync(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        int r = record_writer_sync(m->recorder);
+
+        if (r < 0)
+                log_warning_errno(r, "cannot sync the recording %s", m->cfg.record_path);
+        return 0;
+}
+
+static void record(struct manager *m, const struct record *rec)
+{
+        int r;
+
+        if (!m->recorder)
+                return;
+        r = record_append(m->recorder, rec);
+        if (r < 0) {
+                log_error_errno(r, "writing the recording %s failed; recording stops", m->cfg.record_path);
+                m->recorder_sync = sd_event_source_disable_unref(m->recorder_sync);
+                m->recorder = record_writer_free(m->recorder);
+                return;
+        }
+        /* Data reaches the disk within a second, never one fdatasync per record. */
+        if (m->recorder_sync && sd_event_source_get_enabled(m->recorder_sync, NULL) == 0) {
+                (void)sd_event_source_set_time_relative(m->recorder_sync, USEC_PER_SEC);
+                (void)sd_event_source_set_enabled(m->recorder_sync, SD_EVENT_ONESHOT);
+        }
+}
+
+static int observe_open_outputs(struct manager *m)
+{
+        int r;
+
+        if (m->cfg.record_path) {
+                r = record_writer_open(m->cfg.record_path, &m->recorder);
+                if (r < 0)
+                        return log_error_errno(r, "cannot open the recording %s", m->cfg.record_path);
+                r = sd_event_add_time_relative(m->event, &m->recorder_sync, CLOCK_MONOTONIC, USEC_PER_SEC,
+                                               USEC_PER_SEC / 10, on_recorder_sync, m);
+                if (r < 0)
+                        return r;
+                (void)sd_event_source_set_enabled(m->recorder_sync, SD_EVENT_OFF);
+                log_info("recording to %s", m->cfg.record_path);
+        }
+        if (m->cfg.rebroadcast_group) {
+                r = rebroadcast_new(m->cfg.rebroadcast_group, &m->rebroadcast);
+                if (r < 0)
+                        return log_error_errno(r, "cannot rebroadcast on netlink group %u", m->cfg.rebroadcast_group);
+                log_info("rebroadcasting processed events on netlink group %u", m->cfg.rebroadcast_group);
+        }
+        return 0;
+}
+
+void observe_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real)
+{
+        if (m->recorder)
+                record(m, &(struct record){ .type = RECORD_DATAGRAM,
+                                            .datagram = { .realtime = real, .monotonic = mono,
+                                                          .data = data, .size = size } });
+}
+
+void observe_gap(struct manager *m, const struct ledger_gap *gap)
+{
+        if (m->recorder)
+                record(m, &(struct record){ .type = RECORD_GAP,
+                                            .gap = { .monotonic = now_usec(CLOCK_MONOTONIC), .first = gap->first,
+                                                     .last = gap->last,
+                                                     .class = (enum record_gap_class)gap->class } });
+}
+
+/* Why @ev waits for @b, e.g. "parent /devices/virtual/net/veth0". */
+static void wait_reason(const struct manager *m, const struct uevent *ev, const struct uevent *b, char *buf,
+                        size_t size)
+{
+        char esc[512];
+        const char *what;
+
+        escape_cstr(b->devpath, esc, sizeof(esc));
+        if (m->cfg.ordering == ORDERING_STRICT)
+                what = "strict order after";
+        else if (strcmp(b->devpath, ev->devpath) == 0)
+                what = "same device";
+        else if (devpath_is_prefix(b->devpath, b->devpath_len, ev->devpath, ev->devpath_len))
+                what = "parent";
+        else if (devpath_is_prefix(ev->devpath, ev->devpath_len, b->devpath, b->devpath_len))
+                what = "child";
+        else
+                what = "renamed device";
+        snprintf(buf, size, "%s %s", what, esc);
+}
+
+void observe_waiting(struct manager *m, const struct uevent *ev, const struct uevent *blocker)
+{
+        struct log_fields f = LOG_FIELDS_INIT;
+        char reason[600];
+
+        if (!blocker)
+                return;
+        wait_reason(m, ev, blocker, reason, sizeof(reason));
+        f.seqnum = ev->seqnum;
+        f.devpath = ev->devpath;
+        f.action = ev->action;
+        f.subsystem = ev->subsystem;
+        log_internal(m->cfg.dry_run ? LOG_INFO : LOG_DEBUG, 0, &f, "waits for SEQNUM=%" PRIu64 " (%s)",
+                     blocker->seqnum, reason);
+        if (m->recorder)
+                record(m, &(struct record){ .type = RECORD_WAIT,
+                                            .wait = { .seqnum = ev->seqnum, .blocker = blocker->seqnum,
+                                                      .monotonic = now_usec(CLOCK_MONOTONIC),
+                                                      .reason = reason } });
+}
+
+void observe_exec_failed(struct manager *m, const struct job *j, int error)
+{
+        if (m->recorder)
+                record(m, &(struct record){ .type = RECORD_AGENT_END,
+                                            .agent_end = { .seqnum = j->ev->seqnum,
+                                                           .monotonic = now_usec(CLOCK_MONOTONIC), .pid = 0,
+                                                           .status = RECORD_AGENT_EXEC_FAILED,
+                                                           .value = error < 0 ? -error : error } });
+}
+
+static void rebroadcast(struct manager *m, const struct uevent *ev)
+{
+        uint64_t suppressed;
+
+        if (!m->rebroadcast || rebroadcast_send(m->rebroadcast, ev->buf, ev->size) >= 0)
+                return;
+        /* Never fatal; one line per 5 s at most. */
+        suppressed = m->rebroadcast->failed - m->rebroadcast_failed_logged;
+        if (m->rebroadcast_last_log && now_usec(CLOCK_MONOTONIC) - m->rebroadcast_last_log < HP_REJECT_LOG_INTERVAL_USEC)
+                return;
+        m->rebroadcast_last_log = now_usec(CLOCK_MONOTONIC);
+        m->rebroadcast_failed_logged = m->rebroadcast->failed;
+        log_warning_errno(m->rebroadcast->last_error, "SEQNUM=%" PRIu64 ": rebroadcast failed (%" PRIu64
+                          " failures since the last report)", ev->seqnum, suppressed);
+}
+
+/* ---- open/close ------------------------------------------------------------ */
+
 int manager_observe_open(struct manager *m)
 {
         const char *path = m->cfg.control_path ? m->cfg.control_path : HOTPLUGD_RUNDIR "/control";
         int r;
 
+        r = observe_open_outputs(m);
+        if (r < 0)
+                return r;
         if (!*path)
                 return 0;
         r = control_new(m->event, path, -1, &ctl_ops, m, &m->control);
@@ -134,6 +284,9 @@ int manager_observe_open(struct manager *m)
 void manager_observe_close(struct manager *m)
 {
         m->control = control_free(m->control);
+        m->recorder_sync = sd_event_source_disable_unref(m->recorder_sync);
+        m->recorder = record_writer_free(m->recorder); /* syncs */
+        m->rebroadcast = rebroadcast_free(m->rebroadcast);
 }
 
 static void notify(struct manager *m, enum control_event_kind kind, const struct uevent *ev)
@@ -177,6 +330,10 @@ void observe_overflow(struct manager *m)
         struct control_event e = { .kind = CONTROL_EVENT_OVERFLOW };
 
         control_notify_event(m->control, &e);
+        if (m->recorder)
+                record(m, &(struct record){ .type = RECORD_OVERFLOW,
+                                            .overflow = { .realtime = now_usec(CLOCK_REALTIME),
+                                                          .monotonic = now_usec(CLOCK_MONOTONIC) } });
 }
 
 void observe_input_drained(struct manager *m)
@@ -202,6 +359,10 @@ void observe_dropped(struct manager *m, const struct uevent *view, bool filtered
 
 void observe_started(struct manager *m, const struct job *j)
 {
+        if (m->recorder)
+                record(m, &(struct record){ .type = RECORD_AGENT_START,
+                                            .agent_start = { .seqnum = j->ev->seqnum, .monotonic = j->started,
+                                                             .pid = (uint32_t)j->pid, .program = j->program } });
         if (!m->control)
                 return;
         struct control_event e = {
@@ -216,8 +377,18 @@ void observe_started(struct manager *m, const struct job *j)
         control_notify_event(m->control, &e);
 }
 
-void observe_finished(struct manager *m, const struct job *j, const char *status)
+void observe_finished(struct manager *m, const struct job *j, const siginfo_t *si, const char *status)
 {
+        if (m->recorder) {
+                enum record_agent_status st = si->si_code == CLD_EXITED ? RECORD_AGENT_EXITED
+                                              : j->term_sent            ? RECORD_AGENT_TIMEOUT
+                                                                        : RECORD_AGENT_SIGNALED;
+                record(m, &(struct record){ .type = RECORD_AGENT_END,
+                                            .agent_end = { .seqnum = j->ev->seqnum,
+                                                           .monotonic = now_usec(CLOCK_MONOTONIC),
+                                                           .pid = (uint32_t)j->pid, .status = st,
+                                                           .value = si->si_status } });
+        }
         if (!m->control)
                 return;
         struct control_event e = {
@@ -236,6 +407,9 @@ void observe_finished(struct manager *m, const struct job *j, const char *status
 
 void observe_done(struct manager *m, const struct uevent *ev)
 {
+        /* Consumers on the rebroadcast group see a device only once its agent finished. */
+        if (!m->cfg.dry_run)
+                rebroadcast(m, ev);
         /* Called after scheduler_done(): @ev is no longer held, settle may complete. */
         if (!m->control)
                 return;

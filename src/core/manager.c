@@ -53,6 +53,7 @@ void manager_config_init(struct manager_config *cfg)
                 .ordering = ORDERING_DEVPATH,
                 .source_fd = -1,
                 .trust = UEVENT_TRUST_KERNEL,
+                .replay_speed = 1.0,
                 .sysfs_root = "/sys",
         };
         cfg->handlers.sysfs_root = "/sys";
@@ -128,13 +129,19 @@ static void job_finish(struct job *j)
         }
         ev->owner_data = NULL;
         job_free(j);
+        manager_event_done(m, ev);
+}
+
+void manager_event_done(struct manager *m, struct uevent *ev)
+{
         scheduler_done(m->scheduler, ev);
         observe_done(m, ev);
         free(ev);
 
         if (m->source_paused && !m->stopping && scheduler_held(m->scheduler) <= m->resume_mark) {
                 m->source_paused = false;
-                sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
+                if (m->source_io)
+                        sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
         }
         dispatch(m);
 }
@@ -219,7 +226,7 @@ static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
                 (void)kill(-j->pid, SIGKILL);
 
         status_string(si, j->term_sent, status, sizeof(status));
-        observe_finished(m, j, status);
+        observe_finished(m, j, si, status);
         fields_of(j->ev, &f);
         f.agent = j->program;
         f.agent_status = status;
@@ -306,6 +313,7 @@ static int job_start_next(struct job *j)
                 if (r < 0) {
                         j->failed = true;
                         log_exec_failure(j, r);
+                        observe_exec_failed(m, j, r);
                         continue; /* the next hotplug.d file, or done */
                 }
                 if (!m->cfg.hotplug_d && m->agent_missing_reported) {
@@ -390,9 +398,8 @@ static void job_start(struct manager *m, struct uevent *ev)
         if (m->cfg.dry_run) {
                 job_dry_run(m, ev);
                 m->stats.finished++;
-                scheduler_done(m->scheduler, ev);
-                observe_done(m, ev);
-                free(ev);
+                if (!manager_replay_dry_job(m, ev))
+                        manager_event_done(m, ev);
                 return;
         }
 
@@ -400,9 +407,7 @@ static void job_start(struct manager *m, struct uevent *ev)
         if (!j) {
                 log_error("SEQNUM=%" PRIu64 ": out of memory, event not run", ev->seqnum);
                 m->stats.aborted++;
-                scheduler_done(m->scheduler, ev);
-                observe_done(m, ev);
-                free(ev);
+                manager_event_done(m, ev);
                 return;
         }
         j->m = m;
@@ -496,7 +501,7 @@ static void log_gap(const struct ledger_gap *gap)
 }
 
 /* One valid datagram through ledger and handlers into the scheduler. */
-static void process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real)
+void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real)
 {
         uint16_t vars[HP_UEVENT_MAX_VARS];
         struct uevent view, *ev;
@@ -525,6 +530,7 @@ static void process_datagram(struct manager *m, const char *data, size_t size, u
                 return;
         case LEDGER_GAP:
                 log_gap(&gap);
+                observe_gap(m, &gap);
                 break;
         case LEDGER_LATE:
                 log_internal(LOG_NOTICE, 0, &f, "late SEQNUM (arrived after a higher one)");
@@ -567,6 +573,8 @@ static void process_datagram(struct manager *m, const char *data, size_t size, u
         }
         m->stats.queued++;
         observe_queued(m, ev);
+        if (m->recorder || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG)
+                observe_waiting(m, ev, scheduler_blocker(m->scheduler, ev));
         if (scheduler_held(m->scheduler) > m->stats.peak_held)
                 m->stats.peak_held = scheduler_held(m->scheduler);
         log_internal(LOG_DEBUG, 0, &f, "queued");
@@ -614,8 +622,11 @@ void manager_drain_input(struct manager *m)
                         (void)sd_event_exit(m->event, r);
                         return;
                 }
+                usec_t mono = now_usec(CLOCK_MONOTONIC), real = now_usec(CLOCK_REALTIME);
+
                 m->stats.received++;
-                process_datagram(m, data, size, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME));
+                observe_datagram(m, data, size, mono, real);
+                manager_process_datagram(m, data, size, mono, real);
         }
         dispatch(m);
 }
@@ -631,9 +642,11 @@ static int on_shutdown_deadline(sd_event_source *s, uint64_t usec, void *userdat
         return sd_event_exit(m->event, 0);
 }
 
-static void maybe_exit(struct manager *m)
+void manager_maybe_exit(struct manager *m)
 {
         if (m->stopping && scheduler_running(m->scheduler) == 0)
+                sd_event_exit(m->event, 0);
+        else if (manager_replay_finished(m) && scheduler_held(m->scheduler) == 0)
                 sd_event_exit(m->event, 0);
 }
 
@@ -645,7 +658,8 @@ void manager_stop(struct manager *m)
         if (m->stopping)
                 return;
         m->stopping = true;
-        sd_event_source_set_enabled(m->source_io, SD_EVENT_OFF);
+        if (m->source_io)
+                sd_event_source_set_enabled(m->source_io, SD_EVENT_OFF);
         while ((ev = scheduler_pop_queued(m->scheduler))) {
                 dropped++;
                 free(ev);
@@ -656,7 +670,7 @@ void manager_stop(struct manager *m)
                 (void)sd_event_add_time_relative(m->event, &m->shutdown_timer, CLOCK_MONOTONIC,
                                                  m->cfg.shutdown_grace_usec, USEC_PER_MSEC,
                                                  on_shutdown_deadline, m);
-        maybe_exit(m);
+        manager_maybe_exit(m);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -676,7 +690,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 
 static int on_post(sd_event_source *s, void *userdata)
 {
-        maybe_exit(userdata);
+        manager_maybe_exit(userdata);
         return 0;
 }
 
@@ -754,15 +768,23 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
                 goto fail;
         (void)sd_event_set_watchdog(m->event, true);
 
-        r = manager_open_source(m);
-        if (r < 0)
-                goto fail;
-        /* Baseline after the socket is live: nothing between can be missed. */
-        ledger_init(&m->ledger, read_kernel_seqnum(m->cfg.sysfs_root));
+        if (m->cfg.replay_path) {
+                /* Replay: the recording is the only source; no kernel baseline. */
+                ledger_init(&m->ledger, 0);
+                r = manager_replay_open(m);
+                if (r < 0)
+                        goto fail;
+        } else {
+                r = manager_open_source(m);
+                if (r < 0)
+                        goto fail;
+                /* Baseline after the socket is live: nothing between can be missed. */
+                ledger_init(&m->ledger, read_kernel_seqnum(m->cfg.sysfs_root));
 
-        r = sd_event_add_io(m->event, &m->source_io, m->source->fd, EPOLLIN, on_source, m);
-        if (r < 0)
-                goto fail;
+                r = sd_event_add_io(m->event, &m->source_io, m->source->fd, EPOLLIN, on_source, m);
+                if (r < 0)
+                        goto fail;
+        }
         r = manager_observe_open(m);
         if (r < 0)
                 goto fail;
@@ -783,6 +805,7 @@ struct manager *manager_free(struct manager *m)
         if (!m)
                 return NULL;
         kill_running(m);
+        manager_replay_close(m);
         manager_observe_close(m);
         sd_event_source_disable_unref(m->shutdown_timer);
         sd_event_source_disable_unref(m->source_io);

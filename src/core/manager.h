@@ -35,6 +35,10 @@ struct manager_config {
         const char *sysfs_root;     /* NULL: "/sys" */
         struct handler_config handlers;
         const char *control_path;   /* control socket; NULL: HOTPLUGD_RUNDIR "/control"; "" : none */
+        const char *record_path;    /* append every datagram and agent run to this recording */
+        const char *replay_path;    /* read datagrams from this recording instead of the kernel */
+        double replay_speed;        /* 1: recorded pace; 0: as fast as possible */
+        unsigned rebroadcast_group; /* re-send processed events on this netlink group; 0: off */
 };
 
 void manager_config_init(struct manager_config *cfg);

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "replay.h"
 
 #define EXIT_CONFIG 2
 #define EXIT_USAGE 64
@@ -61,6 +62,10 @@ static void help(void)
                "  -l, --log-level=LEVEL    err, warning, notice, info (default), debug\n"
                "      --log-target=T       auto (default), stderr or journal\n"
                "      --control-socket=P   control socket path (default %s/control; \"\" for none)\n"
+               "      --record=FILE        append every datagram and agent run to a recording\n"
+               "      --replay=FILE        read events from a recording instead of the kernel\n"
+               "      --speed=X            replay pace factor (default 1; 0 or max: no waiting)\n"
+               "      --rebroadcast=GROUP  re-send processed events on netlink group 2..32\n"
                "  -c, --config=FILE        configuration file (default %s)\n"
                "      --check-config       check the configuration and exit (0 valid, 2 invalid)\n"
                "  -h, --help               this text\n"
@@ -95,6 +100,10 @@ enum {
         ARG_LOG_TARGET,
         ARG_CHECK_CONFIG,
         ARG_CONTROL_SOCKET,
+        ARG_RECORD,
+        ARG_REPLAY,
+        ARG_SPEED,
+        ARG_REBROADCAST,
 };
 
 static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct cli *cli)
@@ -116,6 +125,10 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                 { "log-level", required_argument, NULL, 'l' },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
                 { "control-socket", required_argument, NULL, ARG_CONTROL_SOCKET },
+                { "record", required_argument, NULL, ARG_RECORD },
+                { "replay", required_argument, NULL, ARG_REPLAY },
+                { "speed", required_argument, NULL, ARG_SPEED },
+                { "rebroadcast", required_argument, NULL, ARG_REBROADCAST },
                 { "config", required_argument, NULL, 'c' },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
                 { "help", no_argument, NULL, 'h' },
@@ -219,6 +232,29 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                 case ARG_CONTROL_SOCKET:
                         cfg->control_path = optarg;
                         break;
+                case ARG_RECORD:
+                        cfg->record_path = optarg;
+                        cli->set |= CONF_BIT(CONF_RECORD);
+                        break;
+                case ARG_REPLAY:
+                        cfg->replay_path = optarg;
+                        break;
+                case ARG_SPEED:
+                        if (replay_speed_from_string(optarg, &cfg->replay_speed) < 0) {
+                                fprintf(stderr, "hotplugd: --speed must be a factor like 1, 2.5, or 0/max: %s\n",
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case ARG_REBROADCAST:
+                        if (parse_uint(optarg, 2, 32, &v) < 0) {
+                                fprintf(stderr, "hotplugd: --rebroadcast needs a netlink group 2..32 "
+                                        "(group 1 is the kernel's): %s\n", optarg);
+                                return -EINVAL;
+                        }
+                        cfg->rebroadcast_group = (unsigned)v;
+                        cli->set |= CONF_BIT(CONF_REBROADCAST);
+                        break;
                 case ARG_LOG_TARGET:
                         if (strcmp(optarg, "auto") == 0)
                                 cli->target = LOG_TARGET_AUTO;
@@ -272,7 +308,8 @@ static int absolutize(const char *what, const char **path)
 
 static int resolve_paths(struct manager_config *cfg)
 {
-        if (absolutize("--agent", &cfg->agent) < 0 || absolutize("--hotplug-d", &cfg->hotplug_d) < 0 ||
+        if (absolutize("--record", &cfg->record_path) < 0 || absolutize("--replay", &cfg->replay_path) < 0 ||
+            absolutize("--agent", &cfg->agent) < 0 || absolutize("--hotplug-d", &cfg->hotplug_d) < 0 ||
             absolutize("--handler-dir", &cfg->handlers.handler_dir) < 0 ||
             absolutize("--sysfs", &cfg->sysfs_root) < 0)
                 return -EINVAL;

@@ -39,6 +39,7 @@ t_on_exit() {
 }
 
 t_cleanup() {
+        [ -n "${T_KEEP:-}" ] && cp -a "$T_DIR" "$T_KEEP"
         local i
         t_stop_daemon
         for ((i = ${#T_CLEANUP[@]} - 1; i >= 0; i--)); do
