@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Bounded "KEY=VALUE\0" builder.  Invariants: entries lie back to back in
+ * data[0..used) in the order of off[0..n); no key appears twice; a call that
+ * fails leaves the builder exactly as it was.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +47,7 @@ static void envbuf_remove(struct envbuf *e, unsigned idx)
 
 int envbuf_add(struct envbuf *e, const char *key, const char *value)
 {
+        char entry[sizeof(e->data)];
         size_t klen = key ? strlen(key) : 0, vlen, need, freed = 0;
         int old;
 
@@ -49,18 +55,24 @@ int envbuf_add(struct envbuf *e, const char *key, const char *value)
                 return -EINVAL;
         vlen = strlen(value);
         need = klen + 1 + vlen + 1;
+        if (need > sizeof(e->data))
+                return -ENOMEM;
         old = envbuf_find(e, key, klen);
         if (old >= 0)
                 freed = strlen(envbuf_entry(e, (unsigned)old)) + 1;
         if (e->used - freed + need > sizeof(e->data) || (old < 0 && e->n >= HP_ENV_ADD_MAX_VARS))
                 return -ENOMEM;
+
+        /* Build the entry aside first: @key or @value may point into @e
+         * (e.g. a value from envbuf_get()), and removing the old entry
+         * moves the bytes after it. */
+        memcpy(entry, key, klen);
+        entry[klen] = '=';
+        memcpy(entry + klen + 1, value, vlen + 1);
         if (old >= 0)
                 envbuf_remove(e, (unsigned)old);
 
-        char *p = e->data + e->used;
-        memcpy(p, key, klen);
-        p[klen] = '=';
-        memcpy(p + klen + 1, value, vlen + 1);
+        memcpy(e->data + e->used, entry, need);
         e->off[e->n++] = e->used;
         e->used = (uint16_t)(e->used + need);
         return 0;
@@ -84,8 +96,12 @@ int envbuf_addf(struct envbuf *e, const char *key, const char *fmt, ...)
 
 const char *envbuf_get(const struct envbuf *e, const char *key)
 {
-        size_t klen = strlen(key);
-        int i = envbuf_find(e, key, klen);
+        size_t klen = key ? strlen(key) : 0;
+        int i;
 
+        /* A "key" holding '=' would otherwise match inside a value. */
+        if (!env_key_valid(key, klen))
+                return NULL;
+        i = envbuf_find(e, key, klen);
         return i < 0 ? NULL : envbuf_entry(e, (unsigned)i) + klen + 1;
 }

@@ -32,16 +32,20 @@ int env_key_valid(const char *key, size_t len);
 /**
  * envbuf_add() - append KEY=VALUE.
  * @e: builder (borrowed)
- * @key: variable name, must satisfy env_key_valid()
- * @value: value bytes up to NUL; must not contain newline-free restrictions (any byte but NUL)
+ * @key: variable name, must satisfy env_key_valid() (borrowed)
+ * @value: value bytes up to NUL, any byte but NUL (borrowed; may point into @e)
  *
- * A key already present is replaced only if the new entry fits.
- * Return: 0, -EINVAL for a bad key, -ENOMEM when the bound is reached.
+ * A key already present is replaced only if the new entry fits; the new
+ * entry then moves to the end.  On any error @e is unchanged.
+ * Return: 0, -EINVAL for a bad key or a NULL value, -ENOMEM when either
+ * bound (HP_ENV_ADD_MAX_BYTES, HP_ENV_ADD_MAX_VARS) would be exceeded.
  */
 int envbuf_add(struct envbuf *e, const char *key, const char *value);
+/* envbuf_add() of a formatted value; -ENOMEM also when the value alone
+ * exceeds HP_ENV_ADD_MAX_BYTES. */
 int envbuf_addf(struct envbuf *e, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Value of @key or NULL (borrowed from @e). */
+/* Value of @key or NULL (borrowed from @e; NULL too for an invalid key). */
 const char *envbuf_get(const struct envbuf *e, const char *key);
 
 /* Entry i as "KEY=VALUE" (borrowed). */

@@ -1,39 +1,53 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Escaping of untrusted bytes for log lines.  The output is always
+ * NUL-terminated, never cut inside a "\xNN" sequence, and marked with
+ * "..." when input was left out.
+ */
 #include <string.h>
 
 #include "escape.h"
 
-char *escape_bytes(const void *src, size_t len, char *dst, size_t size)
+static size_t escaped_len(unsigned char c)
+{
+        return (c >= 0x20 && c < 0x7f && c != '\\') ? 1 : 4;
+}
+
+static size_t put(char *dst, unsigned char c)
 {
         static const char hex[] = "0123456789abcdef";
+
+        if (escaped_len(c) == 1) {
+                dst[0] = (char)c;
+                return 1;
+        }
+        dst[0] = '\\';
+        dst[1] = 'x';
+        dst[2] = hex[c >> 4];
+        dst[3] = hex[c & 15];
+        return 4;
+}
+
+char *escape_bytes(const void *src, size_t len, char *dst, size_t size)
+{
         const unsigned char *s = src;
-        size_t o = 0;
+        size_t total = 0, room, o = 0, i;
 
         if (size == 0)
                 return dst;
+        for (i = 0; i < len && total < size; i++)
+                total += escaped_len(s[i]);
 
-        for (size_t i = 0; i < len; i++) {
-                unsigned char c = s[i];
-                size_t need = (c >= 0x20 && c < 0x7f && c != '\\') ? 1 : 4;
+        /* Everything fits: no marker.  Otherwise keep whole escapes that
+         * leave room for "..." and the NUL. */
+        room = (i == len && total < size) ? size - 1 : (size >= 4 ? size - 4 : 0);
+        for (i = 0; i < len && o + escaped_len(s[i]) <= room; i++)
+                o += put(dst + o, s[i]);
+        if (i < len) {
+                size_t dots = size - 1 - o < 3 ? size - 1 - o : 3;
 
-                if (o + need + 1 > size) {
-                        /* Mark the cut; keep room for "..." and NUL. */
-                        while (o > 0 && o + 4 > size)
-                                o--;
-                        if (o + 4 <= size) {
-                                memcpy(dst + o, "...", 3);
-                                o += 3;
-                        }
-                        break;
-                }
-                if (need == 1)
-                        dst[o++] = (char)c;
-                else {
-                        dst[o++] = '\\';
-                        dst[o++] = 'x';
-                        dst[o++] = hex[c >> 4];
-                        dst[o++] = hex[c & 15];
-                }
+                memcpy(dst + o, "...", dots);
+                o += dots;
         }
         dst[o] = '\0';
         return dst;

@@ -10,8 +10,10 @@
  * @dst: output buffer (borrowed), always NUL-terminated if @size > 0
  * @size: size of @dst
  *
- * Printable ASCII other than backslash is copied; everything else becomes
- * "\xNN" (NUL too).  Output that does not fit is cut and ends in "...".
+ * Printable ASCII (0x20-0x7e) other than backslash is copied; everything
+ * else becomes "\xNN" (NUL too).  Output that does not fit is cut after the
+ * last whole character or escape that leaves room for "..." and the NUL,
+ * then ends in "..." (in as much of "..." as fits when @size < 4).
  *
  * Return: @dst.
  */

@@ -2,7 +2,11 @@
 /*
  * Strict parser of the kernel uevent wire format.  It validates a datagram
  * where it lies and records offsets; it never allocates and never writes to
- * the datagram.  Rules: see uevent.h.
+ * the datagram (only to the caller's offset array).  Rules: see uevent.h.
+ *
+ * Checks run in a fixed order, so each malformed datagram gets exactly one,
+ * predictable reject class: framing, then each entry in turn, then the
+ * well-known keys.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -38,12 +42,23 @@ const char *uevent_reject_to_string(enum uevent_reject r)
         return reject_names[r];
 }
 
-static int reject(enum uevent_reject why, enum uevent_reject *ret_reason)
-{
-        if (ret_reason)
-                *ret_reason = why;
-        return -EBADMSG;
-}
+/* The keys the parser itself looks at; their values are found while scanning. */
+enum known_key {
+        KEY_ACTION,
+        KEY_DEVPATH,
+        KEY_SUBSYSTEM,
+        KEY_SEQNUM,
+        KEY_DEVPATH_OLD,
+        _KEY_MAX,
+};
+
+static const char *const known_names[_KEY_MAX] = {
+        [KEY_ACTION] = "ACTION",
+        [KEY_DEVPATH] = "DEVPATH",
+        [KEY_SUBSYSTEM] = "SUBSYSTEM",
+        [KEY_SEQNUM] = "SEQNUM",
+        [KEY_DEVPATH_OLD] = "DEVPATH_OLD",
+};
 
 static bool key_valid(const char *k, size_t len)
 {
@@ -55,7 +70,7 @@ static bool key_valid(const char *k, size_t len)
         return true;
 }
 
-/* Single-line printable ASCII, no space-only restrictions beyond that. */
+/* Single-line printable ASCII: 0x20..0x7e only. */
 static bool printable(const char *s)
 {
         for (; *s; s++)
@@ -64,38 +79,43 @@ static bool printable(const char *s)
         return true;
 }
 
-static bool devpath_valid(const char *p, size_t len)
+/* Absolute, every component non-empty and neither "." nor ".." (so no "//"
+ * and no trailing '/'; "/" alone is not a device). */
+static bool devpath_valid(const char *p)
 {
-        if (len == 0 || p[0] != '/' || (len > 1 && p[len - 1] == '/'))
+        if (*p != '/')
                 return false;
-        for (size_t i = 0; i < len; i++) {
-                if (p[i] != '/')
-                        continue;
-                /* A component starts at i + 1. */
-                const char *c = p + i + 1;
-                size_t rest = len - i - 1;
-                if (rest == 0)
-                        return len == 1 ? false : false;
-                if (c[0] == '/')
+        while (*p == '/') {
+                const char *c = p + 1;
+                size_t n = strcspn(c, "/");
+
+                if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
                         return false;
-                if (c[0] == '.' && (rest == 1 || c[1] == '/'))
-                        return false;
-                if (c[0] == '.' && c[1] == '.' && (rest == 2 || c[2] == '/'))
-                        return false;
+                p = c + n;
         }
         return true;
 }
 
+/* A name used as argv[1] and as a hotplug.d directory: no '/', not "." or "..". */
+static bool subsystem_valid(const char *s)
+{
+        return !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+/* Canonical decimal as the kernel prints it (%llu): digits only, no sign,
+ * no spaces, no leading zero, at most UINT64_MAX. */
 static bool seqnum_parse(const char *s, uint64_t *ret)
 {
         uint64_t v = 0;
 
-        if (!*s)
+        if (!*s || (s[0] == '0' && s[1] != '\0'))
                 return false;
         for (; *s; s++) {
+                unsigned d;
+
                 if (*s < '0' || *s > '9')
                         return false;
-                unsigned d = (unsigned)(*s - '0');
+                d = (unsigned)(*s - '0');
                 if (v > (UINT64_MAX - d) / 10)
                         return false;
                 v = v * 10 + d;
@@ -104,102 +124,121 @@ static bool seqnum_parse(const char *s, uint64_t *ret)
         return true;
 }
 
+static enum uevent_reject check_framing(const char *data, size_t size)
+{
+        if (size == 0)
+                return UEVENT_REJECT_EMPTY;
+        if (size > HP_UEVENT_MAX_SIZE)
+                return UEVENT_REJECT_TOO_LONG;
+        /* Before the NUL check: libudev's binary framing need not end in NUL. */
+        if (size >= 8 && memcmp(data, "libudev", 8) == 0)
+                return UEVENT_REJECT_LIBUDEV;
+        if (data[size - 1] != '\0')
+                return UEVENT_REJECT_NOT_TERMINATED;
+        return UEVENT_OK;
+}
+
+/* One "KEY=VALUE" entry at @pos (NUL-terminated, inside @data).  Records it
+ * in @var and, for a well-known key, its value in @known. */
+static enum uevent_reject scan_entry(const char *data, size_t pos, uint16_t *var, uint16_t *n,
+                                     const char *known[_KEY_MAX])
+{
+        const char *e = data + pos, *eq;
+        size_t klen;
+
+        if (*e == '\0')
+                return UEVENT_REJECT_EMPTY_ENTRY;
+        eq = strchr(e, '=');
+        if (!eq)
+                return UEVENT_REJECT_NO_EQUALS;
+        klen = (size_t)(eq - e);
+        if (!key_valid(e, klen))
+                return UEVENT_REJECT_BAD_KEY;
+        for (uint16_t i = 0; i < *n; i++)
+                /* Both sides are inside @data: the earlier entry lies before @e. */
+                if (memcmp(data + var[i], e, klen + 1) == 0)
+                        return UEVENT_REJECT_DUPLICATE_KEY;
+        if (*n >= HP_UEVENT_MAX_VARS)
+                return UEVENT_REJECT_TOO_MANY_VARS;
+        var[(*n)++] = (uint16_t)pos;
+
+        for (size_t k = 0; k < _KEY_MAX; k++)
+                if (strlen(known_names[k]) == klen && memcmp(e, known_names[k], klen) == 0)
+                        known[k] = eq + 1;
+        return UEVENT_OK;
+}
+
+/* The well-known keys against each other, the header and their own rules. */
+static enum uevent_reject check_known(const char *header, size_t action_len, const char *known[_KEY_MAX],
+                                      uint64_t *ret_seqnum)
+{
+        const char *action = known[KEY_ACTION], *devpath = known[KEY_DEVPATH];
+        const char *subsystem = known[KEY_SUBSYSTEM], *old = known[KEY_DEVPATH_OLD];
+
+        if (!action || !devpath || !subsystem || !known[KEY_SEQNUM])
+                return UEVENT_REJECT_MISSING_KEY;
+        if (!*action || !*devpath || !*subsystem || !*known[KEY_SEQNUM] || (old && !*old))
+                return UEVENT_REJECT_EMPTY_VALUE;
+        if (strlen(action) != action_len || memcmp(header, action, action_len) != 0 ||
+            strcmp(header + action_len + 1, devpath) != 0)
+                return UEVENT_REJECT_HEADER_MISMATCH;
+        if (!printable(action) || !printable(devpath) || !printable(subsystem) || (old && !printable(old)))
+                return UEVENT_REJECT_BAD_CHARS;
+        if (!devpath_valid(devpath) || (old && !devpath_valid(old)))
+                return UEVENT_REJECT_BAD_DEVPATH;
+        if (!subsystem_valid(subsystem))
+                return UEVENT_REJECT_BAD_SUBSYSTEM;
+        if (!seqnum_parse(known[KEY_SEQNUM], ret_seqnum))
+                return UEVENT_REJECT_BAD_SEQNUM;
+        return UEVENT_OK;
+}
+
+static int reject(enum uevent_reject why, enum uevent_reject *ret_reason)
+{
+        if (ret_reason)
+                *ret_reason = why;
+        return -EBADMSG;
+}
+
 int uevent_parse(const char *data, size_t size, uint16_t *var_storage, struct uevent *ret,
                  enum uevent_reject *ret_reason)
 {
-        const char *action = NULL, *devpath = NULL, *subsystem = NULL, *seqnum = NULL, *devpath_old = NULL;
-        const char *at, *end;
-        size_t hlen, pos;
+        const char *known[_KEY_MAX] = { NULL };
+        const char *at;
+        enum uevent_reject why;
         uint16_t n = 0;
-        uint64_t seq;
+        uint64_t seqnum;
 
-        if (size == 0)
-                return reject(UEVENT_REJECT_EMPTY, ret_reason);
-        if (size > HP_UEVENT_MAX_SIZE)
-                return reject(UEVENT_REJECT_TOO_LONG, ret_reason);
-        if (data[size - 1] != '\0')
-                return reject(UEVENT_REJECT_NOT_TERMINATED, ret_reason);
-        if (size >= 8 && memcmp(data, "libudev", 8) == 0)
-                return reject(UEVENT_REJECT_LIBUDEV, ret_reason);
+        why = check_framing(data, size);
+        if (why != UEVENT_OK)
+                return reject(why, ret_reason);
 
-        /* Header: "ACTION@/DEVPATH". */
-        hlen = strlen(data);
-        at = memchr(data, '@', hlen);
+        /* Header "ACTION@/DEVPATH"; the first '@' ends ACTION (a DEVPATH may hold '@'). */
+        at = strchr(data, '@');
         if (!at || at == data || at[1] != '/')
                 return reject(UEVENT_REJECT_BAD_HEADER, ret_reason);
 
-        end = data + size;
-        for (pos = hlen + 1; pos < size; pos += strlen(data + pos) + 1) {
-                const char *e = data + pos, *eq;
-                size_t elen = strlen(e), klen;
-
-                if (elen == 0)
-                        return reject(UEVENT_REJECT_EMPTY_ENTRY, ret_reason);
-                eq = memchr(e, '=', elen);
-                if (!eq)
-                        return reject(UEVENT_REJECT_NO_EQUALS, ret_reason);
-                klen = (size_t)(eq - e);
-                if (!key_valid(e, klen))
-                        return reject(UEVENT_REJECT_BAD_KEY, ret_reason);
-                if (n >= HP_UEVENT_MAX_VARS)
-                        return reject(UEVENT_REJECT_TOO_MANY_VARS, ret_reason);
-                for (uint16_t i = 0; i < n; i++) {
-                        const char *o = data + var_storage[i];
-                        if (memcmp(o, e, klen + 1) == 0)
-                                return reject(UEVENT_REJECT_DUPLICATE_KEY, ret_reason);
-                }
-                var_storage[n++] = (uint16_t)pos;
-
-#define KEY_IS(name) (klen == STRLEN_(name) && memcmp(e, name, klen) == 0)
-#define STRLEN_(s) (sizeof(s) - 1)
-                if (KEY_IS("ACTION"))
-                        action = eq + 1;
-                else if (KEY_IS("DEVPATH"))
-                        devpath = eq + 1;
-                else if (KEY_IS("SUBSYSTEM"))
-                        subsystem = eq + 1;
-                else if (KEY_IS("SEQNUM"))
-                        seqnum = eq + 1;
-                else if (KEY_IS("DEVPATH_OLD"))
-                        devpath_old = eq + 1;
-#undef KEY_IS
-#undef STRLEN_
+        for (size_t pos = strlen(data) + 1; pos < size; pos += strlen(data + pos) + 1) {
+                why = scan_entry(data, pos, var_storage, &n, known);
+                if (why != UEVENT_OK)
+                        return reject(why, ret_reason);
         }
-        (void)end;
 
-        if (!action || !devpath || !subsystem || !seqnum)
-                return reject(UEVENT_REJECT_MISSING_KEY, ret_reason);
-        if (!*action || !*devpath || !*subsystem || !*seqnum)
-                return reject(UEVENT_REJECT_EMPTY_VALUE, ret_reason);
-
-        /* Header must agree with ACTION= and DEVPATH=. */
-        if ((size_t)(at - data) != strlen(action) || memcmp(data, action, (size_t)(at - data)) != 0 ||
-            strcmp(at + 1, devpath) != 0)
-                return reject(UEVENT_REJECT_HEADER_MISMATCH, ret_reason);
-
-        if (!printable(action) || !printable(devpath) || !printable(subsystem) ||
-            (devpath_old && !printable(devpath_old)))
-                return reject(UEVENT_REJECT_BAD_CHARS, ret_reason);
-        size_t dlen = strlen(devpath);
-        if (dlen > UINT16_MAX || !devpath_valid(devpath, dlen) ||
-            (devpath_old && !devpath_valid(devpath_old, strlen(devpath_old))))
-                return reject(UEVENT_REJECT_BAD_DEVPATH, ret_reason);
-        if (strchr(subsystem, '/'))
-                return reject(UEVENT_REJECT_BAD_SUBSYSTEM, ret_reason);
-        if (!seqnum_parse(seqnum, &seq))
-                return reject(UEVENT_REJECT_BAD_SEQNUM, ret_reason);
+        why = check_known(data, (size_t)(at - data), known, &seqnum);
+        if (why != UEVENT_OK)
+                return reject(why, ret_reason);
 
         *ret = (struct uevent){
-                .seqnum = seq,
+                .seqnum = seqnum,
                 .buf = data,
                 .size = (uint16_t)size,
                 .n_vars = n,
                 .var = var_storage,
-                .action = action,
-                .devpath = devpath,
-                .subsystem = subsystem,
-                .devpath_old = devpath_old,
-                .devpath_len = (uint16_t)dlen,
+                .action = known[KEY_ACTION],
+                .devpath = known[KEY_DEVPATH],
+                .subsystem = known[KEY_SUBSYSTEM],
+                .devpath_old = known[KEY_DEVPATH_OLD],
+                .devpath_len = (uint16_t)strlen(known[KEY_DEVPATH]),
         };
         if (ret_reason)
                 *ret_reason = UEVENT_OK;

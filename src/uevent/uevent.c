@@ -17,7 +17,9 @@ static const char *lookup(const char *entries, const uint16_t *off, unsigned n, 
 
         for (unsigned i = 0; i < n; i++) {
                 const char *s = entries + off[i];
-                if (memcmp(s, key, klen) == 0 && s[klen] == '=')
+                /* strncmp, not memcmp: an entry may be shorter than @key and
+                 * be the last bytes of the buffer. */
+                if (strncmp(s, key, klen) == 0 && s[klen] == '=')
                         return s + klen + 1;
         }
         return NULL;

@@ -12,9 +12,14 @@
  *
  * Invariants of a parsed event: buf[size-1] == '\0'; every var[i] is the
  * offset of a "KEY=VALUE" entry with KEY in [A-Z0-9_]+ and no key repeated;
- * ACTION, DEVPATH, SUBSYSTEM and SEQNUM are present; action/devpath/subsystem
- * are single-line printable ASCII; devpath is absolute with no "//", no ".."
- * component and no trailing '/'; subsystem has no '/'.
+ * the header "ACTION@DEVPATH" agrees with ACTION= and DEVPATH=; ACTION,
+ * DEVPATH, SUBSYSTEM and SEQNUM are present and not empty, in any position;
+ * action/devpath/subsystem/devpath_old are single-line printable ASCII;
+ * devpath and devpath_old are absolute with no empty, "." or ".." component
+ * (so no "//" and no trailing '/'); subsystem has no '/' and is not "." or
+ * "..".  SEQNUM is canonical decimal (no sign, space or leading zero) and
+ * fits 64 bits.  Every other value is bytes passed through as they are (any
+ * byte but NUL, newlines included); HOME and PATH are kept.
  */
 
 #include <stdbool.h>
@@ -61,19 +66,19 @@ enum uevent_reject {
         UEVENT_REJECT_TOO_LONG,         /* > HP_UEVENT_MAX_SIZE */
         UEVENT_REJECT_NOT_TERMINATED,   /* last byte is not NUL */
         UEVENT_REJECT_LIBUDEV,          /* "libudev\0" framing, not from the kernel */
-        UEVENT_REJECT_BAD_HEADER,       /* no "ACTION@/DEVPATH" header */
+        UEVENT_REJECT_BAD_HEADER,       /* first string is not "ACTION@/DEVPATH" */
         UEVENT_REJECT_EMPTY_ENTRY,      /* "\0\0": an empty entry */
         UEVENT_REJECT_NO_EQUALS,        /* entry without '=' */
         UEVENT_REJECT_BAD_KEY,          /* key not [A-Z0-9_]+ */
         UEVENT_REJECT_DUPLICATE_KEY,
         UEVENT_REJECT_TOO_MANY_VARS,    /* > HP_UEVENT_MAX_VARS */
         UEVENT_REJECT_MISSING_KEY,      /* ACTION, DEVPATH, SUBSYSTEM or SEQNUM absent */
-        UEVENT_REJECT_EMPTY_VALUE,      /* ACTION/DEVPATH/SUBSYSTEM/SEQNUM empty */
+        UEVENT_REJECT_EMPTY_VALUE,      /* ACTION/DEVPATH/SUBSYSTEM/SEQNUM/DEVPATH_OLD empty */
         UEVENT_REJECT_HEADER_MISMATCH,  /* header disagrees with ACTION= / DEVPATH= */
-        UEVENT_REJECT_BAD_CHARS,        /* control/non-ASCII byte in ACTION/DEVPATH/SUBSYSTEM */
-        UEVENT_REJECT_BAD_DEVPATH,      /* not absolute, "//", "..", "." component, trailing '/' */
-        UEVENT_REJECT_BAD_SUBSYSTEM,    /* contains '/' */
-        UEVENT_REJECT_BAD_SEQNUM,       /* not decimal digits, leading junk, or > UINT64_MAX */
+        UEVENT_REJECT_BAD_CHARS,        /* byte outside 0x20-0x7e in ACTION/DEVPATH/SUBSYSTEM/DEVPATH_OLD */
+        UEVENT_REJECT_BAD_DEVPATH,      /* DEVPATH(_OLD) not absolute, "//", ".", "..", trailing '/' */
+        UEVENT_REJECT_BAD_SUBSYSTEM,    /* contains '/', or is "." or ".." */
+        UEVENT_REJECT_BAD_SEQNUM,       /* not canonical decimal, or > UINT64_MAX */
         _UEVENT_REJECT_MAX,
 };
 
@@ -88,8 +93,14 @@ const char *uevent_reject_to_string(enum uevent_reject r);
  * @ret: filled on success; untouched on failure
  * @ret_reason: set to the reject class on failure (may be NULL)
  *
- * Never allocates.  HOME and PATH sent by the kernel are accepted and kept
- * in the view; the agent environment builder skips them.
+ * Never allocates and never writes to @data.  HOME and PATH sent by the
+ * kernel are accepted and kept in the view; the agent environment builder
+ * skips them.  @var_storage may be written even when the datagram is
+ * rejected.  Each malformed datagram gets one reject class, by the first
+ * failing check in this order: framing (EMPTY, TOO_LONG, LIBUDEV,
+ * NOT_TERMINATED), BAD_HEADER, each entry in turn (EMPTY_ENTRY, NO_EQUALS,
+ * BAD_KEY, DUPLICATE_KEY, TOO_MANY_VARS), then MISSING_KEY, EMPTY_VALUE,
+ * HEADER_MISMATCH, BAD_CHARS, BAD_DEVPATH, BAD_SUBSYSTEM, BAD_SEQNUM.
  *
  * Return: 0, or -EBADMSG with *@ret_reason set.
  */

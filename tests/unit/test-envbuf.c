@@ -1,2 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * envbuf: both bounds, failures leave the builder untouched, replacement,
+ * key rules, and values that point into the builder itself.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "envbuf.h"
 #include "test.h"
-int main(void) { return 77; }
+
+/* The entries joined with '|' for compact comparisons. */
+static const char *dump(const struct envbuf *e)
+{
+        static char out[HP_ENV_ADD_MAX_BYTES + 1];
+        size_t o = 0;
+
+        for (unsigned i = 0; i < e->n; i++) {
+                size_t l = strlen(envbuf_entry(e, i));
+                memcpy(out + o, envbuf_entry(e, i), l);
+                o += l;
+                out[o++] = '|';
+        }
+        out[o] = '\0';
+        return out;
+}
+
+/* Structural invariants: entries back to back, used adds up. */
+static void check_packed(const struct envbuf *e)
+{
+        size_t o = 0;
+
+        for (unsigned i = 0; i < e->n; i++) {
+                check_int(e->off[i], o);
+                o += strlen(envbuf_entry(e, i)) + 1;
+        }
+        check_int(e->used, o);
+}
+
+static void test_basic(void)
+{
+        struct envbuf e;
+
+        envbuf_init(&e);
+        check_int(e.n, 0);
+        check_int(e.used, 0);
+        check(envbuf_get(&e, "A") == NULL);
+        check_int(envbuf_add(&e, "A", "1"), 0);
+        check_int(envbuf_add(&e, "lower_9", "x y\nz"), 0);
+        check_int(envbuf_add(&e, "_", ""), 0);
+        check_str(dump(&e), "A=1|lower_9=x y\nz|_=|");
+        check_str(envbuf_get(&e, "A"), "1");
+        check_str(envbuf_get(&e, "lower_9"), "x y\nz");
+        check_str(envbuf_get(&e, "_"), "");
+        check(envbuf_get(&e, "lower") == NULL);
+        check(envbuf_get(&e, "lower_99") == NULL);
+        check_packed(&e);
+
+        check_int(envbuf_addf(&e, "N", "%d-%s", 42, "x"), 0);
+        check_str(envbuf_get(&e, "N"), "42-x");
+}
+
+static void test_bad_keys(void)
+{
+        static const char *const bad[] = { "", "1A", "A=B", "A B", "A-B", "A.B", "\xc3\x84", "A\n" };
+        struct envbuf e;
+
+        envbuf_init(&e);
+        check_int(envbuf_add(&e, "K", "v"), 0);
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                check_int(envbuf_add(&e, bad[i], "v"), -EINVAL);
+                check_int(envbuf_addf(&e, bad[i], "%s", "v"), -EINVAL);
+                check(envbuf_get(&e, bad[i]) == NULL);
+        }
+        check_int(envbuf_add(&e, NULL, "v"), -EINVAL);
+        check_int(envbuf_add(&e, "K", NULL), -EINVAL);
+        check(envbuf_get(&e, NULL) == NULL);
+        check_str(dump(&e), "K=v|");
+
+        check(env_key_valid("A1_b", 4));
+        check(env_key_valid("A=B", 1));            /* only @len bytes count */
+        check(!env_key_valid("A=B", 3));
+        check(!env_key_valid("9", 1));
+        check(!env_key_valid("A", 0));
+
+        /* A key holding '=' must not match inside an entry "K=v=w". */
+        check_int(envbuf_add(&e, "K", "v=w"), 0);
+        check(envbuf_get(&e, "K=v") == NULL);
+}
+
+static void test_var_bound(void)
+{
+        struct envbuf e, saved;
+        char k[16];
+
+        envbuf_init(&e);
+        for (unsigned i = 0; i < HP_ENV_ADD_MAX_VARS; i++) {
+                snprintf(k, sizeof(k), "V%u", i);
+                check_int(envbuf_add(&e, k, "x"), 0);
+        }
+        check_int(e.n, HP_ENV_ADD_MAX_VARS);
+        saved = e;
+        check_int(envbuf_add(&e, "ONE_MORE", "x"), -ENOMEM);
+        check_int(envbuf_addf(&e, "ONE_MORE", "%s", "x"), -ENOMEM);
+        check(memcmp(&e, &saved, sizeof(e)) == 0);
+        /* Replacing does not need a new slot. */
+        check_int(envbuf_add(&e, "V0", "y"), 0);
+        check_int(e.n, HP_ENV_ADD_MAX_VARS);
+        check_str(envbuf_get(&e, "V0"), "y");
+        check_packed(&e);
+}
+
+static void test_byte_bound(void)
+{
+        static char big[HP_ENV_ADD_MAX_BYTES + 8];
+        struct envbuf e, saved;
+
+        /* One entry of exactly HP_ENV_ADD_MAX_BYTES: "B=" + value + NUL. */
+        envbuf_init(&e);
+        memset(big, 'b', sizeof(big));
+        big[HP_ENV_ADD_MAX_BYTES - 3] = '\0';
+        check_int(envbuf_add(&e, "B", big), 0);
+        check_int(e.used, HP_ENV_ADD_MAX_BYTES);
+        saved = e;
+        check_int(envbuf_add(&e, "C", ""), -ENOMEM);
+        check(memcmp(&e, &saved, sizeof(e)) == 0);
+
+        /* One byte more does not fit even in an empty builder. */
+        envbuf_init(&e);
+        big[HP_ENV_ADD_MAX_BYTES - 3] = 'b';
+        big[HP_ENV_ADD_MAX_BYTES - 2] = '\0';
+        check_int(envbuf_add(&e, "B", big), -ENOMEM);
+        check_int(envbuf_addf(&e, "B", "%s", big), -ENOMEM);
+        check_int(e.used, 0);
+        check_int(e.n, 0);
+
+        /* A value far beyond the bound (vsnprintf truncates) is -ENOMEM too. */
+        check_int(envbuf_addf(&e, "B", "%s%s", big, big), -ENOMEM);
+        check_int(e.n, 0);
+}
+
+static void test_replace(void)
+{
+        static char val[HP_ENV_ADD_MAX_BYTES];
+        struct envbuf e, saved;
+        size_t fits;
+
+        envbuf_init(&e);
+        check_int(envbuf_add(&e, "A", "1"), 0);
+        check_int(envbuf_add(&e, "B", "2"), 0);
+        check_int(envbuf_add(&e, "C", "3"), 0);
+        check_int(envbuf_add(&e, "A", "one"), 0);     /* replaced, moves to the end */
+        check_str(dump(&e), "B=2|C=3|A=one|");
+        check_packed(&e);
+        check_int(envbuf_add(&e, "C", ""), 0);
+        check_str(dump(&e), "B=2|A=one|C=|");
+        check_packed(&e);
+
+        /* A replacement that does not fit fails and keeps the old entry. */
+        /* Replacing B frees 4 bytes ("B=2\0"); the new entry needs "B=" + len + NUL. */
+        fits = HP_ENV_ADD_MAX_BYTES - (e.used - 4u) - 3u;
+        memset(val, 'v', sizeof(val) - 1);
+        val[fits + 1] = '\0';
+        saved = e;
+        check_int(envbuf_add(&e, "B", val), -ENOMEM);
+        check(memcmp(&e, &saved, sizeof(e)) == 0);
+        check_str(envbuf_get(&e, "B"), "2");
+        /* ... but one byte shorter fits exactly, because the old entry's room is reused. */
+        val[fits] = '\0';
+        check_int(envbuf_add(&e, "B", val), 0);
+        check_int(e.used, HP_ENV_ADD_MAX_BYTES);
+        check_int(e.n, 3);
+        check_packed(&e);
+}
+
+static void test_value_from_self(void)
+{
+        struct envbuf e;
+
+        /* The value lives after the replaced entry: removal shifts it. */
+        envbuf_init(&e);
+        check_int(envbuf_add(&e, "A", "old"), 0);
+        check_int(envbuf_add(&e, "B", "from-b"), 0);
+        check_int(envbuf_add(&e, "A", envbuf_get(&e, "B")), 0);
+        check_str(dump(&e), "B=from-b|A=from-b|");
+
+        /* The value is the replaced entry's own value. */
+        check_int(envbuf_add(&e, "B", envbuf_get(&e, "B") + 5), 0);
+        check_str(dump(&e), "A=from-b|B=b|");
+        check_packed(&e);
+}
+
+int main(void)
+{
+        run_test(test_basic);
+        run_test(test_bad_keys);
+        run_test(test_var_bound);
+        run_test(test_byte_bound);
+        run_test(test_replace);
+        run_test(test_value_from_self);
+        return 0;
+}
