@@ -55,7 +55,8 @@ int log_is_journal(void);
  * when @error is 0.
  */
 int log_internal(int level, int error, const struct log_fields *fields, const char *fmt, ...) _printf_(4, 5);
-int log_internalv(int level, int error, const struct log_fields *fields, const char *fmt, va_list ap);
+int log_internalv(int level, int error, const struct log_fields *fields, const char *fmt, va_list ap)
+        _printf_(4, 0);
 
 #define log_full(level, ...) log_internal((level), 0, NULL, __VA_ARGS__)
 #define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)
