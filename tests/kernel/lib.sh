@@ -78,12 +78,15 @@ t_start_daemon() {
         t_fail "hotplugd did not start listening"
 }
 
+# Stop the daemon with SIGTERM; an orderly stop exits 0.  Anything else (a
+# sanitizer or leak report, a crash) fails the test.
 t_stop_daemon() {
         if [ -n "$T_DAEMON_PID" ]; then
                 kill -TERM "$T_DAEMON_PID" 2>/dev/null
                 wait "$T_DAEMON_PID" 2>/dev/null
                 T_DAEMON_RC=$?
                 T_DAEMON_PID=
+                [ "$T_DAEMON_RC" = 0 ] || t_fail "hotplugd exited with status $T_DAEMON_RC after SIGTERM"
         fi
 }
 
