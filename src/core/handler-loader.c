@@ -115,7 +115,8 @@ static int list_dir(DIR *d, char ***ret, size_t *ret_n)
                 names = t;
                 n++;
         }
-        qsort(names, n, sizeof(*names), cmp_names);
+        if (n > 0)
+                qsort(names, n, sizeof(*names), cmp_names);
         *ret = names;
         *ret_n = n;
         return 0;

@@ -96,8 +96,10 @@ static int load_durations(struct replay_state *st, const char *path)
                         break;
         }
         record_reader_free(r);
-        qsort(starts, ns, sizeof(*starts), cmp_run);
-        qsort(ends, ne, sizeof(*ends), cmp_run);
+        if (ns > 0)
+                qsort(starts, ns, sizeof(*starts), cmp_run);
+        if (ne > 0)
+                qsort(ends, ne, sizeof(*ends), cmp_run);
         /* Reuse @starts as the output: one entry per SEQNUM. */
         while (i < ns && j < ne) {
                 if (starts[i].seqnum < ends[j].seqnum) {

@@ -410,9 +410,13 @@ int timeline_finish(struct timeline *tl, enum timeline_lanes by)
 
         tl->by = by;
         rebase_times(tl);
-        qsort(tl->events, tl->n_events, sizeof(*tl->events), cmp_event_seqnum);
-        qsort(tl->runs, tl->n_runs, sizeof(*tl->runs), cmp_run_start);
-        qsort(tl->marks, tl->n_marks, sizeof(*tl->marks), cmp_mark);
+        /* qsort() must not be given NULL, even for zero elements. */
+        if (tl->n_events > 0)
+                qsort(tl->events, tl->n_events, sizeof(*tl->events), cmp_event_seqnum);
+        if (tl->n_runs > 0)
+                qsort(tl->runs, tl->n_runs, sizeof(*tl->runs), cmp_run_start);
+        if (tl->n_marks > 0)
+                qsort(tl->marks, tl->n_marks, sizeof(*tl->marks), cmp_mark);
         for (size_t i = 0; i < tl->n_runs; i++)
                 tl->runs[i].event = find_event(tl, tl->runs[i].seqnum);
         r = assign_lanes(tl);
