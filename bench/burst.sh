@@ -34,12 +34,13 @@ for i in 1 2 3; do
 done
 CLK=$(getconf CLK_TCK)
 
-SERIAL=$("$B/bench/spawn-serial" "$W/agent" 3000)
+read -r SERIAL SPAWN_CPU < <("$B/bench/spawn-serial" "$W/agent" 3000)
 rm -f "$W/events.log"
 echo "machine: $(nproc) CPUs, kernel $(uname -r)"
-echo "raw serial spawn+wait of the agent (spawn_agent + waitid, 3000 runs): $SERIAL /s"
+echo "raw serial spawn+wait of the agent (spawn_agent + waitid, 3000 runs): $SERIAL /s,"
+echo "  costing the spawning process $SPAWN_CPU us of CPU per spawn (the spawn itself)"
 echo
-printf '%-8s %7s %9s %10s %6s %10s %9s %10s %8s\n' mode events seconds events/s lost violations peakRSS cpu/event ratio
+printf '%-8s %7s %9s %10s %6s %10s %9s %10s %11s %8s\n' mode events seconds events/s lost violations peakRSS cpu/event "-spawn" ratio
 run() { # run MODE N   (MODE dry-run: the pipeline alone, nothing spawned)
         local mode=$1 n=$2 prefix t0 t1 got ticks0 ticks1 rss lost viol extra=()
         rm -f "$W/events.log"
@@ -85,12 +86,13 @@ run() { # run MODE N   (MODE dry-run: the pipeline alone, nothing spawned)
         else
                 viol=$(grep "$prefix" "$W/events.log" | awk '$1 < last[$2] { v++ } { last[$2] = $1 } END { print v + 0 }')
         fi
-        local secs rate cpu ratio
+        local secs rate cpu ratio own
         secs=$(echo "$t1 - $t0" | bc -l)
         rate=$(echo "$n / $secs" | bc -l)
         cpu=$(echo "($ticks1 - $ticks0) * 1000000 / $CLK / $n" | bc -l)
         ratio=$(echo "$rate / $SERIAL" | bc -l)
-        printf '%-8s %7d %9.2f %10.0f %6d %10d %7dKiB %8.1fus %7.2fx\n' "$mode" "$n" "$secs" "$rate" "$lost" "$viol" "$rss" "$cpu" "$ratio"
+        if [ "$mode" = dry-run ]; then own=$cpu; else own=$(echo "$cpu - $SPAWN_CPU" | bc -l); fi
+        printf '%-8s %7d %9.2f %10.0f %6d %10d %7dKiB %8.1fus %9.1fus %7.2fx\n' "$mode" "$n" "$secs" "$rate" "$lost" "$viol" "$rss" "$cpu" "$own" "$ratio"
 }
 for n in $SIZES; do
         run dry-run "$n"
@@ -98,5 +100,6 @@ for n in $SIZES; do
         run devpath "$n"
 done
 echo
-echo "ratio = events/s divided by the raw serial spawn rate; cpu/event = daemon user+sys CPU / events"
+echo "ratio = events/s divided by the raw serial spawn rate; cpu/event = daemon user+sys CPU / events;"
+echo "-spawn = cpu/event minus the spawn's own cost measured above (the daemon's overhead per event)"
 echo "dry-run = parse, ledger, handlers, scheduler and an info log line per event, no spawn: the daemon's own cost"

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <systemd/sd-event.h>
@@ -309,7 +310,7 @@ static int job_start_next(struct job *j)
                 }
 
                 spawn_env_build(j->ev, &env);
-                r = spawn_agent(j->program, j->ev->name, &env, &sr);
+                r = spawn_agent_full(j->program, j->ev->name, &env, false, &sr);
                 if (r < 0) {
                         j->failed = true;
                         log_exec_failure(j, r);
@@ -327,18 +328,17 @@ static int job_start_next(struct job *j)
                 j->line_len = 0;
                 observe_started(m, j);
 
-                r = sd_event_add_child_pidfd(m->event, &j->child, sr.pidfd, WEXITED, on_job_exit, j);
+                /* sd-event opens the pidfd itself (no /proc fdinfo parsing per agent). */
+                r = sd_event_add_child(m->event, &j->child, sr.pid, WEXITED, on_job_exit, j);
                 if (r < 0) {
                         /* Cannot watch it: do not leave it running unsupervised. */
                         (void)kill(-sr.pid, SIGKILL);
-                        (void)waitid(P_PIDFD, (id_t)sr.pidfd, NULL, WEXITED);
-                        safe_close(sr.pidfd);
+                        (void)waitpid(sr.pid, NULL, 0);
                         safe_close(sr.outfd);
                         log_error_errno(r, "SEQNUM=%" PRIu64 ": cannot watch agent", j->ev->seqnum);
                         j->failed = true;
                         continue;
                 }
-                (void)sd_event_source_set_child_pidfd_own(j->child, true);
                 (void)sd_event_source_set_child_process_own(j->child, true);
 
                 r = sd_event_add_io(m->event, &j->out, sr.outfd, EPOLLIN, on_job_output, j);
@@ -347,8 +347,10 @@ static int job_start_next(struct job *j)
                 else
                         (void)sd_event_source_set_io_fd_own(j->out, true);
 
+                /* Second-granular timeouts: a coarse accuracy lets sd-event coalesce
+                 * wake-ups instead of re-arming its timerfd for every agent. */
                 r = sd_event_add_time_relative(m->event, &j->timer, CLOCK_MONOTONIC, m->cfg.timeout_usec,
-                                               10 * USEC_PER_MSEC, on_job_timeout, j);
+                                               USEC_PER_SEC / 2, on_job_timeout, j);
                 if (r < 0)
                         log_warning_errno(r, "SEQNUM=%" PRIu64 ": no timeout for agent", j->ev->seqnum);
                 return 1;

@@ -120,18 +120,73 @@ static int spawn_attr_get(posix_spawnattr_t **ret)
         return 0;
 }
 
-int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret)
+/*
+ * File actions depend only on the fd number of the pipe's write end, and
+ * the kernel hands out the lowest free numbers, so a small cache of them
+ * spares building (and glibc validating, with a getrlimit() per action)
+ * the same list for every spawn.
+ */
+#define FA_CACHE 256
+static posix_spawn_file_actions_t fa_cache[FA_CACHE];
+static bool fa_ready[FA_CACHE];
+
+static int file_actions_build(posix_spawn_file_actions_t *fa, int out_w)
 {
-        posix_spawn_file_actions_t fa;
+        int r = posix_spawn_file_actions_init(fa);
+
+        if (r)
+                return -r;
+        r = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+        if (!r)
+                r = posix_spawn_file_actions_adddup2(fa, out_w, 1);
+        if (!r)
+                r = posix_spawn_file_actions_adddup2(fa, out_w, 2);
+        if (!r)
+                r = posix_spawn_file_actions_addclosefrom_np(fa, 3);
+        if (r) {
+                posix_spawn_file_actions_destroy(fa);
+                return -r;
+        }
+        return 0;
+}
+
+static int spawn_one(const char *path, char *const argv[], const struct spawn_env *env, int out_w, pid_t *ret)
+{
+        posix_spawn_file_actions_t local, *fa;
         posix_spawnattr_t *attr;
-        _cleanup_close_ int out_r = -1, out_w = -1;
-        int pipefd[2], pidfd, r;
-        char *argv[3] = { (char *)path, (char *)name, NULL };
-        pid_t pid;
+        int r;
 
         r = spawn_attr_get(&attr);
         if (r < 0)
                 return r;
+        if (out_w >= 0 && out_w < FA_CACHE) {
+                if (!fa_ready[out_w]) {
+                        r = file_actions_build(&fa_cache[out_w], out_w);
+                        if (r < 0)
+                                return r;
+                        fa_ready[out_w] = true;
+                }
+                fa = &fa_cache[out_w];
+        } else {
+                r = file_actions_build(&local, out_w);
+                if (r < 0)
+                        return r;
+                fa = &local;
+        }
+        r = posix_spawn(ret, path, fa, attr, argv, (char *const *)env->envp);
+        if (fa == &local)
+                posix_spawn_file_actions_destroy(&local);
+        return -r;
+}
+
+int spawn_agent_full(const char *path, const char *name, const struct spawn_env *env, bool want_pidfd,
+                     struct spawn_result *ret)
+{
+        _cleanup_close_ int out_r = -1, out_w = -1;
+        int pipefd[2], pidfd = -1, r;
+        char *argv[3] = { (char *)path, (char *)name, NULL };
+        pid_t pid;
+
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return negative_errno();
         out_r = pipefd[0];
@@ -139,34 +194,29 @@ int spawn_agent(const char *path, const char *name, const struct spawn_env *env,
         if (fcntl(out_r, F_SETFL, O_NONBLOCK) < 0)
                 return negative_errno();
 
-        r = posix_spawn_file_actions_init(&fa);
-        if (r)
-                return -r;
-        r = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        if (!r)
-                r = posix_spawn_file_actions_adddup2(&fa, out_w, 1);
-        if (!r)
-                r = posix_spawn_file_actions_adddup2(&fa, out_w, 2);
-        if (!r)
-                r = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-        if (!r)
-                r = posix_spawn(&pid, path, &fa, attr, argv, (char *const *)env->envp);
-        posix_spawn_file_actions_destroy(&fa);
-        if (r)
-                return -r;
-
-        pidfd = pidfd_open_(pid);
-        if (pidfd < 0) {
-                /* Cannot supervise it: stop it rather than leak an unwatched child. */
-                r = negative_errno();
-                kill(-pid, SIGKILL);
-                (void)waitpid(pid, NULL, 0);
+        r = spawn_one(path, argv, env, out_w, &pid);
+        if (r < 0)
                 return r;
+
+        if (want_pidfd) {
+                pidfd = pidfd_open_(pid);
+                if (pidfd < 0) {
+                        /* Cannot supervise it: stop it rather than leak an unwatched child. */
+                        r = negative_errno();
+                        kill(-pid, SIGKILL);
+                        (void)waitpid(pid, NULL, 0);
+                        return r;
+                }
         }
         ret->pid = pid;
         ret->pidfd = pidfd;
         ret->outfd = take_fd(&out_r);
         return 0;
+}
+
+int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret)
+{
+        return spawn_agent_full(path, name, env, true, ret);
 }
 
 static bool suffix_is(const char *s, const char *suffix)

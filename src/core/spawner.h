@@ -12,6 +12,7 @@
  * 0-2.  Nothing of the daemon's environment leaks.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -54,6 +55,13 @@ struct spawn_result {
  * executed: posix_spawn reports exec failure synchronously).
  */
 int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret);
+
+/*
+ * spawn_agent() with a choice: without @want_pidfd, ret->pidfd is -1 and the
+ * caller supervises the child by PID (sd-event opens its own pidfd).
+ */
+int spawn_agent_full(const char *path, const char *name, const struct spawn_env *env, bool want_pidfd,
+                     struct spawn_result *ret);
 
 /**
  * hotplug_d_list() - the hotplug.d scripts for @name, in run order.
