@@ -25,6 +25,7 @@
 
 #include "conffile.h"
 #include "escape.h"
+#include "filter-policy.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
@@ -35,7 +36,9 @@ enum conf_type {
         CT_SIZE,     /* decimal with optional K/M/G suffix (x1024), uint64_t, min..max */
         CT_BOOL,     /* yes/no, true/false, on/off, 1/0; bool */
         CT_ORDERING, /* enum ordering */
-        CT_LOG_LEVEL /* syslog level name or 0-7; int */
+        CT_LOG_LEVEL, /* syslog level name or 0-7; int */
+        CT_FILTER,    /* filter policy rules (filter-policy.h), char[HP_CONF_LINE_MAX] */
+        CT_SEARCH     /* ':'-separated absolute directories, char[HP_CONF_LINE_MAX] */
 };
 
 struct conf_key_info {
@@ -63,6 +66,11 @@ static const struct conf_key_info keys[_CONF_KEY_MAX] = {
         KEY(CONF_RECORD, "record", CT_PATH, record, 0, 0),
         KEY(CONF_REBROADCAST, "rebroadcast", CT_UINT, rebroadcast, 2, 32),
         KEY(CONF_RESYNC, "resync", CT_BOOL, resync, 0, 0),
+        KEY(CONF_FILTER_POLICY, "filter-policy", CT_FILTER, filter_policy, 0, 0),
+        KEY(CONF_FIRMWARE_LOADER, "firmware-loader", CT_BOOL, firmware_loader, 0, 0),
+        KEY(CONF_FIRMWARE_PATH, "firmware-path", CT_SEARCH, firmware_path, 0, 0),
+        KEY(CONF_HANDLER_CACHE, "handler-cache", CT_UINT, handler_cache, 1, HP_DEVCACHE_MAX),
+        KEY(CONF_INPUT_STRIP_QUOTES, "input-strip-quotes", CT_BOOL, input_strip_quotes, 0, 0),
 };
 
 /* Options that make sense only for one invocation, never in the file. */
@@ -167,6 +175,64 @@ static int parse_bool(const char *s)
         return -EINVAL;
 }
 
+/* Every ':'-separated item of @s is an absolute path. */
+static bool search_path_valid(const char *s)
+{
+        for (;;) {
+                if (*s != '/')
+                        return false;
+                s = strchr(s, ':');
+                if (!s)
+                        return true;
+                s++;
+        }
+}
+
+static bool filter_valid(const char *value, char *why, size_t why_size)
+{
+        _cleanup_free_ struct filter_policy *p = malloc(sizeof(*p));
+        int r;
+
+        r = p ? filter_policy_parse(p, value) : -ENOMEM;
+        if (r == -ENOMEM)
+                snprintf(why, why_size, "out of memory checking 'filter-policy'");
+        else if (r == -E2BIG)
+                snprintf(why, why_size, "'filter-policy' has more than %d rules with the defaults",
+                         HP_FILTER_RULES_MAX);
+        else if (r < 0)
+                snprintf(why, why_size, "'filter-policy' wants SUBSYSTEM=keep|drop|handlers items");
+        return r >= 0;
+}
+
+/* The string kinds: check, then copy into @slot (char[HP_CONF_LINE_MAX]). */
+static int parse_string(const struct conf_key_info *ki, void *slot, const char *value, char *why,
+                        size_t why_size)
+{
+        switch (ki->type) {
+        case CT_PATH:
+                if (value[0] != '/') {
+                        snprintf(why, why_size, "'%s' needs an absolute path", ki->name);
+                        return -EINVAL;
+                }
+                break;
+        case CT_SEARCH:
+                if (!search_path_valid(value)) {
+                        snprintf(why, why_size, "'%s' needs absolute paths separated by ':'", ki->name);
+                        return -EINVAL;
+                }
+                break;
+        case CT_FILTER:
+                if (!filter_valid(value, why, why_size))
+                        return -EINVAL;
+                break;
+        default:
+                return -EINVAL;
+        }
+        /* Fits: the line, and so the value, is shorter than HP_CONF_LINE_MAX. */
+        memcpy(slot, value, strlen(value) + 1);
+        return 0;
+}
+
 /* Parse @value for key @k into @c; on failure write the reason into @why. */
 static int parse_value(struct conf *c, enum conf_key k, const char *value, char *why, size_t why_size)
 {
@@ -177,13 +243,9 @@ static int parse_value(struct conf *c, enum conf_key k, const char *value, char 
 
         switch (ki->type) {
         case CT_PATH:
-                if (value[0] != '/') {
-                        snprintf(why, why_size, "'%s' needs an absolute path", ki->name);
-                        return -EINVAL;
-                }
-                /* Fits: the line, and so the value, is shorter than HP_CONF_LINE_MAX. */
-                memcpy(slot, value, strlen(value) + 1);
-                return 0;
+        case CT_SEARCH:
+        case CT_FILTER:
+                return parse_string(ki, slot, value, why, why_size);
         case CT_UINT:
         case CT_SIZE:
                 r = parse_number(value, ki->type == CT_SIZE, &v);
@@ -221,6 +283,38 @@ static int parse_value(struct conf *c, enum conf_key k, const char *value, char 
                 return 0;
         }
         return -EINVAL;
+}
+
+int conf_set_handler_option(enum conf_key k, const char *value, struct handler_config *h, char *why,
+                            size_t why_size)
+{
+        _cleanup_free_ struct conf *c = NULL;
+
+        if (k == CONF_FIRMWARE_LOADER || k == CONF_INPUT_STRIP_QUOTES) {
+                *(k == CONF_FIRMWARE_LOADER ? &h->firmware_loader : &h->input_strip_quotes) = true;
+                return 0;
+        }
+        if (!value || (k != CONF_FILTER_POLICY && k != CONF_FIRMWARE_PATH && k != CONF_HANDLER_CACHE)) {
+                snprintf(why, why_size, "not a handler option");
+                return -EINVAL;
+        }
+        if (strlen(value) >= HP_CONF_LINE_MAX) {
+                snprintf(why, why_size, "'%s' is longer than %d bytes", keys[k].name, HP_CONF_LINE_MAX - 1);
+                return -EINVAL;
+        }
+        c = calloc(1, sizeof(*c));
+        if (!c || parse_value(c, k, value, why, why_size) < 0) {
+                if (!c)
+                        snprintf(why, why_size, "out of memory");
+                return -EINVAL;
+        }
+        if (k == CONF_FILTER_POLICY)
+                h->filter_policy = value;
+        else if (k == CONF_FIRMWARE_PATH)
+                h->firmware_path = value;
+        else
+                h->cache_size = (size_t)c->handler_cache;
+        return 0;
 }
 
 static int lookup_key(const char *name)
@@ -442,4 +536,14 @@ void conf_apply(const struct conf *c, struct manager_config *cfg, uint32_t cli_s
                 cfg->record_path = c->record;
         if (use & CONF_BIT(CONF_REBROADCAST))
                 cfg->rebroadcast_group = (unsigned)c->rebroadcast;
+        if (use & CONF_BIT(CONF_FILTER_POLICY))
+                cfg->handlers.filter_policy = c->filter_policy;
+        if (use & CONF_BIT(CONF_FIRMWARE_LOADER))
+                cfg->handlers.firmware_loader = c->firmware_loader;
+        if (use & CONF_BIT(CONF_FIRMWARE_PATH))
+                cfg->handlers.firmware_path = c->firmware_path;
+        if (use & CONF_BIT(CONF_HANDLER_CACHE))
+                cfg->handlers.cache_size = (size_t)c->handler_cache;
+        if (use & CONF_BIT(CONF_INPUT_STRIP_QUOTES))
+                cfg->handlers.input_strip_quotes = c->input_strip_quotes;
 }

@@ -26,6 +26,7 @@
 #include "scheduler.h"
 
 struct manager_config;
+struct handler_config;
 
 /* One bit per key; conf.set and conf_apply()'s @cli_set use them. */
 enum conf_key {
@@ -44,6 +45,11 @@ enum conf_key {
         CONF_RECORD,
         CONF_REBROADCAST,
         CONF_RESYNC,
+        CONF_FILTER_POLICY,
+        CONF_FIRMWARE_LOADER,
+        CONF_FIRMWARE_PATH,
+        CONF_HANDLER_CACHE,
+        CONF_INPUT_STRIP_QUOTES,
         _CONF_KEY_MAX,
 };
 
@@ -58,16 +64,21 @@ struct conf {
         char handler_dir[HP_CONF_LINE_MAX];
         char sysfs[HP_CONF_LINE_MAX];
         char record[HP_CONF_LINE_MAX];      /* --record */
+        char filter_policy[HP_CONF_LINE_MAX]; /* checked with filter_policy_parse() */
+        char firmware_path[HP_CONF_LINE_MAX]; /* ':'-separated absolute directories */
         enum ordering ordering;
         int log_level;                      /* syslog priority */
         bool all;
         bool resync;                        /* not applied yet: overflow resync */
+        bool firmware_loader;
+        bool input_strip_quotes;
         uint64_t max_children;
         uint64_t max_queue;
         uint64_t timeout_sec;
         uint64_t kill_grace_sec;
         uint64_t rcvbuf;
         uint64_t rebroadcast;               /* --rebroadcast: netlink group 2..32 */
+        uint64_t handler_cache;             /* DEVPATH cache entries, 1..HP_DEVCACHE_MAX */
 };
 
 /* Room for "FILE:LINE: reason" with a long path. */
@@ -80,6 +91,22 @@ struct conf_error {
 
 /* Name of a key as written in the file ("max-children"), or NULL. */
 const char *conf_key_to_string(enum conf_key k);
+
+/**
+ * conf_set_handler_option() - set a handler-chain key from the command line.
+ * @k: CONF_FILTER_POLICY, CONF_FIRMWARE_LOADER, CONF_FIRMWARE_PATH,
+ *     CONF_HANDLER_CACHE or CONF_INPUT_STRIP_QUOTES
+ * @value: the option's argument, NULL for the two flags (borrowed; string
+ *         keys keep pointing at it, so it must outlive @h)
+ * @h: updated only on success (borrowed)
+ * @why: receives the reason on failure, worded as for the file
+ * @why_size: size of @why
+ *
+ * The option accepts exactly what its key accepts in the file.
+ * Return: 0, or -EINVAL with the reason in @why.
+ */
+int conf_set_handler_option(enum conf_key k, const char *value, struct handler_config *h, char *why,
+                            size_t why_size);
 
 /**
  * conf_parse() - parse a configuration held in memory.

@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "config.h"
 #include "devcache.h"
 #include "escape.h"
 #include "filter-policy.h"
@@ -291,6 +293,28 @@ static int copy_config(struct handler_chain *c, const struct handler_config *cfg
         return 0;
 }
 
+/*
+ * External handlers.  The built-in default directory need not exist (no
+ * package installed a handler); a missing directory that was named in the
+ * configuration is worth a warning.
+ */
+static void load_external(struct handler_chain *c)
+{
+        const char *dir = c->cfg.handler_dir;
+        int r;
+
+        if (!dir)
+                return;
+        if (access(dir, F_OK) < 0 && errno == ENOENT) {
+                if (strcmp(dir, HOTPLUGD_HANDLER_DIR) != 0)
+                        log_warning("handler directory %s does not exist; no external handlers loaded", dir);
+                return;
+        }
+        r = handler_load_dir(c, dir);
+        if (r < 0)
+                log_warning_errno(r, "cannot read handler directory %s; no external handlers loaded", dir);
+}
+
 int handler_chain_new(const struct handler_config *cfg, struct handler_chain **ret)
 {
         _cleanup_(handler_chain_freep) struct handler_chain *c = NULL;
@@ -320,11 +344,7 @@ int handler_chain_new(const struct handler_config *cfg, struct handler_chain **r
                 if (r < 0)
                         return r;
         }
-        if (c->cfg.handler_dir) {
-                r = handler_load_dir(c, c->cfg.handler_dir);
-                if (r < 0)
-                        log_warning_errno(r, "cannot read handler directory %s", c->cfg.handler_dir);
-        }
+        load_external(c);
         *ret = TAKE_PTR(c);
         return 0;
 }

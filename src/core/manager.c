@@ -58,6 +58,7 @@ void manager_config_init(struct manager_config *cfg)
                 .sysfs_root = "/sys",
         };
         cfg->handlers.sysfs_root = "/sys";
+        cfg->handlers.handler_dir = HOTPLUGD_HANDLER_DIR; /* may be absent: then no external handlers */
 }
 
 static unsigned default_max_children(void)

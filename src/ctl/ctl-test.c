@@ -15,57 +15,137 @@
 #include <string.h>
 
 #include "config.h"
+#include "conffile.h"
 #include "ctl.h"
 #include "envbuf.h"
 #include "escape.h"
 #include "handlers.h"
 #include "log.h"
 #include "macro.h"
+#include "manager.h"
 #include "spawner.h"
 #include "sysfs.h"
 #include "uevent.h"
 
+/* hotplugd's default configuration file (see src/daemon/main.c). */
+#define DEFAULT_CONFIG_FILE HOTPLUGD_SYSCONFDIR "/hotplugd/hotplugd.conf"
+
 struct test_args {
         const char *devpath;
         const char *action;
-        const char *sysfs;
-        const char *handler_dir;
-        bool all;
+        const char *config;          /* --config; NULL: the default file, if it exists */
+        uint32_t set;                /* CONF_BIT() of every option given: they override the file */
+        struct manager_config cfg;   /* the daemon's defaults, the file, then the options */
 };
 
 static void test_usage(FILE *f)
 {
-        fprintf(f, "Usage: hotplugctl test DEVPATH [--action ACTION] [--sysfs DIR] [--handler-dir DIR] [--all]\n"
-                   "DEVPATH is /devices/... or any path below the sysfs root (e.g. /sys/class/net/lo).\n");
+        fprintf(f, "Usage: hotplugctl test DEVPATH [--action ACTION] [--config FILE] [--sysfs DIR]\n"
+                   "         [--handler-dir DIR] [--all] [--filter-policy RULES] [--firmware-loader]\n"
+                   "         [--firmware-path DIRS] [--handler-cache N] [--input-strip-quotes]\n"
+                   "DEVPATH is /devices/... or any path below the sysfs root (e.g. /sys/class/net/lo).\n"
+                   "The handler options are hotplugd's; the configuration file is read as hotplugd reads it.\n");
+}
+
+/* An option of the handler chain, as hotplugd takes it. */
+static int handler_option(struct test_args *a, enum conf_key k, const char *arg)
+{
+        char why[256];
+
+        if (conf_set_handler_option(k, arg, &a->cfg.handlers, why, sizeof(why)) < 0) {
+                fprintf(stderr, "hotplugctl: test: %s: '%s'\n", why, arg ? arg : "");
+                return -EINVAL;
+        }
+        a->set |= CONF_BIT(k);
+        return 0;
+}
+
+static int parse_option(struct test_args *a, int c, const char *arg)
+{
+        switch (c) {
+        case 'a': a->action = arg; return 0;
+        case 'c': a->config = arg; return 0;
+        case CONF_SYSFS: a->cfg.sysfs_root = a->cfg.handlers.sysfs_root = arg; break;
+        case CONF_HANDLER_DIR: a->cfg.handlers.handler_dir = arg; break;
+        case CONF_ALL: a->cfg.handlers.pass_all = true; break;
+        case CONF_FILTER_POLICY:
+        case CONF_FIRMWARE_LOADER:
+        case CONF_FIRMWARE_PATH:
+        case CONF_HANDLER_CACHE:
+        case CONF_INPUT_STRIP_QUOTES:
+                return handler_option(a, (enum conf_key)c, arg);
+        default:
+                return -EINVAL;
+        }
+        a->set |= CONF_BIT(c);
+        return 0;
 }
 
 static int parse_args(int argc, char *argv[], struct test_args *a)
 {
-        enum { ARG_SYSFS = 0x100, ARG_HANDLER_DIR, ARG_ALL };
+        /* Long options without a short form return their configuration key (0x100 + key). */
+#define KEYOPT(k) (0x100 + (k))
         static const struct option opts[] = {
-                { "action", required_argument, NULL, 'a' },   { "sysfs", required_argument, NULL, ARG_SYSFS },
-                { "handler-dir", required_argument, NULL, ARG_HANDLER_DIR },
-                { "all", no_argument, NULL, ARG_ALL },         { "help", no_argument, NULL, 'h' },
+                { "action", required_argument, NULL, 'a' },
+                { "config", required_argument, NULL, 'c' },
+                { "sysfs", required_argument, NULL, KEYOPT(CONF_SYSFS) },
+                { "handler-dir", required_argument, NULL, KEYOPT(CONF_HANDLER_DIR) },
+                { "all", no_argument, NULL, KEYOPT(CONF_ALL) },
+                { "filter-policy", required_argument, NULL, KEYOPT(CONF_FILTER_POLICY) },
+                { "firmware-loader", no_argument, NULL, KEYOPT(CONF_FIRMWARE_LOADER) },
+                { "firmware-path", required_argument, NULL, KEYOPT(CONF_FIRMWARE_PATH) },
+                { "handler-cache", required_argument, NULL, KEYOPT(CONF_HANDLER_CACHE) },
+                { "input-strip-quotes", no_argument, NULL, KEYOPT(CONF_INPUT_STRIP_QUOTES) },
+                { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
         int c;
 
-        *a = (struct test_args){ .action = "add", .sysfs = "/sys" };
-        while ((c = getopt_long(argc, argv, "a:h", opts, NULL)) >= 0)
-                switch (c) {
-                case 'a': a->action = optarg; break;
-                case ARG_SYSFS: a->sysfs = optarg; break;
-                case ARG_HANDLER_DIR: a->handler_dir = optarg; break;
-                case ARG_ALL: a->all = true; break;
-                case 'h': test_usage(stdout); return 0;
-                default: test_usage(stderr); return -EINVAL;
+        *a = (struct test_args){ .action = "add" };
+        manager_config_init(&a->cfg);
+        while ((c = getopt_long(argc, argv, "a:c:h", opts, NULL)) >= 0) {
+                if (c == 'h') {
+                        test_usage(stdout);
+                        return 0;
                 }
+                if (parse_option(a, c >= KEYOPT(0) ? c - KEYOPT(0) : c, optarg) < 0) {
+                        test_usage(stderr);
+                        return -EINVAL;
+                }
+        }
+#undef KEYOPT
         if (optind + 1 != argc) {
                 test_usage(stderr);
                 return -EINVAL;
         }
         a->devpath = argv[optind];
         return 1;
+}
+
+/*
+ * The configuration file under the options, as hotplugd applies it.  A
+ * missing default file means built-in defaults; a missing --config file is
+ * an error.  @conf must outlive a->cfg (its strings are referenced).
+ */
+static int load_config(struct test_args *a, struct conf *conf)
+{
+        const char *path = a->config ? a->config : DEFAULT_CONFIG_FILE;
+        struct conf_error err;
+        int r;
+
+        r = conf_load(path, conf, &err);
+        if (r == -ENOENT && !a->config) {
+                printf("config: %s absent, built-in defaults\n", path);
+                return 0;
+        }
+        if (r < 0) {
+                fprintf(stderr, "hotplugctl: test: %s\n", err.msg);
+                return r;
+        }
+        printf("config: %s\n", path);
+        conf_apply(conf, &a->cfg, a->set);
+        a->cfg.handlers.sysfs_root = a->cfg.sysfs_root;
+        return 0;
 }
 
 /* Canonical DEVPATH ("/devices/...") of @arg, which may be a DEVPATH or a path below @root. */
@@ -161,7 +241,8 @@ static void print_handlers(const struct handler_chain *c)
         printf("\n");
 }
 
-static int print_result(const struct uevent *view, const struct envbuf *env, const char *name)
+static int print_result(const struct manager_config *cfg, const struct uevent *view, const struct envbuf *env,
+                        const char *name)
 {
         _cleanup_free_ struct uevent *ev = NULL;
         struct spawn_env se;
@@ -172,7 +253,12 @@ static int print_result(const struct uevent *view, const struct envbuf *env, con
         if (r < 0)
                 return log_error_errno(r, "cannot copy the event");
         spawn_env_build(ev, &se);
-        printf("argv: %s %s\n", HOTPLUGD_DEFAULT_AGENT, escape_cstr(ev->name, esc, sizeof(esc)));
+        escape_cstr(ev->name, esc, sizeof(esc));
+        if (cfg->hotplug_d)
+                printf("argv: each %s/%s/*.hotplug, then %s/default/*.hotplug, as FILE %s\n", cfg->hotplug_d, esc,
+                       cfg->hotplug_d, esc);
+        else
+                printf("argv: %s %s\n", cfg->agent, esc);
         printf("environment:\n");
         for (size_t i = 0; i < se.n; i++)
                 printf("  %s\n", escape_cstr(se.envp[i], esc, sizeof(esc)));
@@ -182,7 +268,6 @@ static int print_result(const struct uevent *view, const struct envbuf *env, con
 static int run_test_event(const struct test_args *a, int rootfd, const char *devpath)
 {
         _cleanup_(handler_chain_freep) struct handler_chain *c = NULL;
-        struct handler_config cfg = { .sysfs_root = a->sysfs, .handler_dir = a->handler_dir, .pass_all = a->all };
         uint16_t vars[HP_UEVENT_MAX_VARS];
         char buf[HP_UEVENT_MAX_SIZE], name[HP_NAME_MAX];
         struct handler_trace trace;
@@ -199,7 +284,7 @@ static int run_test_event(const struct test_args *a, int rootfd, const char *dev
         if (uevent_parse(buf, len, vars, &view, &why) < 0)
                 return log_error_errno(-EBADMSG, "%s: the event would be rejected: %s", devpath,
                                        uevent_reject_to_string(why));
-        r = handler_chain_new(&cfg, &c);
+        r = handler_chain_new(&a->cfg.handlers, &c);
         if (r < 0)
                 return log_error_errno(r, "cannot set up handlers");
         printf("event: %s %s (synthetic, not from the kernel: SEQNUM=%llu%s)\n", a->action, devpath, seq,
@@ -216,14 +301,15 @@ static int run_test_event(const struct test_args *a, int rootfd, const char *dev
                 printf("verdict: filtered by %s; no agent would run\n", trace.filtered_by);
                 return 0;
         }
-        printf("verdict: run%s%s%s\n", a->all ? " (--all)" : "", trace.named_by ? ", argv[1] from handler " : "",
+        printf("verdict: run%s%s%s\n", a->cfg.handlers.pass_all ? " (--all)" : "", trace.named_by ? ", argv[1] from handler " : "",
                trace.named_by ? trace.named_by : "");
-        return print_result(&view, &env, name);
+        return print_result(&a->cfg, &view, &env, name);
 }
 
 int verb_test(int argc, char *argv[])
 {
         _cleanup_close_ int rootfd = -1;
+        _cleanup_free_ struct conf *conf = NULL;
         struct test_args a;
         char devpath[PATH_MAX];
         int r;
@@ -231,14 +317,17 @@ int verb_test(int argc, char *argv[])
         r = parse_args(argc, argv, &a);
         if (r <= 0)
                 return r < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
-        r = canonical_devpath(a.sysfs, a.devpath, devpath, sizeof(devpath));
+        conf = calloc(1, sizeof(*conf));
+        if (!conf || load_config(&a, conf) < 0)
+                return CTL_EXIT_FAILURE;
+        r = canonical_devpath(a.cfg.sysfs_root, a.devpath, devpath, sizeof(devpath));
         if (r < 0) {
-                log_error_errno(r, "%s: not a device below %s", a.devpath, a.sysfs);
+                log_error_errno(r, "%s: not a device below %s", a.devpath, a.cfg.sysfs_root);
                 return CTL_EXIT_FAILURE;
         }
-        rootfd = sysfs_open_root(a.sysfs);
+        rootfd = sysfs_open_root(a.cfg.sysfs_root);
         if (rootfd < 0) {
-                log_error_errno(rootfd, "cannot open %s", a.sysfs);
+                log_error_errno(rootfd, "cannot open %s", a.cfg.sysfs_root);
                 return CTL_EXIT_FAILURE;
         }
         r = run_test_event(&a, rootfd, devpath);

@@ -56,6 +56,12 @@ static void help(void)
                "  -n, --dry-run            log what would run, run nothing\n"
                "      --all                no handler filters any event out\n"
                "      --handler-dir=DIR    external handlers (default %s)\n"
+               "      --filter-policy=RULES\n"
+               "                           SUBSYSTEM=keep|drop|handlers,... over queues=drop,drivers=drop\n"
+               "      --firmware-loader    answer firmware requests from --firmware-path\n"
+               "      --firmware-path=DIRS firmware directories, ':'-separated (default %s)\n"
+               "      --handler-cache=N    devices whose legacy variables are kept (default %d)\n"
+               "      --input-strip-quotes input NAME and PHYS without quotes\n"
                "      --sysfs=DIR          sysfs root (default /sys)\n"
                "      --rcvbuf=BYTES       netlink receive buffer (default %d)\n"
                "      --listen-fd=N        use socket fd N instead of opening one\n"
@@ -71,7 +77,8 @@ static void help(void)
                "  -h, --help               this text\n"
                "  -V, --version            version\n",
                HOTPLUGD_DEFAULT_AGENT, HP_CHILDREN_MAX, HP_QUEUE_MAX_DEFAULT, HP_TIMEOUT_DEFAULT_SEC,
-               HP_KILL_GRACE_SEC, HOTPLUGD_HANDLER_DIR, HP_RCVBUF_DEFAULT, HOTPLUGD_RUNDIR, DEFAULT_CONFIG_FILE);
+               HP_KILL_GRACE_SEC, HOTPLUGD_HANDLER_DIR, HP_FIRMWARE_PATH_DEFAULT, HP_DEVCACHE_DEFAULT,
+               HP_RCVBUF_DEFAULT, HOTPLUGD_RUNDIR, DEFAULT_CONFIG_FILE);
 }
 
 static int parse_uint(const char *s, unsigned long long min, unsigned long long max, unsigned long long *ret)
@@ -104,7 +111,30 @@ enum {
         ARG_REPLAY,
         ARG_SPEED,
         ARG_REBROADCAST,
+        ARG_FILTER_POLICY,
+        ARG_FIRMWARE_LOADER,
+        ARG_FIRMWARE_PATH,
+        ARG_HANDLER_CACHE,
+        ARG_INPUT_STRIP_QUOTES,
 };
+
+/* The handler chain's options: the same values as their configuration keys. */
+static int parse_handler_option(int c, const char *arg, struct manager_config *cfg, struct cli *cli)
+{
+        enum conf_key k = c == ARG_FILTER_POLICY     ? CONF_FILTER_POLICY
+                          : c == ARG_FIRMWARE_LOADER ? CONF_FIRMWARE_LOADER
+                          : c == ARG_FIRMWARE_PATH   ? CONF_FIRMWARE_PATH
+                          : c == ARG_HANDLER_CACHE   ? CONF_HANDLER_CACHE
+                                                     : CONF_INPUT_STRIP_QUOTES;
+        char why[256];
+
+        if (conf_set_handler_option(k, arg, &cfg->handlers, why, sizeof(why)) < 0) {
+                fprintf(stderr, "hotplugd: %s: '%s'\n", why, arg ? arg : "");
+                return -EINVAL;
+        }
+        cli->set |= CONF_BIT(k);
+        return 0;
+}
 
 static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct cli *cli)
 {
@@ -119,6 +149,11 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                 { "dry-run", no_argument, NULL, 'n' },
                 { "all", no_argument, NULL, ARG_ALL },
                 { "handler-dir", required_argument, NULL, ARG_HANDLER_DIR },
+                { "filter-policy", required_argument, NULL, ARG_FILTER_POLICY },
+                { "firmware-loader", no_argument, NULL, ARG_FIRMWARE_LOADER },
+                { "firmware-path", required_argument, NULL, ARG_FIRMWARE_PATH },
+                { "handler-cache", required_argument, NULL, ARG_HANDLER_CACHE },
+                { "input-strip-quotes", no_argument, NULL, ARG_INPUT_STRIP_QUOTES },
                 { "sysfs", required_argument, NULL, ARG_SYSFS },
                 { "rcvbuf", required_argument, NULL, ARG_RCVBUF },
                 { "listen-fd", required_argument, NULL, ARG_LISTEN_FD },
@@ -199,6 +234,14 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                 case ARG_HANDLER_DIR:
                         cfg->handlers.handler_dir = optarg;
                         cli->set |= CONF_BIT(CONF_HANDLER_DIR);
+                        break;
+                case ARG_FILTER_POLICY:
+                case ARG_FIRMWARE_LOADER:
+                case ARG_FIRMWARE_PATH:
+                case ARG_HANDLER_CACHE:
+                case ARG_INPUT_STRIP_QUOTES:
+                        if (parse_handler_option(c, optarg, cfg, cli) < 0)
+                                return -EINVAL;
                         break;
                 case ARG_SYSFS:
                         cfg->sysfs_root = optarg;

@@ -54,7 +54,12 @@ static void test_all_keys(void)
                            "log-level = debug\n"
                            "record = /var/log/hotplugd.rec\n"
                            "rebroadcast = 4\n"
-                           "resync = off"; /* no final newline */
+                           "resync = off\n"
+                           "filter-policy = none, usb=keep *=drop\n"
+                           "firmware-loader = on\n"
+                           "firmware-path = /lib/firmware/local:/lib/firmware\n"
+                           "handler-cache = 4096\n"
+                           "input-strip-quotes = true"; /* no final newline */
 
         check_int(parse(text, &c, &err), 0);
         check_int(c.set, CONF_BIT(_CONF_KEY_MAX) - 1 - CONF_BIT(CONF_HOTPLUG_D));
@@ -72,9 +77,15 @@ static void test_all_keys(void)
         check_str(c.record, "/var/log/hotplugd.rec");
         check_int(c.rebroadcast, 4);
         check(!c.resync);
+        check_str(c.filter_policy, "none, usb=keep *=drop");
+        check(c.firmware_loader);
+        check_str(c.firmware_path, "/lib/firmware/local:/lib/firmware");
+        check_int(c.handler_cache, 4096);
+        check(c.input_strip_quotes);
         check_int(c.line[CONF_AGENT], 3);
         check_int(c.line[CONF_ORDERING], 4);
         check_int(c.line[CONF_RESYNC], 17);
+        check_int(c.line[CONF_INPUT_STRIP_QUOTES], 22);
 
         check_int(parse("hotplug-d = /etc/hotplug.d\n", &c, &err), 0);
         check_int(c.set, CONF_BIT(CONF_HOTPLUG_D));
@@ -122,6 +133,13 @@ static void test_values(void)
         check_int(parse("log-level = 3", &c, &err), 0);
         check_int(c.log_level, 3);
         check_int(parse("rebroadcast = 32", &c, &err), 0);
+        check_int(parse("handler-cache = 1", &c, &err), 0);
+        check_int(parse("handler-cache = 65536", &c, &err), 0);
+        check_int(c.handler_cache, HP_DEVCACHE_MAX);
+        check_int(parse("firmware-path = /fw", &c, &err), 0);
+        check_str(c.firmware_path, "/fw");
+        check_int(parse("filter-policy = queues=keep", &c, &err), 0);
+        check_str(c.filter_policy, "queues=keep");
 }
 
 static void test_syntax_errors(void)
@@ -207,6 +225,22 @@ static void test_value_errors(void)
         expect_error("ordering = fast\n", 1, "t.conf:1: 'ordering' must be devpath, strict or none: 'fast'");
         expect_error("log-level = loud\n", 1,
                      "t.conf:1: 'log-level' must be err, warning, notice, info, debug or 0-7: 'loud'");
+        expect_error("handler-cache = 0\n", 1, "t.conf:1: 'handler-cache' must be a number 1..65536: '0'");
+        expect_error("handler-cache = 65537\n", 1, "t.conf:1: 'handler-cache' must be a number 1..65536: '65537'");
+        expect_error("firmware-loader = sometimes\n", 1, "t.conf:1: 'firmware-loader' must be yes or no: 'sometimes'");
+        expect_error("input-strip-quotes = y\n", 1, "t.conf:1: 'input-strip-quotes' must be yes or no: 'y'");
+        expect_error("firmware-path = lib/firmware\n", 1,
+                     "t.conf:1: 'firmware-path' needs absolute paths separated by ':': 'lib/firmware'");
+        expect_error("firmware-path = /lib/firmware:\n", 1,
+                     "t.conf:1: 'firmware-path' needs absolute paths separated by ':': '/lib/firmware:'");
+        expect_error("firmware-path = /a::/b\n", 1,
+                     "t.conf:1: 'firmware-path' needs absolute paths separated by ':': '/a::/b'");
+        expect_error("filter-policy = usb\n", 1,
+                     "t.conf:1: 'filter-policy' wants SUBSYSTEM=keep|drop|handlers items: 'usb'");
+        expect_error("filter-policy = usb=maybe\n", 1,
+                     "t.conf:1: 'filter-policy' wants SUBSYSTEM=keep|drop|handlers items: 'usb=maybe'");
+        expect_error("filter-policy = a/b=drop\n", 1,
+                     "t.conf:1: 'filter-policy' wants SUBSYSTEM=keep|drop|handlers items: 'a/b=drop'");
         /* Bytes above 0x7f are allowed in values but escaped in messages. */
         expect_error("agent = caf\xc3\xa9\n", 1,
                      "t.conf:1: 'agent' needs an absolute path: 'caf\\xc3\\xa9'");
@@ -311,9 +345,19 @@ static void test_precedence(void)
 
         check_int(parse("agent = /file/agent\nordering = strict\nmax-children = 3\nmax-queue = 10\n"
                         "timeout = 9\nkill-grace = 4\nall = yes\nhandler-dir = /file/h\nsysfs = /file/sys\n"
-                        "rcvbuf = 8K\n",
+                        "rcvbuf = 8K\nfilter-policy = usb=drop\nfirmware-loader = yes\nfirmware-path = /file/fw\n"
+                        "handler-cache = 5\ninput-strip-quotes = yes\n",
                         &c, &err),
                   0);
+
+        /* The defaults, before anything applies. */
+        manager_config_init(&cfg);
+        check_str(cfg.handlers.handler_dir, HOTPLUGD_HANDLER_DIR);
+        check(cfg.handlers.filter_policy == NULL);
+        check(!cfg.handlers.firmware_loader);
+        check(cfg.handlers.firmware_path == NULL);
+        check_int(cfg.handlers.cache_size, 0);
+        check(!cfg.handlers.input_strip_quotes);
 
         /* Nothing on the command line: the file wins over the defaults. */
         manager_config_init(&cfg);
@@ -330,13 +374,25 @@ static void test_precedence(void)
         check_str(cfg.sysfs_root, "/file/sys");
         check_str(cfg.handlers.sysfs_root, "/file/sys");
         check_int(cfg.rcvbuf, 8192);
+        check_str(cfg.handlers.filter_policy, "usb=drop");
+        check(cfg.handlers.firmware_loader);
+        check_str(cfg.handlers.firmware_path, "/file/fw");
+        check_int(cfg.handlers.cache_size, 5);
+        check(cfg.handlers.input_strip_quotes);
 
-        /* The command line wins key by key. */
+        /* The command line wins key by key, the handler keys too. */
         manager_config_init(&cfg);
         cfg.ordering = ORDERING_NONE;
         cfg.timeout_usec = 1;
         cfg.sysfs_root = cfg.handlers.sysfs_root = "/cli/sys";
-        conf_apply(&c, &cfg, CONF_BIT(CONF_ORDERING) | CONF_BIT(CONF_TIMEOUT) | CONF_BIT(CONF_SYSFS));
+        cfg.handlers.filter_policy = "usb=keep";
+        cfg.handlers.cache_size = 9;
+        conf_apply(&c, &cfg, CONF_BIT(CONF_ORDERING) | CONF_BIT(CONF_TIMEOUT) | CONF_BIT(CONF_SYSFS) |
+                                     CONF_BIT(CONF_FILTER_POLICY) | CONF_BIT(CONF_HANDLER_CACHE));
+        check_str(cfg.handlers.filter_policy, "usb=keep");
+        check_int(cfg.handlers.cache_size, 9);
+        check_str(cfg.handlers.firmware_path, "/file/fw");
+        check(cfg.handlers.input_strip_quotes);
         check_int(cfg.ordering, ORDERING_NONE);
         check_int(cfg.timeout_usec, 1);
         check_str(cfg.sysfs_root, "/cli/sys");
@@ -366,10 +422,60 @@ static void test_precedence(void)
         check(!cfg.handlers.pass_all);
 }
 
+/* More rules than HP_FILTER_RULES_MAX, counting the two defaults. */
+static void test_filter_rules_bound(void)
+{
+        static struct conf c;
+        struct conf_error err;
+        char text[HP_CONF_LINE_MAX], exp[256];
+        size_t len;
+        int i;
+
+        len = (size_t)snprintf(text, sizeof(text), "filter-policy =");
+        for (i = 0; i < HP_FILTER_RULES_MAX - 2; i++)
+                len += (size_t)snprintf(text + len, sizeof(text) - len, " s%d=drop", i);
+        check_int(parse(text, &c, &err), 0);
+        snprintf(text + len, sizeof(text) - len, " s%d=drop", i);
+        snprintf(exp, sizeof(exp), "t.conf:1: 'filter-policy' has more than %d rules with the defaults: ",
+                 HP_FILTER_RULES_MAX);
+        check_int(parse(text, &c, &err), -EINVAL);
+        check(strncmp(err.msg, exp, strlen(exp)) == 0);
+}
+
+/* The command-line form of the handler keys accepts what the file accepts. */
+static void test_handler_options(void)
+{
+        struct handler_config h, before;
+        char why[256];
+
+        memset(&h, 0, sizeof(h));
+        check_int(conf_set_handler_option(CONF_FILTER_POLICY, "net=drop", &h, why, sizeof(why)), 0);
+        check_str(h.filter_policy, "net=drop");
+        check_int(conf_set_handler_option(CONF_FIRMWARE_PATH, "/a:/b", &h, why, sizeof(why)), 0);
+        check_str(h.firmware_path, "/a:/b");
+        check_int(conf_set_handler_option(CONF_HANDLER_CACHE, "77", &h, why, sizeof(why)), 0);
+        check_int(h.cache_size, 77);
+        check_int(conf_set_handler_option(CONF_FIRMWARE_LOADER, NULL, &h, why, sizeof(why)), 0);
+        check(h.firmware_loader);
+        check_int(conf_set_handler_option(CONF_INPUT_STRIP_QUOTES, NULL, &h, why, sizeof(why)), 0);
+        check(h.input_strip_quotes);
+
+        memcpy(&before, &h, sizeof(h));
+        check_int(conf_set_handler_option(CONF_HANDLER_CACHE, "65537", &h, why, sizeof(why)), -EINVAL);
+        check_str(why, "'handler-cache' must be a number 1..65536");
+        check_int(conf_set_handler_option(CONF_FILTER_POLICY, "net", &h, why, sizeof(why)), -EINVAL);
+        check_str(why, "'filter-policy' wants SUBSYSTEM=keep|drop|handlers items");
+        check_int(conf_set_handler_option(CONF_FIRMWARE_PATH, "fw", &h, why, sizeof(why)), -EINVAL);
+        check_str(why, "'firmware-path' needs absolute paths separated by ':'");
+        check_int(conf_set_handler_option(CONF_AGENT, "/x", &h, why, sizeof(why)), -EINVAL);
+        check(memcmp(&h, &before, sizeof(h)) == 0);
+}
+
 static void test_key_names(void)
 {
         check_str(conf_key_to_string(CONF_MAX_CHILDREN), "max-children");
         check_str(conf_key_to_string(CONF_RESYNC), "resync");
+        check_str(conf_key_to_string(CONF_INPUT_STRIP_QUOTES), "input-strip-quotes");
         check(conf_key_to_string(_CONF_KEY_MAX) == NULL);
 }
 
@@ -383,6 +489,8 @@ int main(void)
         run_test(test_too_large);
         run_test(test_load);
         run_test(test_precedence);
+        run_test(test_filter_rules_bound);
+        run_test(test_handler_options);
         run_test(test_key_names);
         return 0;
 }
