@@ -137,17 +137,15 @@ int handler_env_addf(struct hotplugd_env *env, const char *key, const char *fmt,
 {
         char value[HP_ENV_ADD_MAX_BYTES];
         va_list ap;
-        int k;
+        int r;
 
         va_start(ap, fmt);
-        k = vsnprintf(value, sizeof(value), fmt, ap);
+        r = format_bounded(value, sizeof(value), fmt, ap);
         va_end(ap);
-        if (k < 0)
-                return -EINVAL;
-        if ((size_t)k >= sizeof(value)) {
+        if (r == -ENOMEM)
                 env->overflow = true;
-                return -ENOMEM;
-        }
+        if (r < 0)
+                return r;
         return handler_env_add(env, key, value);
 }
 

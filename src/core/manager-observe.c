@@ -357,6 +357,19 @@ void observe_dropped(struct manager *m, const struct uevent *view, bool filtered
         control_notify_uuid(m->control, uevent_get(view, "SYNTH_UUID"));
 }
 
+static struct control_event job_event(const struct job *j, enum control_event_kind kind)
+{
+        return (struct control_event){
+                .kind = kind,
+                .seqnum = j->ev->seqnum,
+                .action = j->ev->action,
+                .devpath = j->ev->devpath,
+                .subsystem = j->ev->subsystem,
+                .pid = j->pid,
+                .program = j->program,
+        };
+}
+
 void observe_started(struct manager *m, const struct job *j)
 {
         if (m->recorder)
@@ -365,15 +378,7 @@ void observe_started(struct manager *m, const struct job *j)
                                                              .pid = (uint32_t)j->pid, .program = j->program } });
         if (!m->control)
                 return;
-        struct control_event e = {
-                .kind = CONTROL_EVENT_STARTED,
-                .seqnum = j->ev->seqnum,
-                .action = j->ev->action,
-                .devpath = j->ev->devpath,
-                .subsystem = j->ev->subsystem,
-                .pid = j->pid,
-                .program = j->program,
-        };
+        struct control_event e = job_event(j, CONTROL_EVENT_STARTED);
         control_notify_event(m->control, &e);
 }
 
@@ -391,17 +396,9 @@ void observe_finished(struct manager *m, const struct job *j, const siginfo_t *s
         }
         if (!m->control)
                 return;
-        struct control_event e = {
-                .kind = CONTROL_EVENT_FINISHED,
-                .seqnum = j->ev->seqnum,
-                .action = j->ev->action,
-                .devpath = j->ev->devpath,
-                .subsystem = j->ev->subsystem,
-                .pid = j->pid,
-                .program = j->program,
-                .status = status,
-                .duration_usec = now_usec(CLOCK_MONOTONIC) - j->started,
-        };
+        struct control_event e = job_event(j, CONTROL_EVENT_FINISHED);
+        e.status = status;
+        e.duration_usec = now_usec(CLOCK_MONOTONIC) - j->started;
         control_notify_event(m->control, &e);
 }
 

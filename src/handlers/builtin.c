@@ -58,17 +58,15 @@ int builtin_learnf(const struct hotplugd_event *e, struct hotplugd_env *env, con
 {
         char value[HP_SYSFS_ATTR_MAX];
         va_list ap;
-        int k;
+        int r;
 
         va_start(ap, fmt);
-        k = vsnprintf(value, sizeof(value), fmt, ap);
+        r = format_bounded(value, sizeof(value), fmt, ap);
         va_end(ap);
-        if (k < 0)
-                return -EINVAL;
-        if ((size_t)k >= sizeof(value)) {
+        if (r == -ENOMEM)
                 env->overflow = true;
-                return -ENOMEM;
-        }
+        if (r < 0)
+                return r;
         return builtin_learn(e, env, key, value);
 }
 

@@ -78,20 +78,25 @@ int envbuf_add(struct envbuf *e, const char *key, const char *value)
         return 0;
 }
 
+int format_bounded(char *buf, size_t size, const char *fmt, va_list ap)
+{
+        int k = vsnprintf(buf, size, fmt, ap);
+
+        if (k < 0)
+                return -EINVAL;
+        return (size_t)k >= size ? -ENOMEM : 0;
+}
+
 int envbuf_addf(struct envbuf *e, const char *key, const char *fmt, ...)
 {
         char value[HP_ENV_ADD_MAX_BYTES];
         va_list ap;
-        int k;
+        int r;
 
         va_start(ap, fmt);
-        k = vsnprintf(value, sizeof(value), fmt, ap);
+        r = format_bounded(value, sizeof(value), fmt, ap);
         va_end(ap);
-        if (k < 0)
-                return -EINVAL;
-        if ((size_t)k >= sizeof(value))
-                return -ENOMEM;
-        return envbuf_add(e, key, value);
+        return r < 0 ? r : envbuf_add(e, key, value);
 }
 
 const char *envbuf_get(const struct envbuf *e, const char *key)

@@ -8,6 +8,7 @@
  * as the kernel's add_uevent_var() did.
  */
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,12 @@ int envbuf_add(struct envbuf *e, const char *key, const char *value);
 /* envbuf_add() of a formatted value; -ENOMEM also when the value alone
  * exceeds HP_ENV_ADD_MAX_BYTES. */
 int envbuf_addf(struct envbuf *e, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/**
+ * format_bounded() - vsnprintf() into @buf that reports truncation.
+ * Return: 0, -EINVAL on a format error, -ENOMEM when the result does not fit.
+ */
+int format_bounded(char *buf, size_t size, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* Value of @key or NULL (borrowed from @e; NULL too for an invalid key). */
 const char *envbuf_get(const struct envbuf *e, const char *key);
