@@ -101,14 +101,8 @@ static void test_send(void)
 int main(void)
 {
         run_test(test_groups);
-        if (geteuid() != 0) {
-                if (getenv("HOTPLUGD_TEST_REQUIRE_ROOT") && strcmp(getenv("HOTPLUGD_TEST_REQUIRE_ROOT"), "1") == 0) {
-                        fprintf(stderr, "needs root, and this run requires root tests\n");
-                        return 1;
-                }
-                fprintf(stderr, "SKIP: sending to a netlink group needs root\n");
-                return 77;
-        }
+        if (geteuid() != 0)
+                return test_skip("sending to a netlink group needs root");
         run_test(test_send);
         return 0;
 }

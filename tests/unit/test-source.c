@@ -263,10 +263,8 @@ static int test_kernel(void)
         struct uevent ev;
         time_t deadline;
 
-        if (geteuid() != 0) {
-                fprintf(stderr, "not root: skipping the kernel socket test\n");
-                return 77;
-        }
+        if (geteuid() != 0)
+                return test_skip("not root: the kernel socket test needs root");
         /* The fake is a well-formed uevent: only the sender check stops it. */
         check_int(uevent_parse(fake, sizeof(fake) - 1, var, &ev, NULL), 0);
 

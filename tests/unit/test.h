@@ -45,3 +45,20 @@
                 fprintf(stderr, "== %s\n", #fn);                                                           \
                 fn();                                                                                      \
         } while (0)
+
+/*
+ * A test that needs something this machine may lack (root, /sys) skips with
+ * exit 77 and says why, unless HOTPLUGD_TEST_REQUIRE_ROOT=1 (CI as root):
+ * then a skip is a failure.
+ */
+static inline int test_skip(const char *why)
+{
+        const char *req = getenv("HOTPLUGD_TEST_REQUIRE_ROOT");
+
+        if (req && strcmp(req, "1") == 0) {
+                fprintf(stderr, "FAIL: cannot run (%s), and this run requires every test\n", why);
+                return 1;
+        }
+        fprintf(stderr, "SKIP: %s\n", why);
+        return 77;
+}
