@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 
 #include "handover.h"
 #include "log.h"
@@ -40,6 +41,16 @@ void handover_note_queued(struct manager *m, const struct uevent *ev)
                 journal_failed(m, r);
 }
 
+/*
+ * Events held, as far as the journal is concerned.  Stopping takes the
+ * queued events out of the scheduler, but they are not done: they are what
+ * the next instance must run, so the journal is never cut back then.
+ */
+static size_t held(const struct manager *m)
+{
+        return m->stopping ? SIZE_MAX : scheduler_held(m->scheduler);
+}
+
 void handover_note_dropped(struct manager *m, const struct uevent *view)
 {
         int r;
@@ -47,7 +58,7 @@ void handover_note_dropped(struct manager *m, const struct uevent *view)
         if (!m->handover)
                 return;
         if (m->handover_restoring)
-                r = handover_done(m->handover, view->seqnum, view->size, scheduler_held(m->scheduler));
+                r = handover_done(m->handover, view->seqnum, view->size, held(m));
         else
                 r = handover_ledger(m->handover, m->ledger.last);
         if (r < 0)
@@ -60,7 +71,7 @@ void handover_note_done(struct manager *m, const struct uevent *ev)
 
         if (!m->handover)
                 return;
-        r = handover_done(m->handover, ev->seqnum, ev->size, scheduler_held(m->scheduler));
+        r = handover_done(m->handover, ev->seqnum, ev->size, held(m));
         if (r < 0)
                 journal_failed(m, r);
 }
