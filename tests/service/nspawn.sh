@@ -11,7 +11,8 @@
 #     main process to READY; STATUS= and the watchdog are seen by systemd;
 #  c. systemctl restart, several times during a 10,000-event burst of real
 #     uevents, loses none of them (distinct SYNTH_UUIDs run = COUNT; events
-#     run twice because a restart killed their agent are reported);
+#     run twice because a restart killed their agent are reported); and so
+#     do two crashes (SIGKILL to hotplugd, restarted by systemd);
 #  d. systemctl stop is clean: exit status 0, the running agent finished,
 #     nothing left running;
 #  e. journalctl SEQNUM=N finds the event's lines with their fields.
@@ -375,6 +376,47 @@ echo "burst: $COUNT events, $restarts restarts, $distinct distinct run ($((COUNT
 [ "$nrestarts" = 0 ] || fail "systemd restarted hotplugd on its own $nrestarts time(s) (crash or watchdog)"
 echo "ok (c): $restarts restarts during a $COUNT-event burst lost none of them"
 
+# ---- c2. crashes during a burst ---------------------------------------------------------------
+# SIGKILL to hotplugd alone: systemd restarts it (Restart=on-failure) and
+# kills the agents it left; the journal in the fd store survives.  An event
+# whose agent was killed runs again (counted as run twice).
+
+CRASHES=2
+CCOUNT=$((COUNT / 5))
+prefix=$(cut -c1-23 </proc/sys/kernel/random/uuid)
+log "burst of $CCOUNT uevents with $CRASHES crashes (SIGKILL) of hotplugd"
+"$UEVENT_BURST" "$CCOUNT" "$prefix" /sys/class/net/lo/uevent >"$T/burst.out" 2>&1 &
+burst_pid=$!
+for ((c = 1; c <= CRASHES; c++)); do
+        sleep 0.5
+        old_pid=$(svc_show MainPID)
+        in_ct systemctl kill --kill-who=main --signal=SIGKILL hotplugd.service || fail "systemctl kill failed"
+        for ((i = 0; i < 200; i++)); do
+                pid=$(svc_show MainPID)
+                [ "$pid" != 0 ] && [ "$pid" != "$old_pid" ] &&
+                        [ "$(in_ct systemctl is-active hotplugd.service)" = active ] && break
+                sleep 0.05
+        done
+        [ "$pid" != "$old_pid" ] || fail "hotplugd was not restarted after a crash"
+        log "crash $c: restarted as pid $pid, $(runs_of "$prefix" | wc -l) of $CCOUNT run so far"
+done
+wait "$burst_pid" || fail "uevent-burst failed: $(cat "$T/burst.out")"
+deadline=$((SECONDS + 300))
+while ((SECONDS < deadline)); do
+        n=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort -u | wc -l)
+        ((n >= CCOUNT)) && break
+        sleep 0.5
+done
+ctotal=$(runs_of "$prefix" | wc -l)
+cdistinct=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort -u | wc -l)
+ctwice=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort | uniq -d | wc -l)
+cnrestarts=$(svc_show NRestarts)
+echo "crashes: $CCOUNT events, $CRASHES crashes ($cnrestarts automatic restarts), $cdistinct distinct run" \
+        "($((CCOUNT - cdistinct)) lost), $((ctotal - cdistinct)) extra runs ($ctwice events ran twice)"
+[ "$cnrestarts" = "$CRASHES" ] || fail "expected $CRASHES automatic restarts, systemd counted $cnrestarts"
+[ "$cdistinct" = "$CCOUNT" ] || fail "$((CCOUNT - cdistinct)) of $CCOUNT events lost across $CRASHES crashes"
+echo "ok (c): $CRASHES crashes during a $CCOUNT-event burst lost none of them"
+
 # ---- d. a clean stop, with an agent running -------------------------------------------------
 
 # Every agent now takes 1.5 s; stop while one runs (ours, or one for
@@ -403,5 +445,6 @@ pgrep -f "^$SBINDIR/hotplugd" >/dev/null && fail "hotplugd is still running afte
 in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -q "^stopped:" || fail "no 'stopped:' summary"
 echo "ok (d): systemctl stop: result success, exit status 0, the running agent finished, nothing left"
 
-echo "nspawn test: start to READY $ready_ms ms; $((COUNT - distinct)) of $COUNT lost," \
-        "$((total - distinct)) run twice over $restarts restarts; $(($(date +%s) - T_START)) s in all"
+echo "nspawn test: start to READY $ready_ms ms; restarts: $((COUNT - distinct)) of $COUNT lost," \
+        "$((total - distinct)) run twice over $restarts restarts; crashes: $((CCOUNT - cdistinct)) of $CCOUNT lost," \
+        "$((ctotal - cdistinct)) run twice over $CRASHES crashes; $(($(date +%s) - T_START)) s in all"
