@@ -74,6 +74,13 @@ struct manager {
         uint64_t reject_suppressed[_UEVENT_REJECT_MAX];
         usec_t drop_last_log;
         uint64_t drop_suppressed;
+        struct handover *handover;  /* NULL: no handover journal (manager-handover.c) */
+        bool handover_restoring;    /* re-running the events a previous instance held */
+        bool handover_failed;       /* a journal write failed (reported once) */
+        manager_status_fn status_fn; /* service status (manager-observe.c) */
+        void *status_userdata;
+        sd_event_source *status_timer;
+        char status_sent[256];
 };
 
 
@@ -96,6 +103,14 @@ void observe_exec_failed(struct manager *m, const struct job *j, int error);
 void observe_finished(struct manager *m, const struct job *j, const siginfo_t *si, const char *status);
 /* The event's job is over; @ev is about to be freed. */
 void observe_done(struct manager *m, const struct uevent *ev);
+
+/* The manager is stopping (SIGTERM, SIGINT): tell the status observer. */
+void observe_stopping(struct manager *m);
+
+/* The handover journal's hooks (manager-handover.c); no-ops without a journal. */
+void handover_note_queued(struct manager *m, const struct uevent *ev);
+void handover_note_dropped(struct manager *m, const struct uevent *view);
+void handover_note_done(struct manager *m, const struct uevent *ev);
 
 /* For manager-observe.c: read the socket until empty (control "sync"). */
 void manager_drain_input(struct manager *m);

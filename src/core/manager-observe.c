@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the pipeline tells its observers: the control socket (monitor
- * clients, settle and trigger waiters, status), and later the recorder and
+ * clients, settle and trigger waiters, status), the handover journal
+ * (manager-handover.c), the service status line, and later the recorder and
  * rebroadcast.  Each observe_*() call is cheap when nobody listens.
  *
  * Invariant: every valid event that entered the ledger leaves through
@@ -16,6 +17,7 @@
 #include "config.h"
 #include "control.h"
 #include "escape.h"
+#include "handover.h"
 #include "log.h"
 #include "manager-internal.h"
 #include "rebroadcast.h"
@@ -287,6 +289,73 @@ void manager_observe_close(struct manager *m)
         m->recorder_sync = sd_event_source_disable_unref(m->recorder_sync);
         m->recorder = record_writer_free(m->recorder); /* syncs */
         m->rebroadcast = rebroadcast_free(m->rebroadcast);
+        m->status_timer = sd_event_source_disable_unref(m->status_timer);
+        m->handover = handover_free(m->handover);
+}
+
+/* ---- service status -------------------------------------------------------- */
+
+static void status_format(struct manager *m, char *buf, size_t size)
+{
+        const struct ledger *l = &m->ledger;
+
+        snprintf(buf, size,
+                 "%s: %" PRIu64 " processed, %zu queued, %zu running, %" PRIu64 " gaps (%" PRIu64 " missing), "
+                 "%" PRIu64 " duplicates, %" PRIu64 " overflows",
+                 m->stopping ? "Stopping" : m->paused ? "Paused" : "Processing uevents", l->processed,
+                 scheduler_queued(m->scheduler), scheduler_running(m->scheduler), l->gaps, l->missing,
+                 l->duplicates, l->overflows);
+}
+
+static void status_send(struct manager *m, bool stopping)
+{
+        char buf[sizeof(m->status_sent)];
+
+        status_format(m, buf, sizeof(buf));
+        if (!stopping && strcmp(buf, m->status_sent) == 0)
+                return;
+        snprintf(m->status_sent, sizeof(m->status_sent), "%s", buf);
+        m->status_fn(m, buf, stopping, m->status_userdata);
+}
+
+static int on_status_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        status_send(userdata, false);
+        return 0;
+}
+
+/* Something changed: report it within a second (one timer, armed once). */
+static void status_touch(struct manager *m)
+{
+        int enabled = SD_EVENT_OFF;
+
+        if (!m->status_fn || m->stopping)
+                return;
+        if (!m->status_timer) {
+                if (sd_event_add_time_relative(m->event, &m->status_timer, CLOCK_MONOTONIC, USEC_PER_SEC,
+                                               100 * USEC_PER_MSEC, on_status_timer, m) < 0)
+                        return;
+                (void)sd_event_source_set_enabled(m->status_timer, SD_EVENT_ONESHOT);
+                return;
+        }
+        if (sd_event_source_get_enabled(m->status_timer, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+                return;
+        (void)sd_event_source_set_time_relative(m->status_timer, USEC_PER_SEC);
+        (void)sd_event_source_set_enabled(m->status_timer, SD_EVENT_ONESHOT);
+}
+
+void manager_set_status(struct manager *m, manager_status_fn fn, void *userdata)
+{
+        m->status_fn = fn;
+        m->status_userdata = userdata;
+}
+
+void observe_stopping(struct manager *m)
+{
+        if (m->status_timer)
+                (void)sd_event_source_set_enabled(m->status_timer, SD_EVENT_OFF);
+        if (m->status_fn)
+                status_send(m, true);
 }
 
 static void notify(struct manager *m, enum control_event_kind kind, const struct uevent *ev)
@@ -343,12 +412,16 @@ void observe_input_drained(struct manager *m)
 
 void observe_queued(struct manager *m, const struct uevent *ev)
 {
+        handover_note_queued(m, ev);
+        status_touch(m);
         if (m->control)
                 notify(m, CONTROL_EVENT_QUEUED, ev);
 }
 
 void observe_dropped(struct manager *m, const struct uevent *view, bool filtered)
 {
+        handover_note_dropped(m, view);
+        status_touch(m);
         if (!m->control)
                 return;
         if (filtered)
@@ -408,6 +481,8 @@ void observe_done(struct manager *m, const struct uevent *ev)
         if (!m->cfg.dry_run)
                 rebroadcast(m, ev);
         /* Called after scheduler_done(): @ev is no longer held, settle may complete. */
+        handover_note_done(m, ev);
+        status_touch(m);
         if (!m->control)
                 return;
         control_notify_processed(m->control, ev->seqnum);

@@ -583,6 +583,14 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
         log_internal(LOG_DEBUG, 0, &f, "queued");
 }
 
+int manager_inject(struct manager *m, const char *data, size_t size)
+{
+        if (size == 0 || size > HP_UEVENT_MAX_SIZE)
+                return -EINVAL;
+        manager_process_datagram(m, data, size, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME));
+        return 0;
+}
+
 static int on_source(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         manager_drain_input(userdata);
@@ -669,6 +677,7 @@ void manager_stop(struct manager *m)
         }
         log_info("stopping: %zu queued event(s) not run, waiting up to %" PRIu64 "s for %zu running agent(s)",
                  dropped, m->cfg.shutdown_grace_usec / USEC_PER_SEC, scheduler_running(m->scheduler));
+        observe_stopping(m);
         if (scheduler_running(m->scheduler) > 0)
                 (void)sd_event_add_time_relative(m->event, &m->shutdown_timer, CLOCK_MONOTONIC,
                                                  m->cfg.shutdown_grace_usec, USEC_PER_MSEC,

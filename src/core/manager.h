@@ -110,5 +110,44 @@ int manager_reload(struct manager *m, char *err, size_t err_size);
 /* Ask the loop to stop as on SIGTERM (for embedding and tests). */
 void manager_stop(struct manager *m);
 
+/**
+ * manager_inject() - run one datagram through the pipeline as if just read.
+ * @m: manager
+ * @data: the datagram (borrowed for the call; the event keeps its own copy)
+ * @size: its size, 1..HP_UEVENT_MAX_SIZE
+ *
+ * The datagram is validated and accounted by the ledger like any other;
+ * agents start at the next dispatch (manager_dispatch() or the loop).
+ * Return: 0 (the outcome is logged), or -EINVAL for an impossible size.
+ */
+int manager_inject(struct manager *m, const char *data, size_t size);
+
+/**
+ * manager_handover() - keep the held events in a journal that outlives the process.
+ * @m: manager, not yet running
+ * @fd: the journal a previous instance left (a memfd, consumed), or -1 for a new one
+ *
+ * With a previous journal the ledger continues after its highest SEQNUM
+ * and every event it still held is run again, lowest SEQNUM first, before
+ * the socket is read.  The caller hands manager_handover_fd() to whoever
+ * keeps it across a restart (the service manager's fd store).
+ * Return: 0, or negative errno (logged) and the manager runs without one.
+ */
+int manager_handover(struct manager *m, int fd);
+
+/* The journal's memfd (borrowed), or -1 without one. */
+int manager_handover_fd(const struct manager *m);
+
+/* The uevent socket (borrowed). */
+int manager_source_fd(const struct manager *m);
+
+/*
+ * Service status: @fn gets a one-line summary (queue and ledger figures) at
+ * most once a second while events come and go, and once more with
+ * @stopping set when the manager starts to stop.
+ */
+typedef void (*manager_status_fn)(struct manager *m, const char *status, bool stopping, void *userdata);
+void manager_set_status(struct manager *m, manager_status_fn fn, void *userdata);
+
 const struct ledger *manager_ledger(const struct manager *m);
 const struct manager_stats *manager_stats(const struct manager *m);

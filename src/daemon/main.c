@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hotplugd: the daemon's entry point.  Parses options, takes the socket from
- * systemd when socket-activated, tells the service manager when it is ready,
- * and runs the manager.  systemd is optional at run time.
+ * systemd when socket-activated, tells the service manager when it is ready
+ * (service.c), and runs the manager.  systemd is optional at run time.
  *
  * Exit status: 0 orderly stop, 1 runtime failure, 2 configuration error,
  * 64 usage error.
@@ -11,6 +11,7 @@
  * command line; each later source overrides the earlier one key by key.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -27,6 +28,7 @@
 #include "macro.h"
 #include "manager.h"
 #include "replay.h"
+#include "service.h"
 
 #define EXIT_CONFIG 2
 #define EXIT_USAGE 64
@@ -39,6 +41,7 @@ struct cli {
         const char *config;      /* --config, NULL: DEFAULT_CONFIG_FILE, absence allowed */
         bool check_config;       /* --check-config: validate and exit */
         int log_level;           /* --log-level, < 0: not given */
+        int ready_fd;            /* --ready-fd, < 0: not given */
         enum log_target target;
 };
 
@@ -65,6 +68,7 @@ static void help(void)
                "      --sysfs=DIR          sysfs root (default /sys)\n"
                "      --rcvbuf=BYTES       netlink receive buffer (default %d)\n"
                "      --listen-fd=N        use socket fd N instead of opening one\n"
+               "      --ready-fd=N         write a newline to fd N once listening, then close it\n"
                "  -l, --log-level=LEVEL    err, warning, notice, info (default), debug\n"
                "      --log-target=T       auto (default), stderr or journal\n"
                "      --control-socket=P   control socket path (default %s/control; \"\" for none)\n"
@@ -104,6 +108,7 @@ enum {
         ARG_SYSFS,
         ARG_RCVBUF,
         ARG_LISTEN_FD,
+        ARG_READY_FD,
         ARG_LOG_TARGET,
         ARG_CHECK_CONFIG,
         ARG_CONTROL_SOCKET,
@@ -157,6 +162,7 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                 { "sysfs", required_argument, NULL, ARG_SYSFS },
                 { "rcvbuf", required_argument, NULL, ARG_RCVBUF },
                 { "listen-fd", required_argument, NULL, ARG_LISTEN_FD },
+                { "ready-fd", required_argument, NULL, ARG_READY_FD },
                 { "log-level", required_argument, NULL, 'l' },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
                 { "control-socket", required_argument, NULL, ARG_CONTROL_SOCKET },
@@ -263,6 +269,14 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                         }
                         cfg->source_fd = (int)v;
                         break;
+                case ARG_READY_FD:
+                        /* Not inherited by agents: it closes only when we are ready. */
+                        if (parse_uint(optarg, 0, INT_MAX, &v) < 0 || fcntl((int)v, F_SETFD, FD_CLOEXEC) < 0) {
+                                fprintf(stderr, "hotplugd: --ready-fd needs an open descriptor: %s\n", optarg);
+                                return -EINVAL;
+                        }
+                        cli->ready_fd = (int)v;
+                        break;
                 case 'l':
                         r = log_level_from_string(optarg);
                         if (r < 0) {
@@ -362,24 +376,6 @@ static int resolve_paths(struct manager_config *cfg)
         return 0;
 }
 
-/* Socket activation: take the one netlink socket systemd passed. */
-static int take_listen_fd(struct manager_config *cfg)
-{
-        int n = sd_listen_fds(1);
-
-        if (n <= 0)
-                return n;
-        for (int fd = SD_LISTEN_FDS_START; fd < SD_LISTEN_FDS_START + n; fd++) {
-                if (cfg->source_fd < 0 && sd_is_socket(fd, AF_NETLINK, SOCK_RAW, -1) > 0)
-                        cfg->source_fd = fd;
-                else
-                        close(fd);
-        }
-        if (cfg->source_fd < 0)
-                log_warning("socket activation passed no netlink socket; opening our own");
-        return 0;
-}
-
 /*
  * Read the configuration file into @conf and apply it under the command
  * line's values.  A missing default file means built-in defaults; a missing
@@ -457,7 +453,8 @@ int main(int argc, char *argv[])
         static struct reload_ctx reload;
         struct manager_config cfg;
         struct manager *m = NULL;
-        struct cli cli = { .log_level = -1, .target = LOG_TARGET_AUTO };
+        struct cli cli = { .log_level = -1, .ready_fd = -1, .target = LOG_TARGET_AUTO };
+        struct service svc = SERVICE_INIT;
         int r;
 
         manager_config_init(&cfg);
@@ -476,8 +473,8 @@ int main(int argc, char *argv[])
         cfg.handlers.sysfs_root = cfg.sysfs_root;
         log_open(cli.target, "hotplugd");
 
-        if (cfg.source_fd < 0)
-                (void)take_listen_fd(&cfg);
+        svc.ready_fd = cli.ready_fd;
+        service_take_fds(&svc, &cfg);
 
         r = manager_new(&cfg, &m);
         if (r < 0) {
@@ -485,7 +482,7 @@ int main(int argc, char *argv[])
                 return EXIT_FAILURE;
         }
         manager_set_reload(m, reload_config, &reload);
-        (void)sd_notify(false, "READY=1\nSTATUS=Processing uevents");
+        service_started(&svc, m);
         r = manager_run(m);
         (void)sd_notify(false, "STOPPING=1");
         manager_free(m);

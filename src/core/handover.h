@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The handover journal: the events hotplugd accepted into its scheduler and
+ * has not finished yet, written down in a memfd that the service manager
+ * keeps for it (systemd's file descriptor store).  A restart or a crash then
+ * loses none of them: the next instance gets the memfd back and runs every
+ * event that has no DONE record, before it reads anything new.  The journal
+ * also carries the ledger's highest SEQNUM, so the next instance continues
+ * the ledger instead of mistaking the events still waiting in the socket for
+ * a gap or a duplicate.
+ *
+ * FORMAT, version 1, host byte order (a memfd never leaves the machine or
+ * outlives the boot):
+ *
+ *   Header, HANDOVER_HEADER_SIZE (32) bytes:
+ *     0   8  magic        "HPDQUEUE"
+ *     8   4  version      1
+ *     12  4  header size  32
+ *     16  8  start        offset of the first live record (records before it
+ *                         are dead and may have been punched out)
+ *     24  8  ledger last  highest SEQNUM the ledger accepted, 0 if none
+ *   Records from start, back to back, each a 16-byte frame and a payload:
+ *     0   2  type         1 EVENT, 2 DONE
+ *     2   2  0
+ *     4   4  length       payload bytes
+ *     8   4  crc          record_crc32() over bytes 0..7 and the payload
+ *     12  4  0
+ *     16     payload      EVENT: u64 SEQNUM, then the datagram exactly as
+ *                         received (1..HP_UEVENT_MAX_SIZE bytes); DONE: u64 SEQNUM
+ *   The first frame that does not check (zeroes, torn by a crash inside
+ *   write(2)) ends the journal.
+ *
+ * Invariants: every record is written with one pwrite(2) at the end the
+ * writer knows, never over a live record; the header's start only moves
+ * forward, and only after the records it skips to are complete, so at every
+ * instant the journal read from start says which events are held (an EVENT
+ * may appear twice during a compaction: SEQNUM is the key).  When nothing is
+ * held the file is cut back to its header; otherwise, once the dead bytes
+ * outgrow the live ones, the live EVENT records are copied to the end, start
+ * moves past the old ones and their pages are punched out.
+ *
+ * The module knows nothing of the manager or of systemd: it is given
+ * SEQNUMs, datagrams and the number of events held.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HANDOVER_MAGIC "HPDQUEUE"
+#define HANDOVER_VERSION 1
+#define HANDOVER_HEADER_SIZE 32
+#define HANDOVER_FRAME_SIZE 16
+/* Dead bytes tolerated before a compaction: at least this, and at least 3x the live bytes. */
+#define HANDOVER_COMPACT_MIN (1024 * 1024)
+
+enum handover_record {
+        HANDOVER_EVENT = 1,
+        HANDOVER_DONE = 2,
+};
+
+struct handover;
+
+/**
+ * handover_new() - start a new, empty journal in a fresh memfd.
+ * @ret: the journal, owned by the caller (handover_free())
+ *
+ * The memfd is close-on-exec; handover_fd() lends it out, e.g. to hand a
+ * duplicate to the service manager.
+ * Return: 0 or negative errno.
+ */
+int handover_new(struct handover **ret);
+
+/**
+ * handover_adopt() - take over the journal a previous instance left.
+ * @fd: the memfd (consumed, also on failure)
+ * @ret: the journal, owned by the caller
+ *
+ * Reads the header and every record from start; the events without a DONE
+ * become the restore list (handover_restore_next()).  A torn tail is cut
+ * off.  A file that is not a version 1 journal is reset to an empty one in
+ * place (the same memfd, so a copy the service manager holds stays valid).
+ *
+ * Return: 0 when the journal was read, 1 when it was reset (not a journal),
+ * negative errno on I/O failure.
+ */
+int handover_adopt(int fd, struct handover **ret);
+
+/* Close and free.  Accepts NULL; returns NULL. */
+struct handover *handover_free(struct handover *h);
+
+/* The memfd (borrowed from @h). */
+int handover_fd(const struct handover *h);
+
+/* Highest SEQNUM the ledger had accepted, as far as the journal knows; 0 if none. */
+uint64_t handover_ledger_last(const struct handover *h);
+
+/* Events still to restore after handover_adopt() (0 once handed out). */
+size_t handover_restore_pending(const struct handover *h);
+
+/**
+ * handover_restore_next() - the next event to run again, lowest SEQNUM first.
+ * @h: journal
+ * @buf: room for the datagram (borrowed), HP_UEVENT_MAX_SIZE bytes
+ * @ret_size: its size
+ * @ret_seqnum: its SEQNUM
+ *
+ * Each held SEQNUM is handed out once even if the journal has it twice.  Its
+ * EVENT record stays live: the caller must not append it again, and must
+ * end it with handover_done() like any other event.
+ * Return: 1 with an event, 0 when there are no more, negative errno.
+ */
+int handover_restore_next(struct handover *h, char *buf, size_t *ret_size, uint64_t *ret_seqnum);
+
+/**
+ * handover_event() - write down an event accepted into the scheduler.
+ * @h: journal
+ * @seqnum: its SEQNUM
+ * @data: the datagram as received (borrowed), 1..HP_UEVENT_MAX_SIZE bytes
+ * @size: its size
+ * Return: 0 or negative errno (nothing written).
+ */
+int handover_event(struct handover *h, uint64_t seqnum, const void *data, size_t size);
+
+/**
+ * handover_done() - an event's job is over (or it was dropped after all).
+ * @h: journal
+ * @seqnum: its SEQNUM
+ * @size: its datagram's size, as given to handover_event()
+ * @held: events the daemon still holds after this one
+ *
+ * With @held 0 the journal is cut back to its header; with many dead bytes
+ * it is compacted.
+ * Return: 0 or negative errno.
+ */
+int handover_done(struct handover *h, uint64_t seqnum, size_t size, size_t held);
+
+/**
+ * handover_ledger() - note the ledger's highest SEQNUM (cheap when unchanged).
+ * Return: 0 or negative errno.
+ */
+int handover_ledger(struct handover *h, uint64_t last);
+
+/* Bytes from start to the end of the last record, and live EVENT bytes (for tests and status). */
+uint64_t handover_size(const struct handover *h);
+uint64_t handover_live_bytes(const struct handover *h);

@@ -1,0 +1,456 @@
+#!/bin/bash
+# hotplugd under a real systemd: Debian's systemd booted in a container
+# (systemd-nspawn, sharing the host's network namespace, so it sees the
+# host's uevents), with the built daemon, hotplugctl and the generated units
+# installed, and a recording agent configured in hotplugd.conf(5).
+#
+# Shows:
+#  a. the first uevent triggered on the host socket-activates the service and
+#     its agent runs;
+#  b. READY=1 reaches systemd (active), with the time from the start of the
+#     main process to READY; STATUS= and the watchdog are seen by systemd;
+#  c. systemctl restart, several times during a 10,000-event burst of real
+#     uevents, loses none of them (distinct SYNTH_UUIDs run = COUNT; events
+#     run twice because a restart killed their agent are reported); and so
+#     do two crashes (SIGKILL to hotplugd, restarted by systemd);
+#  d. systemctl stop is clean: exit status 0, the running agent finished,
+#     nothing left running;
+#  e. journalctl SEQNUM=N finds the event's lines with their fields.
+#
+# The rootfs is built once with debootstrap and cached under
+# /var/cache/hotplugd-test/; the container runs on a volatile overlay, so
+# the cache stays clean.  Everything (container, cgroup, temporary files) is
+# removed on exit, also on failure.
+#
+# Environment: HOTPLUGD, HOTPLUGCTL, AGENT_DUMP, UEVENT_BURST (built
+# binaries), UNIT_DIR (generated units), SBINDIR, BINDIR (configured paths).
+# HOTPLUGD_NSPAWN_COUNT overrides the burst size (default 10000);
+# HOTPLUGD_NSPAWN_KEEP=DIR keeps a copy of the work directory (agent runs,
+# the hotplugd journal of a failed run) in DIR.
+set -u
+
+COUNT=${HOTPLUGD_NSPAWN_COUNT:-10000}
+RESTARTS=4
+CACHE=/var/cache/hotplugd-test
+ROOTFS_KEY=debian-bookworm-minbase-systemd-1
+NAME=hotplugd-test-$$
+SHARE_IN=/var/lib/hotplugd-test   # the shared directory, inside the container
+T_START=$(date +%s)
+
+T=
+NSPAWN_PID=
+INIT_PID=
+CGROUPS=()
+
+log() {
+        echo "$(date +%T.%3N) $*"
+}
+
+fail() {
+        echo "FAIL: $*" >&2
+        if [ -n "$INIT_PID" ] && [ -d "/proc/$INIT_PID" ]; then
+                in_ct journalctl --no-pager -u hotplugd.service -u hotplugd.socket >"$T/journal.txt" 2>&1
+                echo "---- hotplugd journal in the container: not agent lines (last 60) ----" >&2
+                grep -v "agent-dump: recorded\|/agent [a-z0-9_]* finished" "$T/journal.txt" | tail -n 60 >&2
+        fi
+        if [ -n "$T" ] && [ -f "$T/nspawn.log" ]; then
+                echo "---- systemd-nspawn output (last 20 lines) ----" >&2
+                tail -n 20 "$T/nspawn.log" >&2
+        fi
+        exit 1
+}
+
+skip_or_fail() {
+        if [ "${HOTPLUGD_TEST_REQUIRE_ROOT:-0}" = 1 ]; then
+                fail "$* (this run requires the root tests; .ci/deps installs what they need)"
+        fi
+        echo "SKIP: $*"
+        exit 77
+}
+
+# ---- cleanup ----------------------------------------------------------------
+
+kill_cgroup() {
+        local cg=$1 d pid
+        [ -d "$cg" ] || return 0
+        if [ -f "$cg/cgroup.kill" ]; then
+                echo 1 >"$cg/cgroup.kill" 2>/dev/null
+        fi
+        while read -r d; do
+                while read -r pid; do
+                        kill -KILL "$pid" 2>/dev/null
+                done <"$d/cgroup.procs"
+        done < <(find "$cg" -type d 2>/dev/null)
+}
+
+remove_cgroup() {
+        local cg=$1 i
+        [ -d "$cg" ] || return 0
+        for ((i = 0; i < 50; i++)); do
+                find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null
+                [ -d "$cg" ] || return 0
+                kill_cgroup "$cg"
+                sleep 0.1
+        done
+        echo "warning: cannot remove cgroup $cg" >&2
+}
+
+cleanup() {
+        local i cg
+        if [ -n "$NSPAWN_PID" ] && kill -0 "$NSPAWN_PID" 2>/dev/null; then
+                # SIGTERM: nspawn asks the container's systemd to power off.
+                kill -TERM "$NSPAWN_PID" 2>/dev/null
+                for ((i = 0; i < 150; i++)); do
+                        kill -0 "$NSPAWN_PID" 2>/dev/null || break
+                        sleep 0.1
+                done
+                kill -KILL "$NSPAWN_PID" 2>/dev/null
+                wait "$NSPAWN_PID" 2>/dev/null
+        fi
+        for cg in "${CGROUPS[@]}"; do
+                kill_cgroup "$cg"
+        done
+        for cg in "${CGROUPS[@]}"; do
+                remove_cgroup "$cg"
+        done
+        rm -rf "/run/systemd/nspawn/propagate/$NAME" 2>/dev/null
+        [ -n "${HOTPLUGD_NSPAWN_KEEP:-}" ] && [ -n "$T" ] && cp -a "$T" "$HOTPLUGD_NSPAWN_KEEP"
+        [ -n "$T" ] && rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# ---- preconditions ------------------------------------------------------------
+
+if [ "$(id -u)" != 0 ]; then
+        echo "SKIP: needs root (a container and real uevents)"
+        exit 77
+fi
+for tool in systemd-nspawn debootstrap nsenter flock; do
+        command -v "$tool" >/dev/null || skip_or_fail "$tool is not installed"
+done
+for v in HOTPLUGD HOTPLUGCTL AGENT_DUMP UEVENT_BURST UNIT_DIR SBINDIR BINDIR; do
+        [ -n "${!v:-}" ] || fail "$v is not set"
+done
+[ -w /sys/class/net/lo/uevent ] || skip_or_fail "/sys/class/net/lo/uevent is not writable"
+
+T=$(mktemp -d /tmp/hotplugd-nspawn.XXXXXX)
+chmod 755 "$T"
+
+# ---- the rootfs, built once ------------------------------------------------------
+
+ROOTFS=$CACHE/$ROOTFS_KEY
+mkdir -p "$CACHE"
+exec 9>"$CACHE/lock"
+flock 9
+if [ ! -f "$ROOTFS/.complete" ]; then
+        log "building the container rootfs in $ROOTFS (debootstrap, once)"
+        rm -rf "$ROOTFS" "$ROOTFS.tmp"
+        if ! debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus bookworm "$ROOTFS.tmp" \
+                >"$T/debootstrap.log" 2>&1; then
+                tail -n 20 "$T/debootstrap.log" >&2
+                rm -rf "$ROOTFS.tmp"
+                fail "debootstrap failed"
+        fi
+        touch "$ROOTFS.tmp/.complete"
+        mv "$ROOTFS.tmp" "$ROOTFS"
+fi
+flock -u 9
+exec 9>&-
+
+# ---- what goes into the container ------------------------------------------------
+# $T/share is bound to $SHARE_IN: binaries, units, the agent and its runs.
+
+S=$T/share
+mkdir -p "$S/bin" "$S/lib" "$S/runs"
+cp "$HOTPLUGD" "$S/bin/hotplugd"
+cp "$HOTPLUGCTL" "$S/bin/hotplugctl"
+cp "$AGENT_DUMP" "$S/agent"
+echo 0 >"$S/sleep_ms"
+cp "$UNIT_DIR/hotplugd.socket" "$UNIT_DIR/hotplugd.service" "$S/"
+# Libraries the container lacks (libmnl; the sanitizer runtimes of an ASan build).
+for lib in $(ldd "$HOTPLUGD" "$HOTPLUGCTL" "$AGENT_DUMP" | awk '$3 ~ /^\// {print $3}' | sort -u); do
+        [ -e "$ROOTFS$lib" ] || [ -e "$ROOTFS/usr$lib" ] || cp -L "$lib" "$S/lib/"
+done
+# The configuration file the built daemon reads (/etc/hotplugd/hotplugd.conf
+# with sysconfdir /etc).
+CONF=$("$HOTPLUGD" --help | sed -n 's/.*--config=FILE.*(default \(.*\)).*/\1/p')
+[ -n "$CONF" ] || fail "--help does not name the default configuration file"
+cat >"$S/hotplugd.conf" <<EOF
+# hotplugd under test: the recording agent, every event
+agent = $SHARE_IN/agent
+all = yes
+EOF
+cat >"$S/test.conf" <<EOF
+[Unit]
+# The test restarts the service more often than the default start limit allows.
+StartLimitIntervalSec=0
+[Service]
+# Short, to see keep-alives arrive within the test.
+WatchdogSec=4s
+EOF
+
+# ---- the container -----------------------------------------------------------------
+
+# A cgroup of our own for nspawn (it creates its payload and supervisor
+# groups below the one it is started in).
+new_cgroup() {
+        mkdir "$1" || fail "cannot create cgroup $1"
+        CGROUPS+=("$1")
+}
+SCOPE=()
+if [ -d /run/systemd/system ] && command -v systemd-run >/dev/null; then
+        SCOPE=(systemd-run --scope --quiet --unit="$NAME" --)
+elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+        new_cgroup "/sys/fs/cgroup/$NAME"
+elif [ -d /sys/fs/cgroup/unified ] && [ -d /sys/fs/cgroup/systemd ]; then
+        new_cgroup "/sys/fs/cgroup/unified/$NAME"
+        new_cgroup "/sys/fs/cgroup/systemd/$NAME"
+else
+        skip_or_fail "no cgroup v2 (or hybrid) hierarchy to run the container in"
+fi
+
+log "booting the container $NAME"
+(
+        for cg in "${CGROUPS[@]}"; do
+                echo "$BASHPID" >"$cg/cgroup.procs" || exit 125
+        done
+        exec "${SCOPE[@]}" systemd-nspawn -q -D "$ROOTFS" -M "$NAME" --register=no --keep-unit \
+                --volatile=overlay --link-journal=no --console=read-only \
+                --capability=CAP_NET_ADMIN --bind="$S:$SHARE_IN" -b
+) >"$T/nspawn.log" 2>&1 </dev/null &
+NSPAWN_PID=$!
+
+# The container's init: the child of nspawn in another PID namespace.
+my_pidns=$(readlink /proc/self/ns/pid)
+for ((i = 0; i < 200; i++)); do
+        kill -0 "$NSPAWN_PID" 2>/dev/null || fail "systemd-nspawn exited"
+        for p in $(pgrep -P "$NSPAWN_PID"); do
+                if [ "$(readlink "/proc/$p/ns/pid" 2>/dev/null)" != "$my_pidns" ]; then
+                        INIT_PID=$p
+                fi
+        done
+        [ -n "$INIT_PID" ] && break
+        sleep 0.05
+done
+[ -n "$INIT_PID" ] || fail "no container init process"
+
+in_ct() {
+        nsenter -t "$INIT_PID" -a -- "$@"
+}
+
+state=
+for ((i = 0; i < 120; i++)); do
+        state=$(in_ct systemctl is-system-running 2>/dev/null)
+        case $state in running | degraded) break ;; esac
+        sleep 0.5
+done
+case $state in running | degraded) ;; *) fail "the container's systemd did not finish booting: '$state'" ;; esac
+log "container up (system $state), init pid $INIT_PID"
+
+# Install.
+in_ct sh -ec "
+        install -D -m 0755 $SHARE_IN/bin/hotplugd $SBINDIR/hotplugd
+        install -D -m 0755 $SHARE_IN/bin/hotplugctl $BINDIR/hotplugctl
+        install -D -m 0644 $SHARE_IN/hotplugd.socket /etc/systemd/system/hotplugd.socket
+        install -D -m 0644 $SHARE_IN/hotplugd.service /etc/systemd/system/hotplugd.service
+        install -D -m 0644 $SHARE_IN/test.conf /etc/systemd/system/hotplugd.service.d/test.conf
+        install -D -m 0644 $SHARE_IN/hotplugd.conf $CONF
+        echo $SHARE_IN/lib >/etc/ld.so.conf.d/hotplugd-test.conf
+        ldconfig
+        systemctl daemon-reload
+" || fail "cannot install hotplugd into the container"
+in_ct "$SBINDIR/hotplugd" --check-config >/dev/null || fail "hotplugd does not run in the container"
+
+svc_show() {
+        in_ct systemctl show hotplugd.service -p "$1" --value
+}
+
+# Runs with SYNTH_UUID $1 (a full UUID or a prefix).
+runs_of() {
+        grep -l "^env:SYNTH_UUID=$1" "$S"/runs/* 2>/dev/null | grep -v '\.tmp$'
+}
+
+# ---- a. socket activation by the first uevent --------------------------------------------
+
+[ "$(in_ct systemctl is-active hotplugd.service)" = inactive ] || fail "hotplugd.service runs before its socket"
+in_ct systemctl start hotplugd.socket || fail "cannot start hotplugd.socket"
+# Other uevents on the host may come first and start it: then say so.
+before=$(in_ct systemctl is-active hotplugd.service)
+u=$(cat /proc/sys/kernel/random/uuid)
+t_trigger=$(date +%s%N)
+echo "change $u" >/sys/class/net/lo/uevent
+for ((i = 0; i < 200; i++)); do
+        [ -n "$(runs_of "$u")" ] && break
+        sleep 0.05
+done
+run=$(runs_of "$u" | head -n 1)
+[ -n "$run" ] || fail "the first uevent was not run by the agent within 10 s"
+[ "$(in_ct systemctl is-active hotplugd.service)" = active ] || fail "hotplugd.service is not active after activation"
+first_seqnum=$(sed -n 's/^env:SEQNUM=//p' "$run")
+agent_start=$(sed -n 's/^start=//p' "$run")
+if [ "$before" = inactive ]; then
+        echo "ok (a): the host uevent SEQNUM=$first_seqnum socket-activated hotplugd.service and its agent ran," \
+                "$(((agent_start - t_trigger) / 1000000)) ms after the trigger"
+else
+        echo "ok (a): another host uevent socket-activated hotplugd.service just before ours;" \
+                "ours (SEQNUM=$first_seqnum) ran $(((agent_start - t_trigger) / 1000000)) ms after the trigger"
+fi
+
+# ---- b. READY=1, STATUS=, watchdog ------------------------------------------------------
+
+exec_start=$(svc_show ExecMainStartTimestampMonotonic)
+active_enter=$(svc_show ActiveEnterTimestampMonotonic)
+[ "$exec_start" -gt 0 ] && [ "$active_enter" -ge "$exec_start" ] || fail "no start/active timestamps"
+ready_ms=$(((active_enter - exec_start) / 1000))
+ready_us=$((active_enter - exec_start))
+echo "ok (b): READY=1 reached systemd: socket-activated start to READY $ready_ms ms ($ready_us us)"
+for ((i = 0; i < 60; i++)); do
+        status=$(svc_show StatusText)
+        case $status in *processed*) break ;; esac
+        sleep 0.1
+done
+case $status in
+*" processed, "*" queued, "*" running, "*" gaps "*) echo "ok (b): STATUS= reached systemd: $status" ;;
+*) fail "no STATUS= with figures reached systemd: '$status'" ;;
+esac
+sleep 2.5 # more than half of WatchdogSec=4s
+wd=$(svc_show WatchdogTimestampMonotonic)
+[ "${wd:-0}" -gt "$active_enter" ] || fail "no WATCHDOG=1 keep-alive reached systemd (WatchdogTimestamp $wd)"
+echo "ok (b): WATCHDOG=1 keep-alives reach systemd (WatchdogSec=4s)"
+store=$(in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -c "fd store" || true)
+[ "$store" = 0 ] || fail "hotplugd could not use the fd store: $(in_ct journalctl --no-pager -u hotplugd.service -o cat | grep "fd store")"
+
+# ---- e. journalctl SEQNUM=N ----------------------------------------------------------------
+
+jout=$(in_ct journalctl --no-pager -o verbose "SEQNUM=$first_seqnum")
+grep -q "DEVPATH=/devices/virtual/net/lo" <<<"$jout" || fail "journalctl SEQNUM=$first_seqnum: no DEVPATH field: $jout"
+grep -q "AGENT_STATUS=exit 0" <<<"$jout" || fail "journalctl SEQNUM=$first_seqnum: no AGENT_STATUS field: $jout"
+grep -q "ACTION=change" <<<"$jout" || fail "journalctl SEQNUM=$first_seqnum: no ACTION field"
+echo "ok (e): journalctl SEQNUM=$first_seqnum finds $(in_ct journalctl --no-pager -o cat "SEQNUM=$first_seqnum" | wc -l) line(s):"
+in_ct journalctl --no-pager -o short-monotonic "SEQNUM=$first_seqnum" | sed 's/^/    /'
+
+# uevent-burst COUNT PREFIX on lo (its one allocation is left to exit in
+# a sanitizer build).
+burst() {
+        ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$UEVENT_BURST" "$1" "$2" /sys/class/net/lo/uevent
+}
+
+# ---- c. restarts during a burst ------------------------------------------------------------
+
+prefix=$(cut -c1-23 </proc/sys/kernel/random/uuid)
+log "burst of $COUNT uevents with $RESTARTS restarts of hotplugd.service"
+t_burst=$(date +%s%N)
+burst "$COUNT" "$prefix" >"$T/burst.out" 2>&1 &
+burst_pid=$!
+restarts=0
+n=0
+sleep 0.2
+while ((restarts < RESTARTS)); do
+        in_ct systemctl restart hotplugd.service || fail "systemctl restart failed"
+        restarts=$((restarts + 1))
+        n=$(runs_of "$prefix" | wc -l)
+        log "restart $restarts done: $n of $COUNT run so far$(kill -0 $burst_pid 2>/dev/null && echo ", burst still writing")"
+        ((n >= COUNT)) && break
+        sleep 1.5
+done
+wait "$burst_pid" || fail "uevent-burst failed: $(cat "$T/burst.out")"
+log "burst: $(cat "$T/burst.out")"
+deadline=$((SECONDS + 600))
+while ((SECONDS < deadline)); do
+        n=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort -u | wc -l)
+        ((n >= COUNT)) && break
+        [ "$(in_ct systemctl is-active hotplugd.service)" = active ] || fail "hotplugd.service is not active"
+        sleep 0.5
+done
+t_done=$(date +%s%N)
+total=$(runs_of "$prefix" | wc -l)
+distinct=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort -u | wc -l)
+twice=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort | uniq -d | wc -l)
+took_over=$(in_ct journalctl --no-pager -u hotplugd.service -o cat | sed -n 's/^took over \([0-9]*\) event.*/\1/p' |
+        awk '{s += $1} END {print s + 0}')
+gaps=$(in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -c "SEQNUM gap" || true)
+dups=$(in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -c "duplicate SEQNUM" || true)
+nrestarts=$(svc_show NRestarts)
+echo "burst: $COUNT events, $restarts restarts, $distinct distinct run ($((COUNT - distinct)) lost)," \
+        "$total runs ($((total - distinct)) extra; $twice events ran twice), $took_over events taken over" \
+        "from a previous instance's journal, $gaps gap report(s), $dups duplicate report(s)," \
+        "$(((t_done - t_burst) / 1000000)) ms"
+((restarts >= 2)) || fail "only $restarts restart(s) happened during the burst"
+[ "$distinct" = "$COUNT" ] || fail "$((COUNT - distinct)) of $COUNT events lost across $restarts restarts"
+[ "$dups" = 0 ] || fail "the ledger counted duplicates across restarts"
+[ "$nrestarts" = 0 ] || fail "systemd restarted hotplugd on its own $nrestarts time(s) (crash or watchdog)"
+echo "ok (c): $restarts restarts during a $COUNT-event burst lost none of them"
+
+# ---- c2. crashes during a burst ---------------------------------------------------------------
+# SIGKILL to hotplugd alone: systemd restarts it (Restart=on-failure) and
+# kills the agents it left; the journal in the fd store survives.  An event
+# whose agent was killed runs again (counted as run twice).
+
+CRASHES=2
+CCOUNT=$((COUNT / 5))
+prefix=$(cut -c1-23 </proc/sys/kernel/random/uuid)
+log "burst of $CCOUNT uevents with $CRASHES crashes (SIGKILL) of hotplugd"
+burst "$CCOUNT" "$prefix" >"$T/burst.out" 2>&1 &
+burst_pid=$!
+for ((c = 1; c <= CRASHES; c++)); do
+        sleep 0.5
+        old_pid=$(svc_show MainPID)
+        in_ct systemctl kill --kill-who=main --signal=SIGKILL hotplugd.service || fail "systemctl kill failed"
+        for ((i = 0; i < 200; i++)); do
+                pid=$(svc_show MainPID)
+                [ "$pid" != 0 ] && [ "$pid" != "$old_pid" ] &&
+                        [ "$(in_ct systemctl is-active hotplugd.service)" = active ] && break
+                sleep 0.05
+        done
+        [ "$pid" != "$old_pid" ] || fail "hotplugd was not restarted after a crash"
+        log "crash $c: restarted as pid $pid, $(runs_of "$prefix" | wc -l) of $CCOUNT run so far"
+done
+wait "$burst_pid" || fail "uevent-burst failed: $(cat "$T/burst.out")"
+deadline=$((SECONDS + 300))
+while ((SECONDS < deadline)); do
+        n=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort -u | wc -l)
+        ((n >= CCOUNT)) && break
+        sleep 0.5
+done
+ctotal=$(runs_of "$prefix" | wc -l)
+cdistinct=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort -u | wc -l)
+ctwice=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort | uniq -d | wc -l)
+cnrestarts=$(svc_show NRestarts)
+echo "crashes: $CCOUNT events, $CRASHES crashes ($cnrestarts automatic restarts), $cdistinct distinct run" \
+        "($((CCOUNT - cdistinct)) lost), $((ctotal - cdistinct)) extra runs ($ctwice events ran twice)"
+[ "$cnrestarts" = "$CRASHES" ] || fail "expected $CRASHES automatic restarts, systemd counted $cnrestarts"
+[ "$cdistinct" = "$CCOUNT" ] || fail "$((CCOUNT - cdistinct)) of $CCOUNT events lost across $CRASHES crashes"
+echo "ok (c): $CRASHES crashes during a $CCOUNT-event burst lost none of them"
+
+# ---- d. a clean stop, with an agent running -------------------------------------------------
+
+# Every agent now takes 1.5 s; stop while one runs (ours, or one for
+# another host uevent that came first) and see it finish.
+echo 1500 >"$S/sleep_ms"
+u=$(cat /proc/sys/kernel/random/uuid)
+echo "change $u" >/sys/class/net/lo/uevent
+running_seq=
+for ((i = 0; i < 200; i++)); do
+        for p in $(pgrep -f "^$SHARE_IN/agent "); do
+                running_seq=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^SEQNUM=//p')
+                [ -n "$running_seq" ] && break 2
+        done
+        sleep 0.05
+done
+[ -n "$running_seq" ] || fail "no slow agent started"
+in_ct systemctl stop hotplugd.socket hotplugd.service || fail "systemctl stop failed"
+result=$(svc_show Result)
+status=$(svc_show ExecMainStatus)
+[ "$result" = success ] || fail "hotplugd.service stopped with result '$result'"
+[ "$status" = 0 ] || fail "hotplugd exited with status $status"
+ls "$S/runs/$running_seq".* >/dev/null 2>&1 || fail "the running agent (SEQNUM=$running_seq) was not allowed to finish"
+pgrep -f "^$SHARE_IN/agent" >/dev/null && fail "an agent is still running after stop"
+pgrep -f "^$SBINDIR/hotplugd" >/dev/null && fail "hotplugd is still running after stop"
+[ "$(in_ct systemctl is-active hotplugd.service)" = inactive ] || fail "hotplugd.service is not inactive"
+in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -q "^stopped:" || fail "no 'stopped:' summary"
+echo "ok (d): systemctl stop: result success, exit status 0, the running agent finished, nothing left"
+
+echo "nspawn test: start to READY $ready_ms ms; restarts: $((COUNT - distinct)) of $COUNT lost," \
+        "$((total - distinct)) run twice over $restarts restarts; crashes: $((CCOUNT - cdistinct)) of $CCOUNT lost," \
+        "$((ctotal - cdistinct)) run twice over $CRASHES crashes; $(($(date +%s) - T_START)) s in all"

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The handover journal: what a new instance reads back after events were
+ * written down and finished, the ledger mark, cutting back when idle,
+ * compaction under load, torn tails, foreign files, and that events still
+ * to restore are never cut away.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bounds.h"
+#include "handover.h"
+#include "macro.h"
+#include "test.h"
+
+static size_t dgram(uint64_t seqnum, char *buf, size_t size)
+{
+        int n = snprintf(buf, size, "change@/devices/virtual/net/lo%cACTION=change%cDEVPATH=/devices/virtual/net/lo%c"
+                         "SUBSYSTEM=net%cSEQNUM=%llu", 0, 0, 0, 0, (unsigned long long)seqnum);
+
+        return (size_t)n + 1; /* with the final NUL */
+}
+
+static void add(struct handover *h, uint64_t seqnum)
+{
+        char buf[256];
+
+        check_int(handover_event(h, seqnum, buf, dgram(seqnum, buf, sizeof(buf))), 0);
+}
+
+static void done(struct handover *h, uint64_t seqnum, size_t held)
+{
+        char buf[256];
+
+        check_int(handover_done(h, seqnum, dgram(seqnum, buf, sizeof(buf)), held), 0);
+}
+
+/* What a next instance would see: adopt a duplicate of the memfd. */
+static struct handover *reopen(struct handover *h)
+{
+        struct handover *n = NULL;
+        int fd = fcntl(handover_fd(h), F_DUPFD_CLOEXEC, 3);
+
+        check(fd >= 0);
+        check_int(handover_adopt(fd, &n), 0);
+        return n;
+}
+
+/* Restore everything from @h and compare with the expected SEQNUMs. */
+static void expect_restore(struct handover *h, const uint64_t *want, size_t n_want)
+{
+        char buf[HP_UEVENT_MAX_SIZE], exp[256];
+        uint64_t seqnum;
+        size_t size, n = 0;
+        int r;
+
+        check_int(handover_restore_pending(h), n_want);
+        while ((r = handover_restore_next(h, buf, &size, &seqnum)) > 0) {
+                check(n < n_want);
+                check_int(seqnum, want[n]);
+                check_int(size, dgram(seqnum, exp, sizeof(exp)));
+                check(memcmp(buf, exp, size) == 0);
+                n++;
+        }
+        check_int(r, 0);
+        check_int(n, n_want);
+        check_int(handover_restore_pending(h), 0);
+}
+
+static void test_roundtrip(void)
+{
+        struct handover *h = NULL, *n;
+        static const uint64_t want[] = { 101, 103, 105 };
+
+        check_int(handover_new(&h), 0);
+        check(fcntl(handover_fd(h), F_GETFD) & FD_CLOEXEC);
+        for (uint64_t s = 101; s <= 105; s++)
+                add(h, s);
+        done(h, 102, 4);
+        done(h, 104, 3);
+        n = reopen(h);
+        check_int(handover_ledger_last(n), 105);
+        expect_restore(n, want, 3);
+        /* The new instance goes on writing to the same journal. */
+        add(n, 106);
+        done(n, 101, 3);
+        handover_free(n);
+        n = reopen(h);
+        {
+                static const uint64_t want2[] = { 103, 105, 106 };
+                expect_restore(n, want2, 3);
+        }
+        handover_free(n);
+        handover_free(h);
+}
+
+static void test_ledger_and_idle(void)
+{
+        struct handover *h = NULL, *n;
+        struct stat st;
+
+        check_int(handover_new(&h), 0);
+        add(h, 7);
+        check_int(handover_ledger(h, 9), 0); /* 8 and 9 were filtered */
+        done(h, 7, 0);                       /* nothing held: cut back */
+        check(fstat(handover_fd(h), &st) == 0);
+        check_int(st.st_size, HANDOVER_HEADER_SIZE);
+        check_int(handover_size(h), 0);
+        n = reopen(h);
+        check_int(handover_ledger_last(n), 9);
+        expect_restore(n, NULL, 0);
+        handover_free(n);
+        handover_free(h);
+}
+
+/* Under steady load the journal stays a small multiple of what is held. */
+static void test_compaction(void)
+{
+        struct handover *h = NULL, *n;
+        uint64_t want[16];
+        struct stat st;
+
+        check_int(handover_new(&h), 0);
+        /* 16 events stay held throughout; 100000 more come and go. */
+        for (uint64_t s = 1; s <= 16; s++) {
+                add(h, s);
+                want[s - 1] = s;
+        }
+        for (uint64_t s = 17; s < 100017; s++) {
+                add(h, s);
+                done(h, s, 16);
+        }
+        check(handover_size(h) <= HANDOVER_COMPACT_MIN + 4096);
+        check(fstat(handover_fd(h), &st) == 0);
+        /* Offsets grow, memory does not: the dead pages were punched out. */
+        check((uint64_t)st.st_blocks * 512 <= 2 * HANDOVER_COMPACT_MIN + 65536);
+        n = reopen(h);
+        check_int(handover_ledger_last(n), 100016);
+        expect_restore(n, want, 16);
+        handover_free(n);
+        handover_free(h);
+}
+
+static void test_torn_tail(void)
+{
+        struct handover *h = NULL, *n;
+        static const uint64_t want[] = { 5, 6 };
+        static const char junk[] = "\x01\x00\x00\x00\x40\x00\x00\x00garbage";
+        struct stat st;
+
+        check_int(handover_new(&h), 0);
+        add(h, 5);
+        check(fstat(handover_fd(h), &st) == 0);
+        /* A crash inside write(2): a frame announcing more than is there. */
+        check(pwrite(handover_fd(h), junk, sizeof(junk) - 1, st.st_size) == (ssize_t)sizeof(junk) - 1);
+        n = reopen(h);
+        check_int(handover_restore_pending(n), 1);
+        add(n, 6); /* written over the torn bytes */
+        handover_free(n);
+        n = reopen(h);
+        expect_restore(n, want, 2);
+        handover_free(n);
+        handover_free(h);
+}
+
+static void test_duplicate_records(void)
+{
+        struct handover *h = NULL, *n;
+        static const uint64_t want[] = { 3, 8 };
+
+        /* A compaction cut short leaves copies: each SEQNUM is restored once. */
+        check_int(handover_new(&h), 0);
+        add(h, 8);
+        add(h, 3);
+        add(h, 8);
+        add(h, 3);
+        n = reopen(h);
+        expect_restore(n, want, 2);
+        handover_free(n);
+        handover_free(h);
+}
+
+static void test_foreign_file(void)
+{
+        struct handover *h = NULL;
+        char hdr[HANDOVER_HEADER_SIZE];
+        int fd = memfd_create("not-a-journal", MFD_CLOEXEC), fd2;
+
+        check(fd >= 0);
+        check(write(fd, "hello, world, this is not a journal at all", 42) == 42);
+        fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        check_int(handover_adopt(fd2, &h), 1);
+        check_int(handover_restore_pending(h), 0);
+        /* Reset in place: the same file now starts with a journal header. */
+        check(pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr));
+        check(memcmp(hdr, HANDOVER_MAGIC, 8) == 0);
+        add(h, 1);
+        handover_free(h);
+        check_int(handover_adopt(fd, &h), 0);
+        check_int(handover_restore_pending(h), 1);
+        handover_free(h);
+}
+
+static void test_restore_not_cut(void)
+{
+        struct handover *h = NULL, *n;
+        char buf[HP_UEVENT_MAX_SIZE];
+        uint64_t seqnum;
+        size_t size;
+        static const uint64_t want[] = { 12, 13 };
+
+        check_int(handover_new(&h), 0);
+        add(h, 11);
+        add(h, 12);
+        add(h, 13);
+        n = reopen(h);
+        check_int(handover_restore_next(n, buf, &size, &seqnum), 1);
+        check_int(seqnum, 11);
+        /* The first restored event is dropped with nothing else held yet:
+         * 12 and 13 are still to restore, so the journal must keep them. */
+        done(n, 11, 0);
+        handover_free(n);
+        n = reopen(h);
+        expect_restore(n, want, 2);
+        handover_free(n);
+        handover_free(h);
+}
+
+static void test_bad_input(void)
+{
+        struct handover *h = NULL;
+        char big[HP_UEVENT_MAX_SIZE + 1] = "";
+
+        check_int(handover_new(&h), 0);
+        check_int(handover_event(h, 1, big, 0), -EINVAL);
+        check_int(handover_event(h, 1, big, sizeof(big)), -EINVAL);
+        check_int(handover_size(h), 0);
+        handover_free(h);
+        check(handover_free(NULL) == NULL);
+}
+
+int main(void)
+{
+        run_test(test_roundtrip);
+        run_test(test_ledger_and_idle);
+        run_test(test_compaction);
+        run_test(test_torn_tail);
+        run_test(test_duplicate_records);
+        run_test(test_foreign_file);
+        run_test(test_restore_not_cut);
+        run_test(test_bad_input);
+        return 0;
+}
