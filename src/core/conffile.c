@@ -438,4 +438,6 @@ void conf_apply(const struct conf *c, struct manager_config *cfg, uint32_t cli_s
         }
         if (use & CONF_BIT(CONF_RCVBUF))
                 cfg->rcvbuf = (int)c->rcvbuf;
+        if (use & CONF_BIT(CONF_RESYNC))
+                cfg->resync = c->resync;
 }

@@ -18,6 +18,7 @@
 #include "uevent.h"
 
 struct control;
+struct manager_resync;
 
 struct job {
         struct manager *m;
@@ -65,6 +66,7 @@ struct manager {
         uint64_t reject_suppressed[_UEVENT_REJECT_MAX];
         usec_t drop_last_log;
         uint64_t drop_suppressed;
+        struct manager_resync *resync; /* manager-resync.c; NULL before it is set up */
 };
 
 
@@ -86,3 +88,16 @@ void observe_done(struct manager *m, const struct uevent *ev);
 /* For manager-observe.c: read the socket until empty (control "sync"). */
 void manager_drain_input(struct manager *m);
 void manager_dispatch(struct manager *m);
+
+/**
+ * manager_inject_synthetic() - queue an event the kernel did not send.
+ * @m: manager
+ * @data: a datagram in the kernel's format (borrowed for the call)
+ * @size: its length
+ *
+ * The event is validated like a received one and goes through the handler
+ * chain and the scheduler, but not through the ledger: its SEQNUM must be
+ * one no held event has (manager-resync.c takes them from the ledger's gaps).
+ * Return: 0 (queued, or dropped and logged by the pipeline), -EBADMSG if invalid.
+ */
+int manager_inject_synthetic(struct manager *m, const char *data, size_t size);

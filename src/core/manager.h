@@ -35,6 +35,7 @@ struct manager_config {
         const char *sysfs_root;     /* NULL: "/sys" */
         struct handler_config handlers;
         const char *control_path;   /* control socket; NULL: HOTPLUGD_RUNDIR "/control"; "" : none */
+        bool resync;                /* resync after a receive-buffer overflow (default on) */
 };
 
 void manager_config_init(struct manager_config *cfg);
@@ -80,7 +81,7 @@ int manager_run(struct manager *m);
  * @cfg: the new configuration (borrowed; strings are copied)
  *
  * Applies agent / hotplug-d, ordering, max-children, max-queue, timeout,
- * kill-grace and the handler settings (the handler chain is rebuilt; if that
+ * kill-grace, resync and the handler settings (the handler chain is rebuilt; if that
  * fails the old chain is kept).  Queued and running events keep their
  * places; running agents keep their old timeout.  The source, dry-run and
  * rcvbuf settings are not changed by a reload.

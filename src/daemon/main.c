@@ -57,6 +57,7 @@ static void help(void)
                "      --handler-dir=DIR    external handlers (default %s)\n"
                "      --sysfs=DIR          sysfs root (default /sys)\n"
                "      --rcvbuf=BYTES       netlink receive buffer (default %d)\n"
+               "      --no-resync          do not re-trigger devices after a buffer overflow\n"
                "      --listen-fd=N        use socket fd N instead of opening one\n"
                "  -l, --log-level=LEVEL    err, warning, notice, info (default), debug\n"
                "      --log-target=T       auto (default), stderr or journal\n"
@@ -95,6 +96,7 @@ enum {
         ARG_LOG_TARGET,
         ARG_CHECK_CONFIG,
         ARG_CONTROL_SOCKET,
+        ARG_NO_RESYNC,
 };
 
 static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct cli *cli)
@@ -112,6 +114,7 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                 { "handler-dir", required_argument, NULL, ARG_HANDLER_DIR },
                 { "sysfs", required_argument, NULL, ARG_SYSFS },
                 { "rcvbuf", required_argument, NULL, ARG_RCVBUF },
+                { "no-resync", no_argument, NULL, ARG_NO_RESYNC },
                 { "listen-fd", required_argument, NULL, ARG_LISTEN_FD },
                 { "log-level", required_argument, NULL, 'l' },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
@@ -199,6 +202,10 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                         }
                         cfg->rcvbuf = (int)v;
                         cli->set |= CONF_BIT(CONF_RCVBUF);
+                        break;
+                case ARG_NO_RESYNC:
+                        cfg->resync = false;
+                        cli->set |= CONF_BIT(CONF_RESYNC);
                         break;
                 case ARG_LISTEN_FD:
                         if (parse_uint(optarg, 0, INT_MAX, &v) < 0) {
