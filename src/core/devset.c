@@ -171,7 +171,8 @@ bool devset_remove(struct devset *s, const char *devpath)
 }
 
 /* @path (equal to or below @old) re-based below @new, in one entry with @subsystem. */
-static struct devset_entry *rebased_entry(const char *path, size_t old_len, const char *new, const char *subsystem)
+static struct devset_entry *rebased_entry(const char *path, size_t old_len, const char *new,
+                                          const char *subsystem)
 {
         size_t nl = strlen(new), rest = strlen(path + old_len);
         _cleanup_free_ char *p = malloc(nl + rest + 1);

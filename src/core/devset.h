@@ -19,16 +19,16 @@
 
 struct devset_entry {
         uint64_t hash;
-        const char *subsystem;  /* points behind devpath, in the same allocation */
+        const char *subsystem; /* points behind devpath, in the same allocation */
         char devpath[];
 };
 
 struct devset {
         struct devset_entry **slot;
-        size_t cap;             /* slots, a power of two, or 0 */
-        size_t n;               /* entries */
-        size_t max;             /* entries at most */
-        uint64_t refused;       /* inserts refused at the bound */
+        size_t cap;       /* slots, a power of two, or 0 */
+        size_t n;         /* entries */
+        size_t max;       /* entries at most */
+        uint64_t refused; /* inserts refused at the bound */
 };
 
 /* An empty set of at most @max entries (0: HP_RESYNC_DEVICES_MAX). */

@@ -16,8 +16,14 @@
  *
  * Invariants:
  *  - at most one pass runs; an overflow during a pass schedules the next
- *    one for after it, with a delay that doubles while passes keep seeing
- *    overflows (HP_RESYNC_DELAY_MAX_USEC at most);
+ *    one for after it;
+ *  - when a pass is needed again soon after the last one (within twice the
+ *    current delay), the delay doubles, up to HP_RESYNC_BACKOFF_MAX_USEC;
+ *    it falls back to HP_RESYNC_DELAY_USEC after a quiet spell.  Two
+ *    daemons with tiny buffers, each overflowing the other with its pass,
+ *    so slow down instead of flooding the machine;
+ *  - a turn of the loop does at most HP_RESYNC_BATCH operations and stops
+ *    early after HP_RESYNC_TURN_USEC;
  *  - after each uevent write the socket is drained before the next, so the
  *    pass never has more than one of its own events in the receive buffer
  *    and cannot overflow it by itself, however small it is;
@@ -51,13 +57,14 @@
 
 struct manager_resync {
         struct devset known;
-        sd_event_source *timer;       /* starts the next pass */
-        sd_event_source *work;        /* a pass in progress: one batch per turn */
-        usec_t first_overflow;        /* CLOCK_MONOTONIC, 0: no overflow waiting for a pass */
-        unsigned backoff;             /* consecutive passes that saw an overflow */
+        sd_event_source *timer; /* starts the next pass */
+        sd_event_source *work;  /* a pass in progress: one batch per turn */
+        usec_t first_overflow;  /* CLOCK_MONOTONIC, 0: no overflow waiting for a pass */
+        usec_t last_end;        /* CLOCK_MONOTONIC end of the last pass, 0: none yet */
+        unsigned backoff;       /* passes in a row that were needed again soon after */
         bool overflow_during_pass;
         bool full_reported;
-        uint64_t seq_floor;           /* highest SEQNUM given to a synthesised remove */
+        uint64_t seq_floor; /* highest SEQNUM given to a synthesised remove */
         char prev_uuid[UUID_STRING_MAX];
         struct resync_stats stats;
 
@@ -68,6 +75,7 @@ struct manager_resync {
         int rootfd;
         char uuid[UUID_STRING_MAX];
         usec_t started;
+        usec_t busy, longest; /* time spent in the pass's own turns, and the longest one */
         size_t n_sysfs;
         size_t changed, added, removed, failed, kept, unplaced;
 };
@@ -128,8 +136,8 @@ void manager_resync_note(struct manager *m, const struct uevent *view)
         r = devset_note_event(&rs->known, view->action, view->devpath, view->subsystem, view->devpath_old);
         if (r == -ENOSPC && !rs->full_reported) {
                 rs->full_reported = true;
-                log_warning("more than %d devices: further devices are not remembered, a resync sends them 'add'",
-                            HP_RESYNC_DEVICES_MAX);
+                log_warning("more than %d devices: further devices are not remembered, "
+                            "a resync sends them 'add'", HP_RESYNC_DEVICES_MAX);
         }
 }
 
@@ -189,12 +197,35 @@ static int arm(struct manager *m, sd_event_source **src, usec_t at, sd_event_tim
         return sd_event_source_set_enabled(*src, SD_EVENT_ONESHOT);
 }
 
+static usec_t delay_for(unsigned backoff)
+{
+        return MIN(HP_RESYNC_DELAY_USEC << MIN(backoff, 24u), HP_RESYNC_BACKOFF_MAX_USEC);
+}
+
+/* A new pass is needed at @now: back off if the last one ended only just before. */
+static void update_backoff(struct manager *m, usec_t now)
+{
+        struct manager_resync *rs = m->resync;
+
+        if (rs->last_end == 0 || now >= rs->last_end + 2 * delay_for(rs->backoff)) {
+                rs->backoff = 0;
+                return;
+        }
+        rs->backoff = MIN(rs->backoff + 1, 24u);
+        if (delay_for(rs->backoff) == HP_RESYNC_BACKOFF_MAX_USEC &&
+            delay_for(rs->backoff - 1) < HP_RESYNC_BACKOFF_MAX_USEC)
+                log_warning("the receive buffer (%d bytes) overflows again and again right after resync "
+                            "passes (another daemon resyncing?); resyncing at most every %llu s now",
+                            m->source->rcvbuf, HP_RESYNC_BACKOFF_MAX_USEC / USEC_PER_SEC);
+}
+
 static void schedule_pass(struct manager *m)
 {
         struct manager_resync *rs = m->resync;
-        usec_t delay = MIN(HP_RESYNC_DELAY_USEC << MIN(rs->backoff, 16u), HP_RESYNC_DELAY_MAX_USEC);
-        usec_t now = now_usec(CLOCK_MONOTONIC);
-        usec_t at = MIN(now + delay, rs->first_overflow + HP_RESYNC_DELAY_MAX_USEC);
+        usec_t delay = delay_for(rs->backoff);
+        /* Debounce, but do not let overflows that keep coming put the pass off for long. */
+        usec_t at = MIN(now_usec(CLOCK_MONOTONIC) + delay,
+                        rs->first_overflow + MAX(delay, HP_RESYNC_DELAY_MAX_USEC));
         int r;
 
         r = arm(m, &rs->timer, at, on_timer, SD_EVENT_PRIORITY_NORMAL);
@@ -205,14 +236,19 @@ static void schedule_pass(struct manager *m)
 void manager_resync_overflow(struct manager *m)
 {
         struct manager_resync *rs = m->resync;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
 
         if (!rs || !m->cfg.resync || m->stopping)
                 return;
-        if (rs->first_overflow == 0)
-                rs->first_overflow = now_usec(CLOCK_MONOTONIC);
         if (rs->running) {
                 rs->overflow_during_pass = true; /* the next pass follows this one */
+                if (rs->first_overflow == 0)
+                        rs->first_overflow = now;
                 return;
+        }
+        if (rs->first_overflow == 0) {
+                rs->first_overflow = now;
+                update_backoff(m, now);
         }
         schedule_pass(m);
 }
@@ -240,8 +276,18 @@ static int new_uuid(char buf[UUID_STRING_MAX])
         return 0;
 }
 
-/* Give the plan's removes SEQNUMs from the ledger's gaps; those left without one wait for a later pass. */
-static int place_removes(struct manager *m)
+/* The kernel's last SEQNUM, 0 if unknown. */
+static uint64_t kernel_seqnum(int rootfd)
+{
+        char buf[32];
+
+        if (sysfs_read(rootfd, "kernel", "uevent_seqnum", buf, sizeof(buf)) <= 0)
+                return 0;
+        return strtoull(buf, NULL, 10);
+}
+
+/* Give the plan's removes SEQNUMs of lost events; those left without one wait for a later pass. */
+static int place_removes(struct manager *m, uint64_t kernel)
 {
         struct manager_resync *rs = m->resync;
         _cleanup_free_ uint64_t *seq = NULL;
@@ -252,7 +298,7 @@ static int place_removes(struct manager *m)
         seq = calloc(n, sizeof(*seq));
         if (!seq)
                 return -ENOMEM;
-        got = resync_pick_seqnums(&m->ledger, rs->seq_floor, seq, n);
+        got = resync_pick_seqnums(&m->ledger, rs->seq_floor, kernel, seq, n);
         for (size_t i = 0; i < got; i++)
                 rs->plan.op[i].seqnum = seq[i];
         if (got > 0)
@@ -264,11 +310,15 @@ static int pass_prepare(struct manager *m)
 {
         struct manager_resync *rs = m->resync;
         struct devset now;
+        uint64_t kernel;
         int r;
 
         rs->rootfd = sysfs_open_root(m->cfg.sysfs_root);
         if (rs->rootfd < 0)
                 return rs->rootfd;
+        /* Read the kernel's SEQNUM, then everything queued for us: what lies between is lost. */
+        kernel = kernel_seqnum(rs->rootfd);
+        manager_drain_input(m);
         devset_init(&now, 0);
         r = resync_scan(m->cfg.sysfs_root, &now);
         if (r >= 0)
@@ -276,7 +326,7 @@ static int pass_prepare(struct manager *m)
         rs->n_sysfs = now.n;
         devset_clear(&now);
         if (r >= 0)
-                r = place_removes(m);
+                r = place_removes(m, kernel);
         if (r >= 0)
                 r = new_uuid(rs->uuid);
         return r;
@@ -297,6 +347,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
         rs->started = now_usec(CLOCK_MONOTONIC);
         rs->running = true;
         r = pass_prepare(m);
+        rs->busy = rs->longest = now_usec(CLOCK_MONOTONIC) - rs->started;
         if (r >= 0)
                 r = arm(m, &rs->work, 0, on_work, SD_EVENT_PRIORITY_IDLE);
         if (r < 0) {
@@ -343,8 +394,8 @@ static void do_write(struct manager *m, const struct resync_op *op)
                                 .duration_usec = -1 };
         _cleanup_close_ int dfd = -1, fd = -1;
         char line[64 + UUID_STRING_MAX];
-        int len = snprintf(line, sizeof(line), "%s %s " RESYNC_SYNTH_ARG, resync_action_to_string(op->action),
-                           rs->uuid);
+        int len = snprintf(line, sizeof(line), "%s %s " RESYNC_SYNTH_ARG,
+                           resync_action_to_string(op->action), rs->uuid);
 
         if (m->cfg.dry_run) {
                 log_internal(LOG_INFO, 0, &f, "resync would write \"%s\" to the uevent file", line);
@@ -370,9 +421,11 @@ static void pass_end(struct manager *m)
         usec_t took = now_usec(CLOCK_MONOTONIC) - rs->started;
 
         log_notice("resync after overflow: %zu changed, %zu added, %zu removed, %zu failed, %zu skipped, "
-                   "%zu left for later; %zu devices in sysfs, %.1f ms (SYNTH_UUID=%s)",
-                   rs->changed, rs->added, rs->removed, rs->failed, rs->plan.skipped, rs->unplaced, rs->n_sysfs,
-                   (double)took / 1000.0, rs->uuid);
+                   "%zu left for later; %zu devices in sysfs; %.1f ms, %.1f ms of it working, longest turn "
+                   "%.1f ms (SYNTH_UUID=%s)",
+                   rs->changed, rs->added, rs->removed, rs->failed, rs->plan.skipped, rs->unplaced,
+                   rs->n_sysfs, (double)took / 1000.0, (double)rs->busy / 1000.0,
+                   (double)rs->longest / 1000.0, rs->uuid);
         rs->stats.passes++;
         rs->stats.changed += rs->changed;
         rs->stats.added += rs->added;
@@ -381,12 +434,12 @@ static void pass_end(struct manager *m)
         rs->stats.skipped += rs->plan.skipped;
         memcpy(rs->prev_uuid, rs->uuid, sizeof(rs->uuid));
         pass_free(rs);
+        rs->last_end = now_usec(CLOCK_MONOTONIC);
         if (rs->overflow_during_pass) {
-                /* Go again; a pass that keeps meeting overflows waits longer each time. */
-                rs->backoff++;
+                /* Events were lost during this pass: go again, later each time this repeats. */
+                update_backoff(m, rs->last_end);
                 schedule_pass(m);
-        } else
-                rs->backoff = 0;
+        }
 }
 
 /* The manager is not reading (queue full): what a pass writes could only pile up in the socket. */
@@ -399,6 +452,7 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct manager *m = userdata;
         struct manager_resync *rs = m->resync;
+        usec_t t0 = now_usec(CLOCK_MONOTONIC);
         int r;
 
         if (!rs->running)
@@ -408,7 +462,9 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
                 pass_free(rs);
                 return 0;
         }
-        for (unsigned k = 0; k < HP_RESYNC_BATCH && rs->next < rs->plan.n && !must_wait(m); k++) {
+        for (unsigned k = 0; k < HP_RESYNC_BATCH && rs->next < rs->plan.n && !must_wait(m) &&
+                             now_usec(CLOCK_MONOTONIC) - t0 < HP_RESYNC_TURN_USEC;
+             k++) {
                 const struct resync_op *op = &rs->plan.op[rs->next++];
 
                 if (op->action == RESYNC_REMOVE) {
@@ -421,6 +477,9 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
                 if (m->stopping || !rs->running)
                         return 0;
         }
+        t0 = now_usec(CLOCK_MONOTONIC) - t0;
+        rs->busy += t0;
+        rs->longest = MAX(rs->longest, t0);
         if (rs->next >= rs->plan.n) {
                 pass_end(m);
                 return 0;

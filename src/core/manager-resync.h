@@ -17,13 +17,13 @@ struct manager;
 struct uevent;
 
 struct resync_stats {
-        bool enabled;           /* resync = yes */
-        bool running;           /* a pass is in progress */
-        uint64_t passes;        /* passes completed */
+        bool enabled;                     /* resync = yes */
+        bool running;                     /* a pass is in progress */
+        uint64_t passes;                  /* passes completed */
         uint64_t changed, added, removed; /* totals over all passes */
-        uint64_t failed;        /* uevent writes that failed */
-        uint64_t skipped;       /* writes left out at HP_RESYNC_WRITES_MAX */
-        size_t devices;         /* devices believed present now */
+        uint64_t failed;                  /* uevent writes that failed */
+        uint64_t skipped;                 /* writes left out at HP_RESYNC_WRITES_MAX */
+        size_t devices;                   /* devices believed present now */
 };
 
 /**

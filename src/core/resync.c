@@ -28,8 +28,8 @@
 
 struct scan {
         struct devset *set;
-        char path[PATH_MAX];    /* DEVPATH of the directory being read */
-        int error;              /* first fatal error (-ENOMEM) */
+        char path[PATH_MAX]; /* DEVPATH of the directory being read */
+        int error;           /* first fatal error (-ENOMEM) */
 };
 
 static void scan_dir(struct scan *sc, int fd, size_t len, unsigned depth);
@@ -69,7 +69,8 @@ static void scan_dir(struct scan *sc, int fd, size_t len, unsigned depth)
                         continue;
                 if (strcmp(de->d_name, "uevent") == 0 && (de->d_type == DT_REG || de->d_type == DT_UNKNOWN))
                         has_uevent = true;
-                else if (strcmp(de->d_name, "subsystem") == 0 && (de->d_type == DT_LNK || de->d_type == DT_UNKNOWN))
+                else if (strcmp(de->d_name, "subsystem") == 0 &&
+                         (de->d_type == DT_LNK || de->d_type == DT_UNKNOWN))
                         has_subsystem = true;
                 else if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN)
                         scan_child(sc, dirfd(d), de->d_name, len, depth);
@@ -142,7 +143,8 @@ static int by_devpath_reverse(const void *a, const void *b)
 
 static int op_set(struct resync_op *op, enum resync_action a, const struct devset_entry *e)
 {
-        *op = (struct resync_op){ .action = a, .devpath = strdup(e->devpath), .subsystem = strdup(e->subsystem) };
+        *op = (struct resync_op){ .action = a, .devpath = strdup(e->devpath),
+                                  .subsystem = strdup(e->subsystem) };
         return op->devpath && op->subsystem ? 0 : -ENOMEM;
 }
 
@@ -217,22 +219,28 @@ int resync_plan_build(const struct devset *known, const struct devset *now, resy
 
 /* ---- synthesised removes ------------------------------------------------- */
 
-size_t resync_pick_seqnums(const struct ledger *l, uint64_t floor, uint64_t *out, size_t n)
+/* Append the numbers of [first, last] above @floor to @out, up to @n in all. */
+static size_t take_range(uint64_t first, uint64_t last, uint64_t floor, uint64_t *out, size_t k, size_t n)
 {
+        if (last <= floor || first > last)
+                return k;
+        for (uint64_t s = MAX(first, floor + 1); k < n; s++) {
+                out[k++] = s;
+                if (s == last)
+                        break;
+        }
+        return k;
+}
+
+size_t resync_pick_seqnums(const struct ledger *l, uint64_t floor, uint64_t kernel, uint64_t *out, size_t n)
+{
+        uint64_t seen = MAX(l->last, l->baseline);
         size_t k = 0;
 
-        for (unsigned g = 0; g < l->n_open && k < n; g++) {
-                const struct ledger_gap *gap = &l->open[g];
-                uint64_t s;
-
-                if (gap->last <= floor)
-                        continue;
-                for (s = MAX(gap->first, floor + 1); k < n; s++) {
-                        out[k++] = s;
-                        if (s == gap->last)
-                                break;
-                }
-        }
+        for (unsigned g = 0; g < l->n_open && k < n; g++)
+                k = take_range(l->open[g].first, l->open[g].last, floor, out, k, n);
+        if (kernel > seen && seen < UINT64_MAX)
+                k = take_range(seen + 1, kernel, floor, out, k, n);
         return k;
 }
 

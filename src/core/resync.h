@@ -11,9 +11,10 @@
  *    with that listing and says what to do: `change` for a device both
  *    know, `add` for one only sysfs has, `remove` for one that is gone;
  *  - resync_pick_seqnums() chooses SEQNUMs for the synthesised removes
- *    from the ledger's open gaps: numbers the kernel spent on events this
- *    daemon never received, so they are unique, and they order each remove
- *    where the lost event was, before everything received after the loss;
+ *    from the ledger's open gaps and from the numbers the kernel spent
+ *    since the last event received: numbers of events this daemon never
+ *    received, so they are unique, and they order each remove where the
+ *    lost event was, before everything received after the loss;
  *  - resync_remove_datagram() builds such a remove in the kernel's format.
  *
  * Everything but resync_scan() is pure (no clock, no I/O); resync_scan()
@@ -59,9 +60,9 @@ enum resync_action {
 
 struct resync_op {
         enum resync_action action;
-        char *devpath;          /* owned by the plan */
-        char *subsystem;        /* owned by the plan */
-        uint64_t seqnum;        /* RESYNC_REMOVE: the SEQNUM it is given, 0 if none */
+        char *devpath;   /* owned by the plan */
+        char *subsystem; /* owned by the plan */
+        uint64_t seqnum; /* RESYNC_REMOVE: the SEQNUM it is given, 0 if none */
 };
 
 /* What one pass does: removes first (children before parents), then adds
@@ -70,7 +71,7 @@ struct resync_plan {
         struct resync_op *op;
         size_t n;
         size_t n_remove, n_add, n_change;
-        size_t skipped;         /* writes left out: more than @max_writes */
+        size_t skipped; /* writes left out: more than @max_writes */
 };
 
 /* Return: true if @devpath still exists (as a directory) and must not be removed. */
@@ -98,13 +99,18 @@ void resync_plan_free(struct resync_plan *p);
  * resync_pick_seqnums() - SEQNUMs for synthesised removes.
  * @l: ledger (borrowed)
  * @floor: only numbers above this (the highest one given out before)
+ * @kernel: the kernel's SEQNUM now (/sys/kernel/uevent_seqnum), read
+ *          before the socket was last drained, 0 if unknown.  Numbers
+ *          above everything the ledger has seen, up to it, belong to
+ *          events that were lost (the gap the next event will open).
  * @out: receives the numbers, ascending
  * @n: how many are wanted
  *
- * Takes the lowest missing numbers of the ledger's open gaps above @floor.
+ * Takes the lowest such numbers above @floor: first from the ledger's open
+ * gaps, then from the range up to @kernel.
  * Return: how many were found (may be fewer than @n).
  */
-size_t resync_pick_seqnums(const struct ledger *l, uint64_t floor, uint64_t *out, size_t n);
+size_t resync_pick_seqnums(const struct ledger *l, uint64_t floor, uint64_t kernel, uint64_t *out, size_t n);
 
 /**
  * resync_remove_datagram() - a remove event in the kernel's wire format.

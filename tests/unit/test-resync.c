@@ -64,7 +64,8 @@ static void test_plan(void)
         fill(&now, now_list);
         check_int(resync_plan_build(&known, &now, fake_exists,
                                     (void *)"/devices/pci0000:00/0000:00:03.0/net/eth0/queues/rx-0",
-                                    HP_RESYNC_WRITES_MAX, &p), 0);
+                                    HP_RESYNC_WRITES_MAX, &p),
+                  0);
         check_int(p.n_remove, 3);
         check_int(p.n_add, 2);
         check_int(p.n_change, 2);
@@ -107,7 +108,8 @@ static void test_plan_bound(void)
 {
         static const char *const known_list[] = { "/devices/a", "x", "/devices/b", "x", NULL };
         static const char *const now_list[] = {
-                "/devices/a", "x", "/devices/b", "x", "/devices/c", "x", "/devices/d", "x", "/devices/e", "x", NULL,
+                "/devices/a", "x", "/devices/b", "x", "/devices/c", "x",
+                "/devices/d", "x", "/devices/e", "x", NULL,
         };
         struct devset known, now;
         struct resync_plan p;
@@ -144,34 +146,49 @@ static void test_pick_seqnums(void)
         ledger_account(&l, 110, NULL); /* gap 106-109, overflow */
         check_int(l.n_open, 2);
 
-        check_int(resync_pick_seqnums(&l, 0, out, 5), 5);
+        check_int(resync_pick_seqnums(&l, 0, 0, out, 5), 5);
         check_int(out[0], 102);
         check_int(out[2], 104);
         check_int(out[3], 106);
         check_int(out[4], 107);
         /* Above a floor: never a number given out before. */
-        check_int(resync_pick_seqnums(&l, 104, out, 2), 2);
+        check_int(resync_pick_seqnums(&l, 104, 0, out, 2), 2);
         check_int(out[0], 106);
         check_int(out[1], 107);
-        check_int(resync_pick_seqnums(&l, 107, out, 16), 2);
+        check_int(resync_pick_seqnums(&l, 107, 110, out, 16), 2);
         check_int(out[0], 108);
         check_int(out[1], 109);
-        check_int(resync_pick_seqnums(&l, 109, out, 16), 0);
-        check_int(resync_pick_seqnums(&l, 0, out, 0), 0);
+        check_int(resync_pick_seqnums(&l, 109, 0, out, 16), 0);
+        check_int(resync_pick_seqnums(&l, 0, 0, out, 0), 0);
 
         /* A late arrival fills its number: it is not offered any more. */
         check_int(ledger_account(&l, 103, NULL), LEDGER_LATE);
-        check_int(resync_pick_seqnums(&l, 0, out, 16), 6);
+        check_int(resync_pick_seqnums(&l, 0, 0, out, 16), 6);
         check_int(out[0], 102);
         check_int(out[1], 104);
         check_int(out[2], 106);
         check_int(out[5], 109);
 
-        /* No gap, no number. */
+        /* The kernel is at 113: 111-113 were spent on events never received. */
+        check_int(resync_pick_seqnums(&l, 0, 113, out, 16), 9);
+        check_int(out[5], 109);
+        check_int(out[6], 111);
+        check_int(out[8], 113);
+        check_int(resync_pick_seqnums(&l, 111, 113, out, 16), 2);
+        check_int(out[0], 112);
+        check_int(resync_pick_seqnums(&l, 113, 113, out, 16), 0);
+
+        /* No gap, and the kernel no further than the ledger: no number. */
         ledger_init(&l, 0);
         ledger_account(&l, 7, NULL);
         ledger_account(&l, 8, NULL);
-        check_int(resync_pick_seqnums(&l, 0, out, 4), 0);
+        check_int(resync_pick_seqnums(&l, 0, 8, out, 4), 0);
+        check_int(resync_pick_seqnums(&l, 0, 0, out, 4), 0);
+        /* Nothing received yet: above the baseline. */
+        ledger_init(&l, 50);
+        check_int(resync_pick_seqnums(&l, 0, 52, out, 4), 2);
+        check_int(out[0], 51);
+        check_int(out[1], 52);
 }
 
 static void test_datagram(void)
@@ -219,8 +236,9 @@ static void test_scan_fixture(void)
         check_str(devset_get(&s, "/devices/pci0000:00/0000:00:1f.6"), "pci");
         check_str(devset_get(&s, "/devices/pci0000:00/0000:00:1f.6/net/enp0s31f6"), "net");
         check_str(devset_get(&s, "/devices/pci0000:00/0000:00:1f.6/firmware/0000:00:1f.6"), "firmware");
-        check_str(devset_get(&s, "/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0/0003:046D:C31C.0001/input/"
-                                 "input5/event3"),
+        check_str(devset_get(&s,
+                             "/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0/0003:046D:C31C.0001/input/"
+                             "input5/event3"),
                   "input");
         /* devices/virtual/net/evil0 is a link to /etc: never entered. */
         while ((e = devset_next(&s, &it)))
