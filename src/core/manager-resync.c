@@ -255,6 +255,13 @@ void manager_resync_overflow(struct manager *m)
 
 /* ---- a pass -------------------------------------------------------------- */
 
+/* The manager is not reading (queue full): what a pass writes could only pile up in the
+ * socket, and what the socket holds would look lost. */
+static bool must_wait(const struct manager *m)
+{
+        return m->source_paused || scheduler_held(m->scheduler) >= m->max_queue;
+}
+
 static bool still_there(const char *devpath, void *userdata)
 {
         struct manager_resync *rs = userdata;
@@ -316,9 +323,12 @@ static int pass_prepare(struct manager *m)
         rs->rootfd = sysfs_open_root(m->cfg.sysfs_root);
         if (rs->rootfd < 0)
                 return rs->rootfd;
-        /* Read the kernel's SEQNUM, then everything queued for us: what lies between is lost. */
+        /* Read the kernel's SEQNUM, then everything queued for us: what lies between is lost
+         * (unless reading stopped again: then the socket may still hold some of it). */
         kernel = kernel_seqnum(rs->rootfd);
         manager_drain_input(m);
+        if (must_wait(m))
+                kernel = 0;
         devset_init(&now, 0);
         r = resync_scan(m->cfg.sysfs_root, &now);
         if (r >= 0)
@@ -340,6 +350,14 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
         if (rs->running || m->stopping || !m->cfg.resync)
                 return 0;
+        if (must_wait(m)) {
+                /* Start only once everything queued for us can be read. */
+                r = arm(m, &rs->timer, now_usec(CLOCK_MONOTONIC) + RESYNC_RETRY_USEC, on_timer,
+                        SD_EVENT_PRIORITY_NORMAL);
+                if (r < 0)
+                        log_error_errno(r, "cannot schedule a resync");
+                return 0;
+        }
         rs->first_overflow = 0;
         rs->overflow_during_pass = false;
         rs->next = 0;
@@ -440,12 +458,6 @@ static void pass_end(struct manager *m)
                 update_backoff(m, rs->last_end);
                 schedule_pass(m);
         }
-}
-
-/* The manager is not reading (queue full): what a pass writes could only pile up in the socket. */
-static bool must_wait(const struct manager *m)
-{
-        return m->source_paused || scheduler_held(m->scheduler) >= m->max_queue;
 }
 
 static int on_work(sd_event_source *s, uint64_t usec, void *userdata)

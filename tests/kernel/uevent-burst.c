@@ -42,6 +42,9 @@ int main(int argc, char *argv[])
                 }
         }
         clock_gettime(CLOCK_MONOTONIC, &b);
+        for (int i = 0; i < nf; i++)
+                close(fds[i]);
+        free(fds);
         printf("%ld events in %.3f s\n", count, (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9);
         return 0;
 }
