@@ -546,4 +546,6 @@ void conf_apply(const struct conf *c, struct manager_config *cfg, uint32_t cli_s
                 cfg->handlers.cache_size = (size_t)c->handler_cache;
         if (use & CONF_BIT(CONF_INPUT_STRIP_QUOTES))
                 cfg->handlers.input_strip_quotes = c->input_strip_quotes;
+        if (use & CONF_BIT(CONF_RESYNC))
+                cfg->resync = c->resync;
 }

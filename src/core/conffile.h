@@ -69,9 +69,9 @@ struct conf {
         enum ordering ordering;
         int log_level;                      /* syslog priority */
         bool all;
-        bool resync;                        /* not applied yet: overflow resync */
         bool firmware_loader;
         bool input_strip_quotes;
+        bool resync;                        /* overflow resync */
         uint64_t max_children;
         uint64_t max_queue;
         uint64_t timeout_sec;

@@ -185,6 +185,12 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "queued", s->queued);
         ctlmsg_add_u64(m, "running", s->running);
         ctlmsg_add_u64(m, "paused", s->paused);
+        ctlmsg_add_u64(m, "resync", s->resync);
+        ctlmsg_add_u64(m, "resyncs", s->resyncs);
+        ctlmsg_add_u64(m, "resync_changed", s->resync_changed);
+        ctlmsg_add_u64(m, "resync_added", s->resync_added);
+        ctlmsg_add_u64(m, "resync_removed", s->resync_removed);
+        ctlmsg_add_u64(m, "devices", s->devices);
 }
 
 static void req_status(struct client *cl)

@@ -39,6 +39,7 @@
  *   status processed= gaps= gaps_overflow= missing= duplicates= late=
  *          overflows= baseline= last= received= rejected= filtered= started=
  *          finished= failed= timeouts= queued= running= paused=0|1
+ *          resync=0|1 resyncs= resync_changed= resync_added= resync_removed= devices=
  *   gap first= last= count= class=unexplained|overflow   (newest first)
  *   agent seqnum= pid= age_ms= devpath= program=
  *   Monitor (time= is CLOCK_REALTIME seconds.microseconds):
@@ -86,6 +87,10 @@ struct control_status {
         size_t running;
         bool paused;
         uint64_t received, rejected, filtered, started, finished, failed, timeouts;
+        /* Resync after overflow: on, passes done, totals, devices believed present. */
+        bool resync;
+        uint64_t resyncs, resync_changed, resync_added, resync_removed;
+        uint64_t devices;
 };
 
 /* One running agent, passed to the for_each_agent visitor (borrowed for the call). */

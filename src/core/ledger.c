@@ -51,6 +51,7 @@ static void gap_open(struct ledger *l, uint64_t first, uint64_t last, struct led
         l->gaps++;
         if (g.class == GAP_OVERFLOW)
                 l->gaps_overflow++;
+        l->overflow_pending = false; /* this gap is that overflow's loss */
         l->missing += last - first + 1;
 
         if (l->n_open == LEDGER_MAX_OPEN_GAPS)
@@ -156,7 +157,6 @@ enum ledger_verdict ledger_account(struct ledger *l, uint64_t seqnum, struct led
         }
 
         l->processed++;
-        l->overflow_pending = false;
         return v;
 }
 

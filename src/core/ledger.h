@@ -8,7 +8,10 @@
  *
  * The kernel's counter is global but delivery is per network namespace, so
  * a gap is not always a loss: each gap is classified `overflow` if an
- * ENOBUFS was seen since the previous accepted event, else `unexplained`.
+ * ENOBUFS was seen since the previous gap was opened, else `unexplained`.
+ * (The kernel reports ENOBUFS before the datagrams still queued and drops
+ * only what came after them, so the loss shows as the first gap after the
+ * datagrams read since the ENOBUFS, not right after it.)
  *
  * Open gaps are remembered (bounded: LEDGER_MAX_OPEN_GAPS, oldest forgotten
  * first) so that a late arrival inside a gap is told apart from a duplicate.
@@ -41,7 +44,7 @@ enum ledger_verdict {
 struct ledger {
         uint64_t baseline;      /* /sys/kernel/uevent_seqnum at start, 0 if unknown */
         uint64_t last;          /* highest SEQNUM accepted, 0 before the first */
-        bool overflow_pending;  /* ENOBUFS since the last accepted event */
+        bool overflow_pending;  /* ENOBUFS since the last gap was opened */
 
         uint64_t processed;     /* accepted events (NEXT + GAP + LATE) */
         uint64_t gaps;          /* gaps opened */

@@ -21,6 +21,7 @@ struct control;
 struct record_writer;
 struct rebroadcast;
 struct replay_state;
+struct manager_resync;
 
 struct job {
         struct manager *m;
@@ -81,6 +82,7 @@ struct manager {
         void *status_userdata;
         sd_event_source *status_timer;
         char status_sent[256];
+        struct manager_resync *resync; /* manager-resync.c; NULL before it is set up */
 };
 
 
@@ -129,3 +131,15 @@ void manager_replay_close(struct manager *m);
 /* Dry-run replay: "run" @ev for its recorded duration.  Return: true if a timer took it. */
 bool manager_replay_dry_job(struct manager *m, struct uevent *ev);
 bool manager_replay_finished(const struct manager *m);
+/**
+ * manager_inject_synthetic() - queue an event the kernel did not send.
+ * @m: manager
+ * @data: a datagram in the kernel's format (borrowed for the call)
+ * @size: its length
+ *
+ * The event is validated like a received one and goes through the handler
+ * chain and the scheduler, but not through the ledger: its SEQNUM must be
+ * one no held event has (manager-resync.c takes them from the ledger's gaps).
+ * Return: 0 (queued, or dropped and logged by the pipeline), -EBADMSG if invalid.
+ */
+int manager_inject_synthetic(struct manager *m, const char *data, size_t size);

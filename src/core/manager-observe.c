@@ -22,12 +22,15 @@
 #include "manager-internal.h"
 #include "rebroadcast.h"
 #include "record.h"
+#include "manager-resync.h"
 #include "scheduler.h"
 
 static void ctl_status(void *userdata, struct control_status *ret)
 {
         struct manager *m = userdata;
+        struct resync_stats rs;
 
+        manager_resync_stats(m, &rs);
         *ret = (struct control_status){
                 .ledger = &m->ledger,
                 .queued = scheduler_queued(m->scheduler),
@@ -40,6 +43,12 @@ static void ctl_status(void *userdata, struct control_status *ret)
                 .finished = m->stats.finished,
                 .failed = m->stats.failed,
                 .timeouts = m->stats.timeouts,
+                .resync = rs.enabled,
+                .resyncs = rs.passes,
+                .resync_changed = rs.changed,
+                .resync_added = rs.added,
+                .resync_removed = rs.removed,
+                .devices = rs.devices,
         };
 }
 

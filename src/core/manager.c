@@ -35,6 +35,7 @@
 #include "macro.h"
 #include "manager.h"
 #include "manager-internal.h"
+#include "manager-resync.h"
 #include "spawner.h"
 #include "uevent.h"
 
@@ -56,6 +57,7 @@ void manager_config_init(struct manager_config *cfg)
                 .trust = UEVENT_TRUST_KERNEL,
                 .replay_speed = 1.0,
                 .sysfs_root = "/sys",
+                .resync = true,
         };
         cfg->handlers.sysfs_root = "/sys";
         cfg->handlers.handler_dir = HOTPLUGD_HANDLER_DIR; /* may be absent: then no external handlers */
@@ -503,18 +505,17 @@ static void log_gap(const struct ledger_gap *gap)
                             gap->last, gap->last - gap->first + 1, gap_class_to_string(gap->class));
 }
 
+static void queue_view(struct manager *m, const struct uevent *view, const struct log_fields *f);
+
 /* One valid datagram through ledger and handlers into the scheduler. */
 void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real)
 {
         uint16_t vars[HP_UEVENT_MAX_VARS];
-        struct uevent view, *ev;
-        struct envbuf env;
+        struct uevent view;
         struct ledger_gap gap;
         struct log_fields f;
         enum uevent_reject why;
         enum ledger_verdict verdict;
-        char name[HP_NAME_MAX];
-        int r;
 
         if (uevent_parse(data, size, vars, &view, &why) < 0) {
                 log_reject(m, data, size, why);
@@ -541,36 +542,48 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
         case LEDGER_NEXT:
                 break;
         }
+        manager_resync_note(m, &view);
+        queue_view(m, &view, &f);
+}
+
+/* A parsed event (past the ledger) through the handler chain into the scheduler. */
+static void queue_view(struct manager *m, const struct uevent *view, const struct log_fields *f)
+{
+        struct uevent *ev;
+        struct envbuf env;
+        char name[HP_NAME_MAX];
+        int r;
 
         envbuf_init(&env);
-        r = handler_chain_run(m->handlers, &view, &env, name);
+        r = handler_chain_run(m->handlers, view, &env, name);
         if (r == HANDLER_FILTERED) {
                 m->stats.filtered++;
-                log_internal(LOG_DEBUG, 0, &f, "filtered by handler");
-                observe_dropped(m, &view, true);
+                log_internal(LOG_DEBUG, 0, f, "filtered by handler");
+                observe_dropped(m, view, true);
                 return;
         }
         if (r < 0) {
                 m->stats.aborted++;
-                log_internal(LOG_ERR, r, &f, "handler environment exceeds %d bytes / %d variables, event aborted",
+                log_internal(LOG_ERR, r, f, "handler environment exceeds %d bytes / %d variables, event aborted",
                              HP_ENV_ADD_MAX_BYTES, HP_ENV_ADD_MAX_VARS);
-                observe_dropped(m, &view, false);
+                observe_dropped(m, view, false);
                 return;
         }
+        manager_resync_mark(m, view, &env);
 
-        r = uevent_dup(&view, &env, name[0] ? name : NULL, &ev);
+        r = uevent_dup(view, &env, name[0] ? name : NULL, &ev);
         if (r < 0) {
                 m->stats.aborted++;
-                log_internal(LOG_ERR, r, &f, "cannot queue event");
-                observe_dropped(m, &view, false);
+                log_internal(LOG_ERR, r, f, "cannot queue event");
+                observe_dropped(m, view, false);
                 return;
         }
         r = scheduler_push(m->scheduler, ev);
         if (r < 0) {
                 /* Reading stops before the bound, so this is out of memory. */
                 m->stats.aborted++;
-                log_internal(LOG_ERR, r, &f, "cannot queue event");
-                observe_dropped(m, &view, false);
+                log_internal(LOG_ERR, r, f, "cannot queue event");
+                observe_dropped(m, view, false);
                 free(ev);
                 return;
         }
@@ -580,7 +593,24 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
                 observe_waiting(m, ev, scheduler_blocker(m->scheduler, ev));
         if (scheduler_held(m->scheduler) > m->stats.peak_held)
                 m->stats.peak_held = scheduler_held(m->scheduler);
-        log_internal(LOG_DEBUG, 0, &f, "queued");
+        log_internal(LOG_DEBUG, 0, f, "queued");
+}
+
+int manager_inject_synthetic(struct manager *m, const char *data, size_t size)
+{
+        uint16_t vars[HP_UEVENT_MAX_VARS];
+        enum uevent_reject why;
+        struct log_fields f;
+        struct uevent view;
+
+        if (uevent_parse(data, size, vars, &view, &why) < 0)
+                return -EBADMSG;
+        view.received = now_usec(CLOCK_MONOTONIC);
+        view.received_real = now_usec(CLOCK_REALTIME);
+        fields_of(&view, &f);
+        log_internal(LOG_DEBUG, 0, &f, "synthesised event");
+        queue_view(m, &view, &f);
+        return 0;
 }
 
 int manager_inject(struct manager *m, const char *data, size_t size)
@@ -621,6 +651,7 @@ void manager_drain_input(struct manager *m)
                 if (r == -ENOBUFS) {
                         ledger_note_overflow(&m->ledger);
                         observe_overflow(m);
+                        manager_resync_overflow(m);
                         log_warning("netlink receive buffer overflowed: the kernel dropped events");
                         continue;
                 }
@@ -800,6 +831,9 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         r = manager_observe_open(m);
         if (r < 0)
                 goto fail;
+        r = manager_resync_open(m);
+        if (r < 0)
+                goto fail;
 
         *ret = m;
         return 0;
@@ -818,6 +852,7 @@ struct manager *manager_free(struct manager *m)
                 return NULL;
         kill_running(m);
         manager_replay_close(m);
+        manager_resync_close(m);
         manager_observe_close(m);
         sd_event_source_disable_unref(m->shutdown_timer);
         sd_event_source_disable_unref(m->source_io);
@@ -863,6 +898,7 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         n.timeout_usec = cfg->timeout_usec ? cfg->timeout_usec : HP_TIMEOUT_DEFAULT_SEC * USEC_PER_SEC;
         n.kill_grace_usec = cfg->kill_grace_usec ? cfg->kill_grace_usec : HP_KILL_GRACE_SEC * USEC_PER_SEC;
         n.handlers = cfg->handlers;
+        n.resync = cfg->resync;
 
         /* Build everything that can fail first; commit only when all succeeded. */
         r = replace_string(&agent, cfg->agent, &n.agent);

@@ -39,6 +39,7 @@ struct manager_config {
         const char *replay_path;    /* read datagrams from this recording instead of the kernel */
         double replay_speed;        /* 1: recorded pace; 0: as fast as possible */
         unsigned rebroadcast_group; /* re-send processed events on this netlink group; 0: off */
+        bool resync;                /* resync after a receive-buffer overflow (default on) */
 };
 
 void manager_config_init(struct manager_config *cfg);
@@ -84,7 +85,7 @@ int manager_run(struct manager *m);
  * @cfg: the new configuration (borrowed; strings are copied)
  *
  * Applies agent / hotplug-d, ordering, max-children, max-queue, timeout,
- * kill-grace and the handler settings (the handler chain is rebuilt; if that
+ * kill-grace, resync and the handler settings (the handler chain is rebuilt; if that
  * fails the old chain is kept).  Queued and running events keep their
  * places; running agents keep their old timeout.  The source, dry-run and
  * rcvbuf settings are not changed by a reload.

@@ -36,6 +36,10 @@ static void print_counters(const char *rec)
                num(rec, "started"), num(rec, "finished"), num(rec, "failed"), num(rec, "timeouts"));
         printf("Queue:    %" PRIu64 " queued, %" PRIu64 " running%s\n", num(rec, "queued"), num(rec, "running"),
                num(rec, "paused") ? ", PAUSED (agents are not started)" : "");
+        printf("Resync:   %s, %" PRIu64 " passes (%" PRIu64 " changed, %" PRIu64 " added, %" PRIu64
+               " removed), %" PRIu64 " devices known\n",
+               num(rec, "resync") ? "on" : "off", num(rec, "resyncs"), num(rec, "resync_changed"),
+               num(rec, "resync_added"), num(rec, "resync_removed"), num(rec, "devices"));
 }
 
 static void print_gap(const char *rec, bool first)

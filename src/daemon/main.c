@@ -67,6 +67,7 @@ static void help(void)
                "      --input-strip-quotes input NAME and PHYS without quotes\n"
                "      --sysfs=DIR          sysfs root (default /sys)\n"
                "      --rcvbuf=BYTES       netlink receive buffer (default %d)\n"
+               "      --no-resync          do not re-trigger devices after a buffer overflow\n"
                "      --listen-fd=N        use socket fd N instead of opening one\n"
                "      --ready-fd=N         write a newline to fd N once listening, then close it\n"
                "  -l, --log-level=LEVEL    err, warning, notice, info (default), debug\n"
@@ -121,6 +122,7 @@ enum {
         ARG_FIRMWARE_PATH,
         ARG_HANDLER_CACHE,
         ARG_INPUT_STRIP_QUOTES,
+        ARG_NO_RESYNC,
 };
 
 /* The handler chain's options: the same values as their configuration keys. */
@@ -161,6 +163,7 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                 { "input-strip-quotes", no_argument, NULL, ARG_INPUT_STRIP_QUOTES },
                 { "sysfs", required_argument, NULL, ARG_SYSFS },
                 { "rcvbuf", required_argument, NULL, ARG_RCVBUF },
+                { "no-resync", no_argument, NULL, ARG_NO_RESYNC },
                 { "listen-fd", required_argument, NULL, ARG_LISTEN_FD },
                 { "ready-fd", required_argument, NULL, ARG_READY_FD },
                 { "log-level", required_argument, NULL, 'l' },
@@ -261,6 +264,10 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                         }
                         cfg->rcvbuf = (int)v;
                         cli->set |= CONF_BIT(CONF_RCVBUF);
+                        break;
+                case ARG_NO_RESYNC:
+                        cfg->resync = false;
+                        cli->set |= CONF_BIT(CONF_RESYNC);
                         break;
                 case ARG_LISTEN_FD:
                         if (parse_uint(optarg, 0, INT_MAX, &v) < 0) {

@@ -101,3 +101,20 @@
 #define HP_TIMELINE_MAX_RUNS 100000
 #define HP_TIMELINE_MAX_EVENTS 200000
 #define HP_TIMELINE_MAX_LANES 400
+
+/* Resync after a receive-buffer overflow: devices the daemon remembers as
+ * present (more are not remembered; a resync then sends them `add`), the
+ * deepest sysfs directory walked, uevent files one pass writes at most (the
+ * rest are skipped and counted), writes or synthesised removes per turn of
+ * the event loop and the time one turn may take, the quiet time after the
+ * last overflow before a pass starts, the longest a pass is put off by
+ * overflows that keep coming, and the longest wait before the next pass
+ * when passes keep seeing overflows (the wait doubles each time). */
+#define HP_RESYNC_DEVICES_MAX 262144
+#define HP_RESYNC_DEPTH_MAX 64
+#define HP_RESYNC_WRITES_MAX 65536
+#define HP_RESYNC_BATCH 64
+#define HP_RESYNC_TURN_USEC (10 * 1000ULL)
+#define HP_RESYNC_DELAY_USEC (100 * 1000ULL)
+#define HP_RESYNC_DELAY_MAX_USEC (5 * 1000000ULL)
+#define HP_RESYNC_BACKOFF_MAX_USEC (300 * 1000000ULL)

@@ -420,6 +420,20 @@ static void test_precedence(void)
         conf_apply(&c, &cfg, 0);
         check_str(cfg.hotplug_d, "/file/hotplug.d");
         check(!cfg.handlers.pass_all);
+
+        /* resync: on by default, off from the file, and --no-resync beats "resync = yes". */
+        manager_config_init(&cfg);
+        check(cfg.resync);
+        check_int(parse("resync = no\n", &c, &err), 0);
+        conf_apply(&c, &cfg, 0);
+        check(!cfg.resync);
+        check_int(parse("resync = yes\n", &c, &err), 0);
+        manager_config_init(&cfg);
+        cfg.resync = false;
+        conf_apply(&c, &cfg, CONF_BIT(CONF_RESYNC));
+        check(!cfg.resync);
+        conf_apply(&c, &cfg, 0);
+        check(cfg.resync);
 }
 
 /* More rules than HP_FILTER_RULES_MAX, counting the two defaults. */
