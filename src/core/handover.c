@@ -259,8 +259,11 @@ static void scan_reduce(struct scan *s)
 {
         size_t n = 0, d = 0;
 
-        qsort(s->events, s->n_events, sizeof(*s->events), cmp_held);
-        qsort(s->dones, s->n_dones, sizeof(*s->dones), cmp_u64);
+        /* qsort() must not be given NULL, even for zero elements. */
+        if (s->n_events > 0)
+                qsort(s->events, s->n_events, sizeof(*s->events), cmp_held);
+        if (s->n_dones > 0)
+                qsort(s->dones, s->n_dones, sizeof(*s->dones), cmp_u64);
         for (size_t i = 0; i < s->n_events; i++) {
                 uint64_t seq = s->events[i].seqnum;
 
