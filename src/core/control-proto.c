@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "control-proto.h"
 
 static bool plain_byte(unsigned char c)
@@ -118,16 +119,6 @@ bool ctlmsg_is(const char *rec, const char *word)
         return strncmp(rec, word, len) == 0 && (rec[len] == '\0' || rec[len] == ' ');
 }
 
-static int hexval(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
 
 /* Unescape @src[0..len) into @out. */
 static int unescape(const char *src, size_t len, char *out, size_t size)

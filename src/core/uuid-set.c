@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "bounds.h"
 #include "uuid-set.h"
 
@@ -107,16 +108,6 @@ void uuid_set_foreach_pending(const struct uuid_set *s, bool (*fn)(const char *u
         }
 }
 
-static int hexval(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
 
 int uuid_from_string(const char *s, uint8_t ret[16])
 {

@@ -21,3 +21,15 @@ char *escape_bytes(const void *src, size_t len, char *dst, size_t size);
 
 /* escape_bytes() of a NUL-terminated string. */
 char *escape_cstr(const char *src, char *dst, size_t size);
+
+/* Value of one hex digit (either case), or -1. */
+static inline int hexval(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
