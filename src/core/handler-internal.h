@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdarg.h>
+
 /*
  * Internals shared by the handler registry (core/handlers.c), the loader
  * of external handlers (core/handler-loader.c) and the built-in handlers
@@ -38,6 +40,9 @@ struct hotplugd_env {
 /* Host services (also called directly by built-ins). */
 int handler_env_add(struct hotplugd_env *env, const char *key, const char *value);
 int handler_env_addf(struct hotplugd_env *env, const char *key, const char *fmt, ...) _printf_(3, 4);
+/* format_bounded() into @buf; a value too long for it overflows @env like a full environment. */
+int handler_env_vformat(struct hotplugd_env *env, char *buf, size_t size, const char *fmt, va_list ap)
+        _printf_(4, 0);
 
 /**
  * handler_chain_add() - validate and initialise one handler, append it.

@@ -133,6 +133,15 @@ int handler_env_add(struct hotplugd_env *env, const char *key, const char *value
         return r;
 }
 
+int handler_env_vformat(struct hotplugd_env *env, char *buf, size_t size, const char *fmt, va_list ap)
+{
+        int r = format_bounded(buf, size, fmt, ap);
+
+        if (r == -ENOMEM)
+                env->overflow = true;
+        return r;
+}
+
 int handler_env_addf(struct hotplugd_env *env, const char *key, const char *fmt, ...)
 {
         char value[HP_ENV_ADD_MAX_BYTES];
@@ -140,13 +149,9 @@ int handler_env_addf(struct hotplugd_env *env, const char *key, const char *fmt,
         int r;
 
         va_start(ap, fmt);
-        r = format_bounded(value, sizeof(value), fmt, ap);
+        r = handler_env_vformat(env, value, sizeof(value), fmt, ap);
         va_end(ap);
-        if (r == -ENOMEM)
-                env->overflow = true;
-        if (r < 0)
-                return r;
-        return handler_env_add(env, key, value);
+        return r < 0 ? r : handler_env_add(env, key, value);
 }
 
 static const char *env_get(const struct hotplugd_env *env, const char *key)

@@ -14,6 +14,7 @@
 #include <systemd/sd-event.h>
 
 #include "ledger.h"
+#include "log.h"
 #include "manager.h"
 #include "uevent.h"
 
@@ -113,6 +114,19 @@ void observe_stopping(struct manager *m);
 void handover_note_queued(struct manager *m, const struct uevent *ev);
 void handover_note_dropped(struct manager *m, const struct uevent *view);
 void handover_note_done(struct manager *m, const struct uevent *ev);
+
+/* The structured log fields of @ev. */
+static inline void fields_of(const struct uevent *ev, struct log_fields *f)
+{
+        *f = (struct log_fields)LOG_FIELDS_INIT;
+        f->seqnum = ev->seqnum;
+        f->devpath = ev->devpath;
+        f->action = ev->action;
+        f->subsystem = ev->subsystem;
+}
+
+/* manager-job.c: kill (SIGKILL) and reap every running agent, hand back their events. */
+void manager_kill_running(struct manager *m);
 
 /* For manager-observe.c: read the socket until empty (control "sync"). */
 void manager_drain_input(struct manager *m);

@@ -61,13 +61,9 @@ int builtin_learnf(const struct hotplugd_event *e, struct hotplugd_env *env, con
         int r;
 
         va_start(ap, fmt);
-        r = format_bounded(value, sizeof(value), fmt, ap);
+        r = handler_env_vformat(env, value, sizeof(value), fmt, ap);
         va_end(ap);
-        if (r == -ENOMEM)
-                env->overflow = true;
-        if (r < 0)
-                return r;
-        return builtin_learn(e, env, key, value);
+        return r < 0 ? r : builtin_learn(e, env, key, value);
 }
 
 int builtin_read(const struct hotplugd_event *e, const char *devpath, const char *attr, char *buf, size_t size)
