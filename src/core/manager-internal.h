@@ -65,6 +65,7 @@ struct manager {
         void *reload_userdata;
         char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs;
         bool paused;                /* pause: events queue, no agent starts */
+        bool dispatching;           /* inside manager_dispatch(): nested calls return at once */
         struct control *control;    /* NULL: no control socket */
         struct record_writer *recorder;     /* --record */
         sd_event_source *recorder_sync;     /* fdatasync at most once a second while dirty */

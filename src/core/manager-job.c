@@ -372,15 +372,23 @@ static void job_start(struct manager *m, struct uevent *ev)
                 job_finish(j);
 }
 
-/* Start every event the scheduler lets run now (not while stopping or paused). */
+/*
+ * Start every event the scheduler lets run now (not while stopping or paused).
+ * A job can complete inside job_start() (dry run, failed spawn, no memory),
+ * and completing calls back here: that nested call returns at once and this
+ * loop picks up what the completion released, so the stack does not grow per
+ * event however deep the queue.
+ */
 void manager_dispatch(struct manager *m)
 {
         struct uevent *ev;
 
-        if (m->stopping || m->paused)
+        if (m->dispatching)
                 return;
-        while ((ev = scheduler_next(m->scheduler)))
+        m->dispatching = true;
+        while (!m->stopping && !m->paused && (ev = scheduler_next(m->scheduler)))
                 job_start(m, ev);
+        m->dispatching = false;
 }
 
 /* Jobs still running at exit: freeing a job's child source kills (SIGKILL) and reaps it. */
