@@ -42,6 +42,9 @@ struct job {
         bool failed;
         size_t line_len;
         char line[HP_OUTPUT_LINE_MAX + 1];
+        usec_t out_window;       /* CLOCK_MONOTONIC, start of the output rate-limit window */
+        unsigned out_lines;      /* lines logged in this window */
+        uint64_t out_suppressed; /* lines not logged since the last report */
 };
 
 struct manager {
