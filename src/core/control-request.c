@@ -20,6 +20,10 @@
 static bool settle_satisfied(struct control *c, const struct client *cl, struct control_progress *p)
 {
         c->ops->progress(c->userdata, p);
+        /* Replaying: the SEQNUMs are the recording's, not the kernel's; settled
+         * once every event replayed so far is done. */
+        if (p->replaying)
+                return p->lowest_held == 0;
         if (p->lowest_held != 0 && p->lowest_held <= cl->settle_target)
                 return false;
         return p->last_seen >= cl->settle_target || cl->settle_synced;
@@ -278,6 +282,19 @@ static void req_settle(struct client *cl, char **w, size_t n)
         }
 }
 
+/* Waiting for triggered uevents makes no sense when none is read (replay). */
+static bool refuse_when_replaying(struct client *cl)
+{
+        struct control_progress p = { 0 };
+
+        cl->ctl->ops->progress(cl->ctl->userdata, &p);
+        if (!p.replaying)
+                return false;
+        client_error(cl, -EOPNOTSUPP,
+                     "the daemon is replaying a recording and reads no kernel uevents: triggered events would never arrive");
+        return true;
+}
+
 /* watch-uuids adds to the set; forget-uuids ticks off UUIDs whose uevent was never sent. */
 static void req_watch_uuids(struct client *cl, char **w, size_t n, bool forget)
 {
@@ -285,6 +302,8 @@ static void req_watch_uuids(struct client *cl, char **w, size_t n, bool forget)
         struct ctlmsg m;
         int r;
 
+        if (refuse_when_replaying(cl))
+                return;
         if (n < 2) {
                 client_error(cl, -EINVAL, forget ? "usage: forget-uuids UUID..." : "usage: watch-uuids UUID...");
                 return;
@@ -316,6 +335,8 @@ static void req_wait_uuids(struct client *cl, char **w, size_t n)
 {
         usec_t timeout;
 
+        if (refuse_when_replaying(cl))
+                return;
         if (n != 2 || parse_timeout(w[1], &timeout) < 0) {
                 client_error(cl, -EINVAL, "usage: wait-uuids TIMEOUT_MS");
                 return;

@@ -106,6 +106,7 @@ struct control_agent {
 struct control_progress {
         uint64_t last_seen;    /* highest SEQNUM the ledger accepted, 0 before any */
         uint64_t lowest_held;  /* lowest SEQNUM queued or running, 0 if none is held */
+        bool replaying;        /* --replay: events come from a recording, no kernel uevent is read */
 };
 
 struct control_ops {

@@ -42,6 +42,9 @@ struct job {
         bool failed;
         size_t line_len;
         char line[HP_OUTPUT_LINE_MAX + 1];
+        usec_t out_window;       /* CLOCK_MONOTONIC, start of the output rate-limit window */
+        unsigned out_lines;      /* lines logged in this window */
+        uint64_t out_suppressed; /* lines not logged since the last report */
 };
 
 struct manager {
@@ -65,6 +68,7 @@ struct manager {
         void *reload_userdata;
         char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs;
         bool paused;                /* pause: events queue, no agent starts */
+        bool dispatching;           /* inside manager_dispatch(): nested calls return at once */
         struct control *control;    /* NULL: no control socket */
         struct record_writer *recorder;     /* --record */
         sd_event_source *recorder_sync;     /* fdatasync at most once a second while dirty */

@@ -86,25 +86,60 @@ void manager_event_done(struct manager *m, struct uevent *ev)
         manager_dispatch(m);
 }
 
+/* Say how many output lines the rate limit kept out of the log, if any. */
+static void job_report_suppressed(struct job *j)
+{
+        struct log_fields f;
+
+        if (j->out_suppressed == 0)
+                return;
+        fields_of(j->ev, &f);
+        f.agent = j->program;
+        log_internal(LOG_WARNING, 0, &f, "%s: %" PRIu64 " output lines suppressed (more than %d in %llus)",
+                     j->program, j->out_suppressed, HP_OUTPUT_LOG_LINES_MAX,
+                     (unsigned long long)(HP_OUTPUT_LOG_INTERVAL_USEC / USEC_PER_SEC));
+        j->out_suppressed = 0;
+}
+
 static void job_log_line(struct job *j, const char *line, size_t len)
 {
         char esc[HP_OUTPUT_LINE_MAX * 4 + 4];
         struct log_fields f;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
 
+        if (now - j->out_window >= HP_OUTPUT_LOG_INTERVAL_USEC) {
+                /* The window ended: report what it suppressed, open the next. */
+                job_report_suppressed(j);
+                j->out_window = now;
+                j->out_lines = 0;
+        }
+        if (j->out_lines >= HP_OUTPUT_LOG_LINES_MAX) {
+                j->out_suppressed++;
+                return;
+        }
+        j->out_lines++;
         fields_of(j->ev, &f);
         f.agent = j->program;
         escape_bytes(line, len, esc, sizeof(esc));
         log_internal(LOG_INFO, 0, &f, "%s: %s", j->program, esc);
 }
 
-/* Read what the agent wrote; log complete lines (and overlong pieces). */
-static void job_read_output(struct job *j, bool final)
+/*
+ * Read what the agent wrote, at most HP_OUTPUT_READ_MAX bytes (the pipe stays
+ * readable and the loop comes back after its other sources); log complete
+ * lines (and overlong pieces).  @final: the run is over, log the partial line
+ * and report suppressed lines.  Return: true if the read stopped at the bound.
+ */
+static bool job_read_output(struct job *j, bool final)
 {
         int fd = j->out ? sd_event_source_get_io_fd(j->out) : -1;
         char buf[4096];
+        size_t total = 0;
         ssize_t n;
 
-        while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0) {
+        while (fd >= 0 && total < HP_OUTPUT_READ_MAX &&
+               (n = read(fd, buf, MIN(sizeof(buf), (size_t)HP_OUTPUT_READ_MAX - total))) > 0) {
+                total += (size_t)n;
                 for (ssize_t i = 0; i < n; i++) {
                         if (buf[i] == '\n') {
                                 job_log_line(j, j->line, j->line_len);
@@ -122,13 +157,17 @@ static void job_read_output(struct job *j, bool final)
                 job_log_line(j, j->line, j->line_len);
                 j->line_len = 0;
         }
+        if (final)
+                job_report_suppressed(j);
+        return total >= HP_OUTPUT_READ_MAX;
 }
 
 static int on_job_output(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         struct job *j = userdata;
 
-        job_read_output(j, false);
+        if (job_read_output(j, false))
+                return 0; /* more to read: come back on the next iteration */
         if (revents & (EPOLLHUP | EPOLLERR)) {
                 /* Writer side closed: nothing more will come. */
                 job_read_output(j, true);
@@ -155,9 +194,10 @@ static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
         char status[96];
         bool ok = si->si_code == CLD_EXITED && si->si_status == 0;
 
-        /* Whatever is already in the pipe belongs to this run; do not wait for
-         * EOF, a background grandchild may hold the pipe open forever. */
-        job_read_output(j, true);
+        /* Whatever is already in the pipe belongs to this run (up to the
+         * bound); do not wait for EOF, a background grandchild may hold the
+         * pipe open forever. */
+        (void)job_read_output(j, true);
         j->out = sd_event_source_disable_unref(j->out);
         j->timer = sd_event_source_disable_unref(j->timer);
         j->child = sd_event_source_disable_unref(j->child);
@@ -265,6 +305,9 @@ static int job_start_next(struct job *j)
                 j->started = now_usec(CLOCK_MONOTONIC);
                 j->term_sent = j->kill_sent = false;
                 j->line_len = 0;
+                j->out_window = j->started;
+                j->out_lines = 0;
+                j->out_suppressed = 0;
                 observe_started(m, j);
 
                 /* sd-event opens the pidfd itself (no /proc fdinfo parsing per agent). */
@@ -372,15 +415,23 @@ static void job_start(struct manager *m, struct uevent *ev)
                 job_finish(j);
 }
 
-/* Start every event the scheduler lets run now (not while stopping or paused). */
+/*
+ * Start every event the scheduler lets run now (not while stopping or paused).
+ * A job can complete inside job_start() (dry run, failed spawn, no memory),
+ * and completing calls back here: that nested call returns at once and this
+ * loop picks up what the completion released, so the stack does not grow per
+ * event however deep the queue.
+ */
 void manager_dispatch(struct manager *m)
 {
         struct uevent *ev;
 
-        if (m->stopping || m->paused)
+        if (m->dispatching)
                 return;
-        while ((ev = scheduler_next(m->scheduler)))
+        m->dispatching = true;
+        while (!m->stopping && !m->paused && (ev = scheduler_next(m->scheduler)))
                 job_start(m, ev);
+        m->dispatching = false;
 }
 
 /* Jobs still running at exit: freeing a job's child source kills (SIGKILL) and reaps it. */

@@ -76,12 +76,15 @@ static void ctl_progress(void *userdata, struct control_progress *ret)
 
         ret->last_seen = m->ledger.last;
         ret->lowest_held = scheduler_lowest_held(m->scheduler);
+        ret->replaying = m->replay != NULL;
 }
 
 static int ctl_sync(void *userdata)
 {
         struct manager *m = userdata;
 
+        if (!m->source)
+                return 1; /* replaying: what was fed is queued, nothing to read */
         if (m->source_paused || m->stopping)
                 return 0;
         manager_drain_input(m);

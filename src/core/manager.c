@@ -262,8 +262,8 @@ void manager_drain_input(struct manager *m)
         size_t size;
         int r;
 
-        /* Drain everything readable before running anything. */
-        while (!m->stopping) {
+        /* Drain everything readable before running anything (no socket: replaying). */
+        while (m->source && !m->stopping) {
                 if (scheduler_held(m->scheduler) >= m->max_queue) {
                         if (!m->source_paused)
                                 log_notice("%zu events held (the limit): reading paused until %zu",
@@ -564,7 +564,8 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         scheduler_set_mode(m->scheduler, n.ordering, n.max_children);
         if (m->source_paused && scheduler_held(m->scheduler) <= m->resume_mark && !m->stopping) {
                 m->source_paused = false;
-                sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
+                if (m->source_io)
+                        sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
         }
         manager_dispatch(m);
         return 0;

@@ -40,6 +40,15 @@
 /* Longest agent output line kept for the log; longer lines are split. */
 #define HP_OUTPUT_LINE_MAX 1024
 
+/* Most bytes of one agent's output read per wakeup: a flooding agent cannot
+ * keep the event loop (timeouts, other events, the watchdog) waiting. */
+#define HP_OUTPUT_READ_MAX (64 * 1024)
+
+/* Most output lines logged per agent run in each window of
+ * HP_OUTPUT_LOG_INTERVAL_USEC; the rest are counted and reported. */
+#define HP_OUTPUT_LOG_LINES_MAX 200
+#define HP_OUTPUT_LOG_INTERVAL_USEC (5 * 1000000ULL)
+
 /* hotplug.d multiplexer: most scripts run per event (NAME/ plus default/). */
 #define HP_HOTPLUG_D_MAX_FILES 256
 
