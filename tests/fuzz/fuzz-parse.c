@@ -27,13 +27,16 @@ static void check_view(const struct uevent *ev, const char *buf, size_t size)
         check_or_abort(ev->n_vars >= 4 && ev->n_vars <= HP_UEVENT_MAX_VARS);
         check_or_abort(ev->devpath[0] == '/' && strlen(ev->devpath) == ev->devpath_len);
         check_or_abort(!strstr(ev->devpath, "//") && !strchr(ev->subsystem, '/'));
+        check_or_abort(ev->subsystem[0] != '.');
+        check_or_abort(strspn(ev->action, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(ev->action));
         check_or_abort(uevent_get(ev, "ACTION") == ev->action);
         check_or_abort(uevent_get(ev, "DEVPATH") == ev->devpath);
         check_or_abort(uevent_get(ev, "SUBSYSTEM") == ev->subsystem);
         check_or_abort(uevent_get(ev, "DEVPATH_OLD") == ev->devpath_old);
         check_or_abort(uevent_get(ev, "SEQNUM") != NULL);
         for (unsigned i = 0; i < ev->n_vars; i++)
-                check_or_abort(ev->var[i] < size && strchr(uevent_var(ev, i), '=') != NULL);
+                check_or_abort(ev->var[i] < size && strchr(uevent_var(ev, i), '=') != NULL &&
+                               strchr(uevent_var(ev, i), '=') - uevent_var(ev, i) <= HP_UEVENT_KEY_MAX);
 }
 
 /* What the handler chain might add: values taken from the event itself. */
