@@ -21,7 +21,8 @@
  * (so no "//" and no trailing '/'); subsystem has no '/' and does not start
  * with '.' (so it is not ".", ".." or a hidden name).  SEQNUM is canonical decimal (no sign, space or leading zero) and
  * fits 64 bits.  Every other value is bytes passed through as they are (any
- * byte but NUL, newlines included); HOME and PATH are kept.
+ * byte but NUL, newlines included); HOME, PATH and the other keys that
+ * env_key_refused() keeps from agents are kept in the view.
  */
 
 #include <stdbool.h>
@@ -97,9 +98,9 @@ const char *uevent_reject_to_string(enum uevent_reject r);
  * @ret: filled on success; untouched on failure
  * @ret_reason: set to the reject class on failure (may be NULL)
  *
- * Never allocates and never writes to @data.  HOME and PATH sent by the
- * kernel are accepted and kept in the view; the agent environment builder
- * skips them.  @var_storage may be written even when the datagram is
+ * Never allocates and never writes to @data.  HOME, PATH, LD_PRELOAD and
+ * the other keys env_key_refused() names are accepted and kept in the
+ * view; the agent environment builder leaves them out.  @var_storage may be written even when the datagram is
  * rejected.  Each malformed datagram gets one reject class, by the first
  * failing check in this order: framing (EMPTY, TOO_LONG, LIBUDEV,
  * NOT_TERMINATED), BAD_HEADER, each entry in turn (EMPTY_ENTRY, NO_EQUALS,

@@ -48,6 +48,7 @@ static void add_extras(const struct uevent *ev, struct envbuf *extra)
         (void)envbuf_add(extra, "DEVNAME", ev->devpath + 1);
         (void)envbuf_add(extra, "ACTION", ev->action);          /* replaces a kernel key */
         (void)envbuf_add(extra, "HOME", "/nonexistent");       /* must be ignored */
+        (void)envbuf_add(extra, "LD_PRELOAD", "/nonexistent.so"); /* must be refused */
         if ((v = uevent_get(ev, "INTERFACE")))
                 (void)envbuf_add(extra, "INTERFACE_NEW", v);
         (void)envbuf_add(extra, "DEVNAME", envbuf_get(extra, "ACTION")); /* value from itself */
@@ -74,6 +75,8 @@ static void use_event(const struct uevent *view)
         check_or_abort(env.n < SPAWN_ENV_MAX && env.envp[env.n] == NULL);
         for (size_t i = 0; i < env.n; i++) {
                 check_or_abort(strchr(env.envp[i], '=') != NULL);
+                /* HOME and PATH only as the fixed first two; no other refused key. */
+                check_or_abort(i < 2 || !env_key_refused(env.envp[i], strcspn(env.envp[i], "=")));
                 escape_cstr(env.envp[i], esc, sizeof(esc));
         }
         free(ev);
