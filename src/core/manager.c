@@ -175,6 +175,17 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
         queue_view(m, &view, &f);
 }
 
+/* One line per variable the agent environment refuses (the event runs without it). */
+static void log_refused(const struct uevent *ev, const struct log_fields *f)
+{
+        const char *refused[SPAWN_ENV_MAX];
+        size_t n = spawn_env_refused(ev, refused, ELEMENTSOF(refused));
+
+        for (size_t i = 0; i < n; i++)
+                log_internal(LOG_WARNING, 0, f, "variable %.*s refused, not passed to the agent",
+                             (int)strcspn(refused[i], "="), refused[i]);
+}
+
 /* A parsed event (past the ledger) through the handler chain into the scheduler. */
 static void queue_view(struct manager *m, const struct uevent *view, const struct log_fields *f)
 {
@@ -207,6 +218,7 @@ static void queue_view(struct manager *m, const struct uevent *view, const struc
                 observe_dropped(m, view, false);
                 return;
         }
+        log_refused(ev, f);
         r = scheduler_push(m->scheduler, ev);
         if (r < 0) {
                 /* Reading stops before the bound, so this is out of memory. */

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "envbuf.h"
 #include "macro.h"
 #include "spawner.h"
 #include "uevent.h"
@@ -53,7 +54,7 @@ void spawn_env_build(const struct uevent *ev, struct spawn_env *ret)
 
         for (unsigned i = 0; i < ev->n_vars; i++) {
                 const char *v = uevent_var(ev, i);
-                bool skip = entry_has_key(v, "HOME", 4) || entry_has_key(v, "PATH", 4);
+                bool skip = env_key_refused(v, key_len(v));
 
                 for (size_t k = 0; !skip && k < ELEMENTSOF(first); k++)
                         skip = entry_has_key(v, first[k], strlen(first[k]));
@@ -65,7 +66,7 @@ void spawn_env_build(const struct uevent *ev, struct spawn_env *ret)
         for (unsigned i = 0; i < ev->n_extra; i++, e += strlen(e) + 1) {
                 size_t klen = key_len(e), j;
 
-                if (entry_has_key(e, "HOME", 4) || entry_has_key(e, "PATH", 4))
+                if (env_key_refused(e, klen))
                         continue;
                 for (j = 2; j < n; j++)
                         if (strncmp(ret->envp[j], e, klen + 1) == 0)
@@ -77,6 +78,32 @@ void spawn_env_build(const struct uevent *ev, struct spawn_env *ret)
         }
         ret->envp[n] = NULL;
         ret->n = n;
+}
+
+size_t spawn_env_refused(const struct uevent *ev, const char **ret, size_t max)
+{
+        const char *e;
+        size_t n = 0;
+
+        for (unsigned i = 0; i < ev->n_vars && n < max; i++) {
+                const char *v = uevent_var(ev, i);
+
+                if (env_key_refused(v, key_len(v)))
+                        ret[n++] = v;
+        }
+        e = ev->extra;
+        for (unsigned i = 0; i < ev->n_extra && n < max; i++, e += strlen(e) + 1) {
+                size_t klen = key_len(e);
+                bool sent = false;
+
+                if (!env_key_refused(e, klen))
+                        continue;
+                for (unsigned j = 0; j < ev->n_vars && !sent; j++)
+                        sent = strncmp(uevent_var(ev, j), e, klen + 1) == 0; /* "KEY=" */
+                if (!sent)
+                        ret[n++] = e;
+        }
+        return n;
 }
 
 static int pidfd_open_(pid_t pid)

@@ -6,7 +6,8 @@
  *   argv = { AGENT, NAME, NULL }
  *   envp = HOME=/, PATH=/sbin:/bin:/usr/sbin:/usr/bin, ACTION, DEVPATH,
  *          SUBSYSTEM, SEQNUM, every other kernel key in the kernel's order
- *          once (never the kernel's HOME/PATH), then the handler additions.
+ *          once, then the handler additions; never a key env_key_refused()
+ *          refuses (such as HOME, PATH or LD_PRELOAD from the event).
  * The child gets stdin /dev/null, stdout+stderr on a pipe to us, its own
  * process group, an empty signal mask, default dispositions, and no fd but
  * 0-2.  Nothing of the daemon's environment leaks.
@@ -33,10 +34,24 @@ struct spawn_env {
  * @ev: a dup'd event (borrowed; @ret points into it, keep @ev alive)
  * @ret: filled, NULL-terminated
  *
- * Handler additions that repeat a kernel key replace it in place; additions
- * of HOME or PATH are ignored.
+ * Handler additions that repeat a kernel key replace it in place.  Keys
+ * env_key_refused() refuses (HOME, PATH, LD_PRELOAD, ...) are left out,
+ * from the kernel and from handlers alike.
  */
 void spawn_env_build(const struct uevent *ev, struct spawn_env *ret);
+
+/**
+ * spawn_env_refused() - what spawn_env_build() leaves out of the environment of @ev.
+ * @ev: a dup'd event (borrowed)
+ * @ret: receives up to @max "KEY=VALUE" entries (borrowed from @ev)
+ * @max: room in @ret
+ *
+ * Every entry whose key env_key_refused() refuses, each key once: the
+ * kernel's entries in their order, then the handler additions whose key
+ * the kernel did not send.
+ * Return: the number stored in @ret.
+ */
+size_t spawn_env_refused(const struct uevent *ev, const char **ret, size_t max);
 
 struct spawn_result {
         pid_t pid;

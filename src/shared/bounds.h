@@ -13,6 +13,10 @@
 /* Most KEY=VALUE entries in one kernel message (kernel: UEVENT_NUM_ENVP = 64). */
 #define HP_UEVENT_MAX_VARS 64
 
+/* Longest KEY of a KEY=VALUE entry in a kernel message, in bytes (the
+ * kernel's own keys are short: DEVPATH_OLD, SYNTH_ARG_<name>). */
+#define HP_UEVENT_KEY_MAX 255
+
 /* Bytes the handler chain may add to one event's environment, including
  * the "KEY=VALUE\0" framing, and the number of variables it may add.  Going
  * past either aborts that event, like the kernel's -ENOMEM did. */

@@ -23,6 +23,43 @@ int env_key_valid(const char *key, size_t len)
         return 1;
 }
 
+/* Keys no agent gets (hotplugd(8), ENVIRONMENT): the kernel sends none of
+ * them, so refusing them costs a real event nothing. */
+static const char *const refused_keys[] = {
+        /* Fixed by the agent contract. */
+        "HOME", "PATH",
+        /* What glibc itself drops for set-user-ID programs (unsecvars.h):
+         * they load code, read files or change where files are made. */
+        "GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "NIS_PATH",
+        "NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TMPDIR", "TZDIR",
+        /* Read by shells at start or while parsing (bash, dash, POSIX sh). */
+        "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "PS4", "CDPATH", "GLOBIGNORE", "EXECIGNORE",
+        "BASH_XTRACEFD", "POSIXLY_CORRECT",
+        /* Code loaded by interpreters and libraries at start. */
+        "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PERL5LIB", "PERLLIB", "PERL5OPT",
+        "PERL5DB", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH", "OPENSSL_CONF", "OPENSSL_MODULES",
+        "OPENSSL_ENGINES",
+};
+
+/* Whole families: the dynamic loader's LD_*, glibc's MALLOC_*, bash's exported functions. */
+static const char *const refused_prefixes[] = { "LD_", "MALLOC_", "BASH_FUNC_" };
+
+int env_key_refused(const char *key, size_t len)
+{
+        if (!key || len == 0)
+                return 0;
+        for (size_t i = 0; i < sizeof(refused_keys) / sizeof(refused_keys[0]); i++)
+                if (strlen(refused_keys[i]) == len && memcmp(key, refused_keys[i], len) == 0)
+                        return 1;
+        for (size_t i = 0; i < sizeof(refused_prefixes) / sizeof(refused_prefixes[0]); i++) {
+                size_t plen = strlen(refused_prefixes[i]);
+
+                if (len >= plen && memcmp(key, refused_prefixes[i], plen) == 0)
+                        return 1;
+        }
+        return 0;
+}
+
 static int envbuf_find(const struct envbuf *e, const char *key, size_t klen)
 {
         for (unsigned i = 0; i < e->n; i++) {

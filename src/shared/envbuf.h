@@ -31,6 +31,19 @@ static inline void envbuf_init(struct envbuf *e)
 int env_key_valid(const char *key, size_t len);
 
 /**
+ * env_key_refused() - a variable no agent is given, whoever supplies it.
+ * @key: the key (borrowed); only its first @len bytes count, so an entry
+ *       "KEY=VALUE" can be passed with the length of KEY
+ * @len: bytes of the key
+ *
+ * HOME and PATH (the agent contract fixes them), and the variables that
+ * change how programs are loaded or how shells behave: see hotplugd(8),
+ * ENVIRONMENT.  The kernel sends none of them.
+ * Return: 1 if refused, else 0 (also for NULL or an empty key).
+ */
+int env_key_refused(const char *key, size_t len);
+
+/**
  * envbuf_add() - append KEY=VALUE.
  * @e: builder (borrowed)
  * @key: variable name, must satisfy env_key_valid() (borrowed)

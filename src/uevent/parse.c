@@ -33,6 +33,8 @@ static const char *const reject_names[_UEVENT_REJECT_MAX] = {
         [UEVENT_REJECT_BAD_DEVPATH] = "bad-devpath",
         [UEVENT_REJECT_BAD_SUBSYSTEM] = "bad-subsystem",
         [UEVENT_REJECT_BAD_SEQNUM] = "bad-seqnum",
+        [UEVENT_REJECT_KEY_TOO_LONG] = "key-too-long",
+        [UEVENT_REJECT_BAD_ACTION] = "bad-action",
 };
 
 const char *uevent_reject_to_string(enum uevent_reject r)
@@ -96,10 +98,20 @@ static bool devpath_valid(const char *p)
         return true;
 }
 
-/* A name used as argv[1] and as a hotplug.d directory: no '/', not "." or "..". */
+/* A name used as argv[1] and as a hotplug.d directory: no '/', and no
+ * leading '.' (so not ".", ".." or a hidden directory). */
 static bool subsystem_valid(const char *s)
 {
-        return !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+        return !strchr(s, '/') && s[0] != '.';
+}
+
+/* [a-z0-9_]+, as every action the kernel sends; unknown ones pass. */
+static bool action_valid(const char *s)
+{
+        for (; *s; s++)
+                if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+                        return false;
+        return true;
 }
 
 /* Canonical decimal as the kernel prints it (%llu): digits only, no sign,
@@ -154,6 +166,8 @@ static enum uevent_reject scan_entry(const char *data, size_t pos, uint16_t *var
         klen = (size_t)(eq - e);
         if (!key_valid(e, klen))
                 return UEVENT_REJECT_BAD_KEY;
+        if (klen > HP_UEVENT_KEY_MAX)
+                return UEVENT_REJECT_KEY_TOO_LONG;
         for (uint16_t i = 0; i < *n; i++)
                 /* Both sides are inside @data: the earlier entry lies before @e. */
                 if (memcmp(data + var[i], e, klen + 1) == 0)
@@ -184,6 +198,8 @@ static enum uevent_reject check_known(const char *header, size_t action_len, con
                 return UEVENT_REJECT_HEADER_MISMATCH;
         if (!printable(action) || !printable(devpath) || !printable(subsystem) || (old && !printable(old)))
                 return UEVENT_REJECT_BAD_CHARS;
+        if (!action_valid(action))
+                return UEVENT_REJECT_BAD_ACTION;
         if (!devpath_valid(devpath) || (old && !devpath_valid(old)))
                 return UEVENT_REJECT_BAD_DEVPATH;
         if (!subsystem_valid(subsystem))

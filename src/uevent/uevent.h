@@ -11,15 +11,18 @@
  * additions and argv[1], all in a single allocation.
  *
  * Invariants of a parsed event: buf[size-1] == '\0'; every var[i] is the
- * offset of a "KEY=VALUE" entry with KEY in [A-Z0-9_]+ and no key repeated;
+ * offset of a "KEY=VALUE" entry with KEY in [A-Z0-9_]+, at most
+ * HP_UEVENT_KEY_MAX bytes, and no key repeated;
  * the header "ACTION@DEVPATH" agrees with ACTION= and DEVPATH=; ACTION,
  * DEVPATH, SUBSYSTEM and SEQNUM are present and not empty, in any position;
  * action/devpath/subsystem/devpath_old are single-line printable ASCII;
+ * action is [a-z0-9_]+ (unknown actions pass);
  * devpath and devpath_old are absolute with no empty, "." or ".." component
- * (so no "//" and no trailing '/'); subsystem has no '/' and is not "." or
- * "..".  SEQNUM is canonical decimal (no sign, space or leading zero) and
+ * (so no "//" and no trailing '/'); subsystem has no '/' and does not start
+ * with '.' (so it is not ".", ".." or a hidden name).  SEQNUM is canonical decimal (no sign, space or leading zero) and
  * fits 64 bits.  Every other value is bytes passed through as they are (any
- * byte but NUL, newlines included); HOME and PATH are kept.
+ * byte but NUL, newlines included); HOME, PATH and the other keys that
+ * env_key_refused() keeps from agents are kept in the view.
  */
 
 #include <stdbool.h>
@@ -77,8 +80,10 @@ enum uevent_reject {
         UEVENT_REJECT_HEADER_MISMATCH,  /* header disagrees with ACTION= / DEVPATH= */
         UEVENT_REJECT_BAD_CHARS,        /* byte outside 0x20-0x7e in ACTION/DEVPATH/SUBSYSTEM/DEVPATH_OLD */
         UEVENT_REJECT_BAD_DEVPATH,      /* DEVPATH(_OLD) not absolute, "//", ".", "..", trailing '/' */
-        UEVENT_REJECT_BAD_SUBSYSTEM,    /* contains '/', or is "." or ".." */
+        UEVENT_REJECT_BAD_SUBSYSTEM,    /* contains '/', or starts with '.' */
         UEVENT_REJECT_BAD_SEQNUM,       /* not canonical decimal, or > UINT64_MAX */
+        UEVENT_REJECT_KEY_TOO_LONG,     /* key longer than HP_UEVENT_KEY_MAX bytes */
+        UEVENT_REJECT_BAD_ACTION,       /* ACTION not [a-z0-9_]+ */
         _UEVENT_REJECT_MAX,
 };
 
@@ -93,14 +98,15 @@ const char *uevent_reject_to_string(enum uevent_reject r);
  * @ret: filled on success; untouched on failure
  * @ret_reason: set to the reject class on failure (may be NULL)
  *
- * Never allocates and never writes to @data.  HOME and PATH sent by the
- * kernel are accepted and kept in the view; the agent environment builder
- * skips them.  @var_storage may be written even when the datagram is
+ * Never allocates and never writes to @data.  HOME, PATH, LD_PRELOAD and
+ * the other keys env_key_refused() names are accepted and kept in the
+ * view; the agent environment builder leaves them out.  @var_storage may be written even when the datagram is
  * rejected.  Each malformed datagram gets one reject class, by the first
  * failing check in this order: framing (EMPTY, TOO_LONG, LIBUDEV,
  * NOT_TERMINATED), BAD_HEADER, each entry in turn (EMPTY_ENTRY, NO_EQUALS,
- * BAD_KEY, DUPLICATE_KEY, TOO_MANY_VARS), then MISSING_KEY, EMPTY_VALUE,
- * HEADER_MISMATCH, BAD_CHARS, BAD_DEVPATH, BAD_SUBSYSTEM, BAD_SEQNUM.
+ * BAD_KEY, KEY_TOO_LONG, DUPLICATE_KEY, TOO_MANY_VARS), then MISSING_KEY,
+ * EMPTY_VALUE, HEADER_MISMATCH, BAD_CHARS, BAD_ACTION, BAD_DEVPATH,
+ * BAD_SUBSYSTEM, BAD_SEQNUM.
  *
  * Return: 0, or -EBADMSG with *@ret_reason set.
  */

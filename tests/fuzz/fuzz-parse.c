@@ -27,13 +27,16 @@ static void check_view(const struct uevent *ev, const char *buf, size_t size)
         check_or_abort(ev->n_vars >= 4 && ev->n_vars <= HP_UEVENT_MAX_VARS);
         check_or_abort(ev->devpath[0] == '/' && strlen(ev->devpath) == ev->devpath_len);
         check_or_abort(!strstr(ev->devpath, "//") && !strchr(ev->subsystem, '/'));
+        check_or_abort(ev->subsystem[0] != '.');
+        check_or_abort(strspn(ev->action, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(ev->action));
         check_or_abort(uevent_get(ev, "ACTION") == ev->action);
         check_or_abort(uevent_get(ev, "DEVPATH") == ev->devpath);
         check_or_abort(uevent_get(ev, "SUBSYSTEM") == ev->subsystem);
         check_or_abort(uevent_get(ev, "DEVPATH_OLD") == ev->devpath_old);
         check_or_abort(uevent_get(ev, "SEQNUM") != NULL);
         for (unsigned i = 0; i < ev->n_vars; i++)
-                check_or_abort(ev->var[i] < size && strchr(uevent_var(ev, i), '=') != NULL);
+                check_or_abort(ev->var[i] < size && strchr(uevent_var(ev, i), '=') != NULL &&
+                               strchr(uevent_var(ev, i), '=') - uevent_var(ev, i) <= HP_UEVENT_KEY_MAX);
 }
 
 /* What the handler chain might add: values taken from the event itself. */
@@ -45,6 +48,7 @@ static void add_extras(const struct uevent *ev, struct envbuf *extra)
         (void)envbuf_add(extra, "DEVNAME", ev->devpath + 1);
         (void)envbuf_add(extra, "ACTION", ev->action);          /* replaces a kernel key */
         (void)envbuf_add(extra, "HOME", "/nonexistent");       /* must be ignored */
+        (void)envbuf_add(extra, "LD_PRELOAD", "/nonexistent.so"); /* must be refused */
         if ((v = uevent_get(ev, "INTERFACE")))
                 (void)envbuf_add(extra, "INTERFACE_NEW", v);
         (void)envbuf_add(extra, "DEVNAME", envbuf_get(extra, "ACTION")); /* value from itself */
@@ -71,6 +75,8 @@ static void use_event(const struct uevent *view)
         check_or_abort(env.n < SPAWN_ENV_MAX && env.envp[env.n] == NULL);
         for (size_t i = 0; i < env.n; i++) {
                 check_or_abort(strchr(env.envp[i], '=') != NULL);
+                /* HOME and PATH only as the fixed first two; no other refused key. */
+                check_or_abort(i < 2 || !env_key_refused(env.envp[i], strcspn(env.envp[i], "=")));
                 escape_cstr(env.envp[i], esc, sizeof(esc));
         }
         free(ev);

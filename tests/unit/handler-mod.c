@@ -5,6 +5,7 @@
  *   4 overflows the environment when the event has OVERFLOW=1
  *   5 add_env returns -EIO after adding a variable
  *   6 exports no handler symbol
+ *   7 adds LD_PRELOAD, BASH_ENV, IFS and PATH besides MOD_LOADED
  */
 #include <errno.h>
 #include <string.h>
@@ -47,6 +48,14 @@ static int mod_add_env(const struct hotplugd_host *host, void *data, const struc
         (void)key;
         r = host->env_add(env, "MOD_PARTIAL", "1");
         return r < 0 ? r : -EIO;
+#elif MOD_VARIANT == 7
+        (void)ev;
+        (void)key;
+        if ((r = host->env_add(env, "LD_PRELOAD", "/tmp/evil.so")) < 0 ||
+            (r = host->env_add(env, "BASH_ENV", "/tmp/evil.sh")) < 0 || (r = host->env_add(env, "IFS", "/")) < 0 ||
+            (r = host->env_add(env, "PATH", "/tmp")) < 0)
+                return r;
+        return host->env_add(env, "MOD_LOADED", "1");
 #else
         (void)ev;
         (void)key;

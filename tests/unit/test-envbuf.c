@@ -4,9 +4,11 @@
  * key rules, and values that point into the builder itself.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "envbuf.h"
+#include "macro.h"
 #include "test.h"
 
 /* The entries joined with '|' for compact comparisons. */
@@ -86,6 +88,48 @@ static void test_bad_keys(void)
         /* A key holding '=' must not match inside an entry "K=v=w". */
         check_int(envbuf_add(&e, "K", "v=w"), 0);
         check(envbuf_get(&e, "K=v") == NULL);
+}
+
+/* Variables that change how programs are loaded or how shells behave. */
+static void test_refused_keys(void)
+{
+        static const char *const refused[] = {
+                "HOME", "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "LD_DEBUG", "LD_",
+                "GLIBC_TUNABLES", "MALLOC_CHECK_", "MALLOC_TRACE", "MALLOC_", "GCONV_PATH", "GETCONF_DIR",
+                "HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "NIS_PATH", "NLSPATH", "RESOLV_HOST_CONF",
+                "RES_OPTIONS", "TMPDIR", "TZDIR", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS",
+                "PS4", "CDPATH", "GLOBIGNORE", "EXECIGNORE", "BASH_XTRACEFD", "POSIXLY_CORRECT",
+                "BASH_FUNC_x", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERL5LIB", "PERLLIB",
+                "PERL5OPT", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH", "OPENSSL_CONF",
+        };
+        static const char *const passed[] = {
+                "ACTION", "DEVPATH", "SUBSYSTEM", "SEQNUM", "DEVPATH_OLD", "MAJOR", "MINOR", "DEVNAME",
+                "DEVTYPE", "DRIVER", "MODALIAS", "INTERFACE", "IFINDEX", "PRODUCT", "TYPE", "FIRMWARE",
+                "SYNTH_UUID", "SYNTH_ARG_LD_PRELOAD", "SYNTH_ARG_IFS", "PHYSDEVPATH", "PHYSDEVBUS",
+                "PHYSDEVDRIVER", "DEVICE", "HOTPLUGD_RESYNC", "LD", "LDX", "ENVX", "XENV", "IFS2",
+                "PATHS", "HOMEDIR", "MALLOC", "TMPDIRS", "ld_preload", "Path", "home", "PS1", "TZ",
+                "LANG", "LC_ALL",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
+                if (!env_key_refused(refused[i], strlen(refused[i])))
+                        fprintf(stderr, "   %s passed\n", refused[i]);
+                check(env_key_refused(refused[i], strlen(refused[i])));
+        }
+        for (size_t i = 0; i < ELEMENTSOF(passed); i++) {
+                if (env_key_refused(passed[i], strlen(passed[i])))
+                        fprintf(stderr, "   %s refused\n", passed[i]);
+                check(!env_key_refused(passed[i], strlen(passed[i])));
+        }
+        /* Only @len bytes count, so an entry "KEY=VALUE" can be asked directly. */
+        check(env_key_refused("IFS= ", 3));
+        check(env_key_refused("LD_PRELOAD=/x.so", 10));
+        check(!env_key_refused("IFS= ", 2));
+        check(!env_key_refused("LD_PRELOAD", 2));
+        check(env_key_refused("ENVIRONMENT", 3));
+        check(!env_key_refused("ENVIRONMENT", 4));
+        check(!env_key_refused("", 0));
+        check(!env_key_refused(NULL, 0));
 }
 
 static void test_var_bound(void)
@@ -194,6 +238,7 @@ int main(void)
 {
         run_test(test_basic);
         run_test(test_bad_keys);
+        run_test(test_refused_keys);
         run_test(test_var_bound);
         run_test(test_byte_bound);
         run_test(test_replace);

@@ -13,6 +13,7 @@
 
 #include "handler-test-util.h"
 #include "log.h"
+#include "macro.h"
 
 static struct run R;
 static char dir[] = "/tmp/hotplugd-handlers.XXXXXX";
@@ -182,6 +183,39 @@ static void test_overflow_and_errors(void)
         handler_chain_free(c);
 }
 
+/* An external handler's LD_PRELOAD, BASH_ENV, IFS or PATH is accepted by the
+ * chain (the handler is not disabled) but never reaches the agent. */
+static void test_refused_additions(void)
+{
+        struct handler_chain *c = NULL;
+        const char *refused[SPAWN_ENV_MAX];
+        struct handler_info hi;
+        char cmd[600];
+        size_t n;
+
+        snprintf(cmd, sizeof(cmd), "rm -f '%s'/*", dir);
+        check_int(system(cmd), 0);
+        install_mod("loader-vars", "10-loader-vars.so", 0755, 0);
+        (void)new_chain(&c);
+        check(loaded(c, "/10-loader-vars.so"));
+
+        check_int(run_event(c, &R, "change", "/devices/virtual/net/lo", "net", NULL), HANDLER_RUN);
+        check_str(envbuf_get(&R.env, "LD_PRELOAD"), "/tmp/evil.so");
+        check_str(agent_env(&R, "MOD_LOADED"), "1");
+        check(!agent_env(&R, "LD_PRELOAD") && !agent_env(&R, "BASH_ENV") && !agent_env(&R, "IFS"));
+        check_str(agent_env(&R, "PATH"), "/sbin:/bin:/usr/sbin:/usr/bin");
+        for (size_t i = 0; handler_chain_info(c, i, &hi) >= 0; i++)
+                check(!hi.disabled);
+        n = spawn_env_refused(R.ev, refused, ELEMENTSOF(refused));
+        check_int(n, 4);
+        check_str(refused[0], "LD_PRELOAD=/tmp/evil.so");
+        check_str(refused[1], "BASH_ENV=/tmp/evil.sh");
+        check_str(refused[2], "IFS=/");
+        check_str(refused[3], "PATH=/tmp");
+        run_release(&R);
+        handler_chain_free(c);
+}
+
 int main(void)
 {
         if (geteuid() != 0)
@@ -191,6 +225,7 @@ int main(void)
         run_test(test_refusals);
         run_test(test_unsafe_directory);
         run_test(test_overflow_and_errors);
+        run_test(test_refused_additions);
         snprintf(R.buf, sizeof(R.buf), "rm -rf '%s'", dir);
         check_int(system(R.buf), 0);
         return 0;

@@ -338,6 +338,18 @@ static void test_accepted(void)
                   UEVENT_OK);
         /* "..." and ".x" are ordinary names. */
         check_int(reject_of("add@/.../.x/x.|ACTION=add|DEVPATH=/.../.x/x.|SUBSYSTEM=s|SEQNUM=1|"), UEVENT_OK);
+        /* Every action the kernel sends, and unknown ones of [a-z0-9_]+. */
+        check_int(reject_of("remove@/d|ACTION=remove|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|"), UEVENT_OK);
+        check_int(reject_of("change@/d|ACTION=change|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|"), UEVENT_OK);
+        check_int(reject_of("move@/d|ACTION=move|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|DEVPATH_OLD=/e|"), UEVENT_OK);
+        check_int(reject_of("online@/d|ACTION=online|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|"), UEVENT_OK);
+        check_int(reject_of("offline@/d|ACTION=offline|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|"), UEVENT_OK);
+        check_int(reject_of("bind@/d|ACTION=bind|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|"), UEVENT_OK);
+        check_int(reject_of("unbind@/d|ACTION=unbind|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|"), UEVENT_OK);
+        check_int(reject_of("new_thing2@/d|ACTION=new_thing2|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|"), UEVENT_OK);
+        check_int(reject_of("_@/d|ACTION=_|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|"), UEVENT_OK);
+        /* A dot inside or at the end of a subsystem is fine; only a leading one is not. */
+        check_int(reject_of("add@/d|ACTION=add|DEVPATH=/d|SUBSYSTEM=a.b.|SEQNUM=1|"), UEVENT_OK);
 
         n = spec_to_bytes(GOOD "V=a\nb\x80|", b, sizeof(b));
         parse_bytes(&p, b, n);
@@ -467,6 +479,19 @@ static const struct reject_case reject_cases[] = {
         { "add@/d|ACTION=add|DEVPATH=/d|SUBSYSTEM=/|SEQNUM=1|", UEVENT_REJECT_BAD_SUBSYSTEM },
         { "add@/d|ACTION=add|DEVPATH=/d|SUBSYSTEM=..|SEQNUM=1|", UEVENT_REJECT_BAD_SUBSYSTEM },
         { "add@/d|ACTION=add|DEVPATH=/d|SUBSYSTEM=.|SEQNUM=1|", UEVENT_REJECT_BAD_SUBSYSTEM },
+        /* A dot name would be a hidden hotplug.d directory. */
+        { "add@/d|ACTION=add|DEVPATH=/d|SUBSYSTEM=.hidden|SEQNUM=1|", UEVENT_REJECT_BAD_SUBSYSTEM },
+        { "add@/d|ACTION=add|DEVPATH=/d|SUBSYSTEM=.x.|SEQNUM=1|", UEVENT_REJECT_BAD_SUBSYSTEM },
+        /* An action is [a-z0-9_]+; printable but other bytes are refused. */
+        { "add/x@/d|ACTION=add/x|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|", UEVENT_REJECT_BAD_ACTION },
+        { "../add@/d|ACTION=../add|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|", UEVENT_REJECT_BAD_ACTION },
+        { "Add@/d|ACTION=Add|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|", UEVENT_REJECT_BAD_ACTION },
+        { "add x@/d|ACTION=add x|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|", UEVENT_REJECT_BAD_ACTION },
+        { "add-x@/d|ACTION=add-x|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|", UEVENT_REJECT_BAD_ACTION },
+        { "add;id@/d|ACTION=add;id|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|", UEVENT_REJECT_BAD_ACTION },
+        { "$(id)@/d|ACTION=$(id)|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=1|", UEVENT_REJECT_BAD_ACTION },
+        /* The action's rule comes after BAD_CHARS and before BAD_DEVPATH. */
+        { "add/x@/|ACTION=add/x|DEVPATH=/|SUBSYSTEM=s|SEQNUM=1|", UEVENT_REJECT_BAD_ACTION },
         { "add@/d|ACTION=add|DEVPATH=/d|SUBSYSTEM=s|SEQNUM=x|", UEVENT_REJECT_BAD_SEQNUM },
 };
 
@@ -494,6 +519,30 @@ static void test_reject_classes(void)
         check_int(reject_of_bytes("libudev", 7), UEVENT_REJECT_NOT_TERMINATED); /* no NUL: not the magic */
         check_int(reject_of_bytes("\0", 1), UEVENT_REJECT_BAD_HEADER);
         check_int(reject_of_bytes(GOOD_TAIL, 0), UEVENT_REJECT_EMPTY);
+
+        /* Keys: HP_UEVENT_KEY_MAX bytes pass, one more is too long. */
+        for (size_t klen = HP_UEVENT_KEY_MAX - 1; klen <= HP_UEVENT_KEY_MAX + 45; klen++) {
+                size_t n = spec_to_bytes(GOOD, b, sizeof(b));
+                enum uevent_reject want = klen <= HP_UEVENT_KEY_MAX ? UEVENT_OK : UEVENT_REJECT_KEY_TOO_LONG;
+
+                memset(b + n, 'K', klen);
+                memcpy(b + n + klen, "=v", 3);
+                check_int(reject_of_bytes(b, n + klen + 3), want);
+                seen[want] = true;
+        }
+        {
+                /* A long key with a bad byte is a bad key; a long key repeated is
+                 * refused as too long where it first appears. */
+                size_t n = spec_to_bytes(GOOD, b, sizeof(b));
+
+                memset(b + n, 'K', 300);
+                b[n + 299] = 'k';
+                memcpy(b + n + 300, "=v", 3);
+                check_int(reject_of_bytes(b, n + 303), UEVENT_REJECT_BAD_KEY);
+                b[n + 299] = 'K';
+                memcpy(b + n + 303, b + n, 303);
+                check_int(reject_of_bytes(b, n + 606), UEVENT_REJECT_KEY_TOO_LONG);
+        }
 
         /* NULL reason pointer is allowed. */
         {

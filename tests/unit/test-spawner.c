@@ -125,6 +125,65 @@ static void test_env_additions(void)
         check_keys_unique(&env);
 }
 
+/* Refused variables (env_key_refused()) from the kernel or a handler never
+ * reach the agent; the event keeps everything else, and
+ * spawn_env_refused() names each refused key once. */
+static void test_env_refused(void)
+{
+        static const char *const kernel[] = {
+                "ACTION=add",  "DEVPATH=/devices/x", "LD_PRELOAD=/tmp/evil.so", "SUBSYSTEM=usb",
+                "BASH_ENV=/tmp/evil.sh", "SEQNUM=7", "IFS=/", "HOME=/evil", "MAJOR=189", "TMPDIR=/tmp/evil",
+                NULL,
+        };
+        static const char *const want[] = {
+                "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", "ACTION=add", "DEVPATH=/devices/x",
+                "SUBSYSTEM=usb", "SEQNUM=7", "MAJOR=9", "PHYSDEVBUS=pci", NULL,
+        };
+        static const char *const want_refused[] = {
+                "LD_PRELOAD=/tmp/evil.so", "BASH_ENV=/tmp/evil.sh", "IFS=/", "HOME=/evil", "TMPDIR=/tmp/evil",
+                "LD_LIBRARY_PATH=/tmp", "GLIBC_TUNABLES=x", "PATH=/tmp/evil", NULL,
+        };
+        _cleanup_(uevent_freep) struct uevent *ev = NULL;
+        const char *refused[SPAWN_ENV_MAX];
+        struct spawn_env env;
+        struct envbuf add;
+        size_t n;
+
+        envbuf_init(&add);
+        check_int(envbuf_add(&add, "LD_LIBRARY_PATH", "/tmp"), 0);
+        check_int(envbuf_add(&add, "MAJOR", "9"), 0);
+        check_int(envbuf_add(&add, "IFS", " "), 0);            /* the kernel's IFS is named once */
+        check_int(envbuf_add(&add, "GLIBC_TUNABLES", "x"), 0);
+        check_int(envbuf_add(&add, "PHYSDEVBUS", "pci"), 0);
+        check_int(envbuf_add(&add, "PATH", "/tmp/evil"), 0);
+        ev = event_new(kernel, &add);
+
+        spawn_env_build(ev, &env);
+        check_envp(&env, want);
+        for (size_t i = 0; i < env.n; i++)
+                check(!env_key_refused(env.envp[i], strcspn(env.envp[i], "=")) || i < 2);
+
+        n = spawn_env_refused(ev, refused, ELEMENTSOF(refused));
+        for (size_t i = 0; want_refused[i]; i++) {
+                check(i < n);
+                check_str(refused[i], want_refused[i]);
+        }
+        check_int(n, ELEMENTSOF(want_refused) - 1);
+        /* A short array gets the first ones. */
+        check_int(spawn_env_refused(ev, refused, 2), 2);
+        check_str(refused[1], "BASH_ENV=/tmp/evil.sh");
+
+        /* An event with nothing refused. */
+        {
+                static const char *const plain[] = {
+                        "ACTION=add", "DEVPATH=/d", "SUBSYSTEM=s", "SEQNUM=1", "SYNTH_ARG_IFS=x", NULL,
+                };
+                _cleanup_(uevent_freep) struct uevent *clean = event_new(plain, NULL);
+
+                check_int(spawn_env_refused(clean, refused, ELEMENTSOF(refused)), 0);
+        }
+}
+
 /* The most a kernel event plus the handler chain can hold still fits, NULL-terminated. */
 static void test_env_full(void)
 {
@@ -579,6 +638,7 @@ int main(int argc, char **argv)
         run_test(test_env_order);
         run_test(test_env_additions);
         run_test(test_env_full);
+        run_test(test_env_refused);
         run_test(test_spawn_contract);
         run_test(test_spawn_closed_stdio);
         run_test(test_spawn_failures);
