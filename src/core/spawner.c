@@ -277,11 +277,8 @@ static void refused_log(const char *path, const char *why, const struct stat *st
         for (size_t i = 0; i < ELEMENTSOF(refused); i++)
                 if (refused[i] && strcmp(refused[i], path) == 0)
                         return;
-        if (st)
-                log_error("hotplug.d %s: %s (mode %04o, uid %u); not run", path, why,
-                          (unsigned)(st->st_mode & 07777), (unsigned)st->st_uid);
-        else
-                log_error("hotplug.d %s: %s; not run", path, why);
+        log_error("hotplug.d %s: %s (mode %04o, uid %u); not run", path, why, (unsigned)(st->st_mode & 07777),
+                  (unsigned)st->st_uid);
         free(refused[refused_next]);
         refused[refused_next] = strdup(path);
         refused_next = (refused_next + 1) % ELEMENTSOF(refused);
@@ -315,11 +312,11 @@ static int open_trusted_dir(int dirfd, const char *path, const char *sub, int *r
         if (r == 0 && !sub && (why = trust_reason(&st)))
                 r = -EPERM;
         if (r == -EPERM) {
-                refused_log(path, why, why && strncmp(why, "link", 4) != 0 ? &st : NULL);
+                refused_log(path, why, &st);
                 return 0;
         }
         if (r < 0)
-                return r == -ENOENT || r == -ENOTDIR || r == -EINVAL ? 0 : r;
+                return r == -ENOENT || r == -ENOTDIR || r == -EINVAL || r == -EMEDIUMTYPE ? 0 : r;
         refused_forget(path);
         if (!sub)
                 return 1;
@@ -372,9 +369,8 @@ static int list_one(int topfd, const char *dir, const char *sub, char **paths, s
                 /* Follows symlinks, as the old shell multiplexer's [ -f ] did, if the target is trusted. */
                 snprintf(fpath, sizeof(fpath), "%s/%s", dpath, de->d_name);
                 k = trust_check_at(dirfd(d), de->d_name, false, &st, &why);
-                if (k == -EPERM && why && strcmp(why, "not a regular file") != 0 &&
-                    strcmp(why, "link target is not a regular file") != 0) {
-                        refused_log(fpath, why, strncmp(why, "link", 4) != 0 ? &st : NULL);
+                if (k == -EPERM) {
+                        refused_log(fpath, why, &st);
                         continue;
                 }
                 if (k < 0 || !(st.st_mode & 0111))

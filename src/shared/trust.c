@@ -19,6 +19,18 @@ const char *trust_reason(const struct stat *st)
         return NULL;
 }
 
+/* trust_reason() for the target of a symbolic link. */
+static const char *link_reason(const struct stat *st)
+{
+        const char *why = trust_reason(st);
+
+        if (!why)
+                return NULL;
+        if (st->st_mode & (S_IWGRP | S_IWOTH) && st->st_uid == geteuid())
+                return "link target writable by group or others";
+        return geteuid() == 0 ? "link target not owned by root" : "link target not owned by the daemon's user";
+}
+
 static bool kind_ok(const struct stat *st, bool want_dir)
 {
         return want_dir ? S_ISDIR(st->st_mode) : S_ISREG(st->st_mode);
@@ -49,6 +61,7 @@ static int check_resolved(const char *path, bool want_dir, struct stat *ret_st, 
                 why = trust_reason(&st);
                 if (why && !(st.st_uid == 0 && (st.st_mode & S_ISVTX))) {
                         *ret_why = "link target in a directory others can write";
+                        *ret_st = st;
                         return -EPERM;
                 }
                 n = strcspn(p, "/");
@@ -63,13 +76,13 @@ static int check_resolved(const char *path, bool want_dir, struct stat *ret_st, 
                 close(cur);
                 cur = fd;
         }
+        *ret_st = st;
         if (!kind_ok(&st, want_dir)) {
                 *ret_why = want_dir ? "link target is not a directory" : "link target is not a regular file";
-                return -EPERM;
+                return -EMEDIUMTYPE;
         }
-        if ((*ret_why = trust_reason(&st)))
+        if ((*ret_why = link_reason(&st)))
                 return -EPERM;
-        *ret_st = st;
         return 0;
 }
 
@@ -82,13 +95,13 @@ int trust_check_at(int dirfd, const char *name, bool want_dir, struct stat *ret_
         if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return negative_errno();
         if (!S_ISLNK(st.st_mode)) {
+                *ret_st = st;
                 if (!kind_ok(&st, want_dir)) {
                         *ret_why = want_dir ? "not a directory" : "not a regular file";
-                        return -EPERM;
+                        return -EMEDIUMTYPE;
                 }
                 if ((*ret_why = trust_reason(&st)))
                         return -EPERM;
-                *ret_st = st;
                 return 0;
         }
         /* A symbolic link: resolve it, then check the whole way to the target. */

@@ -23,6 +23,9 @@ cp "$AGENT_DUMP" "$d/net/25-mode777.hotplug" && chmod 0777 "$d/net/25-mode777.ho
 cp "$AGENT_DUMP" "$d/net/26-other.hotplug" && chown 65534 "$d/net/26-other.hotplug"
 mkdir -m 0755 "$T_DIR/user" && cp "$AGENT_DUMP" "$T_DIR/user/agent" && chown 65534 "$T_DIR/user/agent"
 ln -s "$T_DIR/user/agent" "$d/net/27-link.hotplug"
+# A link to a root-owned program in a directory another user owns (who could replace it).
+mkdir -m 0755 "$T_DIR/userdir" && cp "$AGENT_DUMP" "$T_DIR/userdir/agent" && chown 65534 "$T_DIR/userdir"
+ln -s "$T_DIR/userdir/agent" "$d/net/28-linkdir.hotplug"
 # A world-writable NAME/ directory: its (root-owned) program is refused too.
 mkdir -m 0777 "$d/mem" && chmod 0777 "$d/mem"
 ln -s "$AGENT_DUMP" "$d/mem/10-m.hotplug"
@@ -63,7 +66,8 @@ runs=$(grep -l -x "env:SYNTH_UUID=$u2" "$T_DIR"/runs/* | xargs -n1 basename | se
 runs=$(grep -l -x "env:SYNTH_UUID=$u3" "$T_DIR"/runs/* | xargs -n1 basename | sed 's/^[0-9]*\.//' | sort | tr '\n' ' ')
 [ "$runs" = "05-c.hotplug " ] || t_fail "mem event ran: $runs (the world-writable mem/ must be refused)"
 for f in "net/25-mode777.hotplug:writable by group or others" "net/26-other.hotplug:not owned by root" \
-        "net/27-link.hotplug:not owned by root" "mem:writable by group or others"; do
+        "net/27-link.hotplug:link target not owned by root" \
+        "net/28-linkdir.hotplug:link target in a directory others can write" "mem:writable by group or others"; do
         n=$(grep -c -F "$d/${f%%:*}: ${f#*:}" "$T_LOG")
         [ "$n" = 1 ] || t_fail "expected one log line for $d/${f%%:*} (${f#*:}), got $n"
 done
