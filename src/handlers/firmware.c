@@ -139,6 +139,7 @@ static _Noreturn void copy_child(const struct hotplugd_host *host, int dirfd, in
 
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_IGN); /* a closed sink is an error to report, not a silent death */
         r = copy_data(dirfd, src, size);
         if (r < 0) {
                 (void)write_str(dirfd, "loading", "-1");
