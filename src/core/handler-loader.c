@@ -4,12 +4,17 @@
  * strcmp order of the file names, with dlopen(RTLD_NOW | RTLD_LOCAL).
  * Only files that root alone can have written are loaded: the directory
  * and the file must be owned by uid 0 and not writable by group or others,
- * and the file must be a regular file (a symbolic link is refused).  Every
- * refusal is one log line naming the file and the reason; loading goes on
- * with the next file.
+ * and the file must be a regular file (a symbolic link is refused).  The
+ * file is opened once (O_NOFOLLOW), checked through that descriptor and
+ * mapped through it (/proc/self/fd/N), so what is loaded is the file that
+ * was checked even if the name is replaced in between.  Every refusal is
+ * one log line naming the file and the reason; loading goes on with the
+ * next file.  The ownership rule is trust_reason() (src/shared/trust.h),
+ * shared with the hotplug.d multiplexer.
  */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,21 +24,13 @@
 
 #include "handler-internal.h"
 #include "log.h"
+#include "trust.h"
+#include <unistd.h>
 
 void handler_dlclose(void *dl)
 {
         if (dl)
                 (void)dlclose(dl);
-}
-
-/* Owned by root, not writable by group or others. */
-static const char *unsafe_reason(const struct stat *st)
-{
-        if (st->st_uid != 0)
-                return "not owned by root";
-        if (st->st_mode & (S_IWGRP | S_IWOTH))
-                return "writable by group or others";
-        return NULL;
 }
 
 static bool is_so(const char *name)
@@ -48,11 +45,49 @@ static int cmp_names(const void *a, const void *b)
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * glibc knows a loaded object by the name it was opened under, and a name
+ * "/proc/self/fd/N" from an earlier load (of another file) would hand back
+ * that object.  Move @fd to a number whose name no loaded object has.
+ * Return: the (possibly new) descriptor, @self set to its name; on error
+ * @fd is closed.
+ */
+static int fd_name_unused(int fd, char *self, size_t size)
+{
+        for (int tries = 0; tries < 4 * HP_HANDLERS_MAX; tries++) {
+                struct link_map *lm = NULL;
+                bool stale = false;
+                void *h;
+                int nfd;
+
+                snprintf(self, size, "/proc/self/fd/%d", fd);
+                h = dlopen(self, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+                if (!h)
+                        return fd;
+                if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && strcmp(lm->l_name, self) == 0)
+                        stale = true;
+                dlclose(h);
+                if (!stale)
+                        return fd; /* this very file is loaded already, under another name */
+                nfd = fcntl(fd, F_DUPFD_CLOEXEC, fd + 1);
+                if (nfd < 0) {
+                        nfd = negative_errno();
+                        close(fd);
+                        return nfd;
+                }
+                close(fd);
+                fd = nfd;
+        }
+        close(fd);
+        return -EMFILE;
+}
+
 /* Load one file; every refusal is logged here. */
 static int load_one(struct handler_chain *c, int dirfd, const char *dir, const char *name)
 {
         const struct hotplugd_handler *ops;
-        char path[4096];
+        _cleanup_close_ int fd = -1;
+        char path[4096], self[64];
         struct stat st;
         const char *why;
         void *dl;
@@ -60,16 +95,28 @@ static int load_one(struct handler_chain *c, int dirfd, const char *dir, const c
 
         if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
                 return log_error_errno(-ENAMETOOLONG, "handler %s/%s: path too long; refused", dir, name);
-        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        /* One open: the checks and the load see the same file.  O_NONBLOCK: a FIFO does not hang us. */
+        fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0 && errno == ELOOP)
+                return log_error_errno(-EPERM, "handler %s: a symbolic link; refused", path);
+        if (fd < 0)
+                return log_error_errno(negative_errno(), "handler %s: cannot open; refused", path);
+        if (fstat(fd, &st) < 0)
                 return log_error_errno(negative_errno(), "handler %s: cannot stat; refused", path);
         if (!S_ISREG(st.st_mode))
                 return log_error_errno(-EPERM, "handler %s: not a regular file; refused", path);
-        why = unsafe_reason(&st);
+        why = trust_reason(&st);
         if (why)
                 return log_error_errno(-EPERM, "handler %s: %s (mode %04o, uid %u); refused", path, why,
                                        (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
 
-        dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        r = fd_name_unused(fd, self, sizeof(self));
+        if (r < 0) {
+                fd = -1;
+                return log_error_errno(r, "handler %s: no descriptor to load it through; refused", path);
+        }
+        fd = r;
+        dl = dlopen(self, RTLD_NOW | RTLD_LOCAL);
         if (!dl) {
                 const char *e = dlerror();
                 return log_error_errno(-ENOEXEC, "handler %s: dlopen failed: %s; refused", path, e ? e : "?");
@@ -138,7 +185,7 @@ int handler_load_dir(struct handler_chain *c, const char *dir)
                 closedir(d);
                 return r;
         }
-        why = unsafe_reason(&st);
+        why = trust_reason(&st);
         if (why) {
                 closedir(d);
                 log_error("handler directory %s: %s (mode %04o, uid %u); no handler loaded from it", dir, why,

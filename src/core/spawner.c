@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 #include "envbuf.h"
+#include "log.h"
 #include "macro.h"
 #include "spawner.h"
+#include "trust.h"
 #include "uevent.h"
 
 static const char env_home[] = "HOME=/";
@@ -289,34 +291,118 @@ static int selection_insert(struct selection *sel, size_t pos, const char *dpath
         return 0;
 }
 
-/* Append DIR/SUB/ *.hotplug (executable regular files, the lexically first that fit) to the list. */
-static int list_one(const char *dir, const char *sub, char **paths, size_t *n)
+/*
+ * hotplug.d files and directories refused for their owner or mode, each
+ * logged once: the paths already reported.  A path that passes again is
+ * forgotten, so that a later refusal is logged again.
+ */
+static char *refused[HP_HOTPLUG_D_REFUSED_MAX];
+static size_t refused_next;
+
+static void refused_log(const char *path, const char *why, const struct stat *st)
+{
+        for (size_t i = 0; i < ELEMENTSOF(refused); i++)
+                if (refused[i] && strcmp(refused[i], path) == 0)
+                        return;
+        log_error("hotplug.d %s: %s (mode %04o, uid %u); not run", path, why, (unsigned)(st->st_mode & 07777),
+                  (unsigned)st->st_uid);
+        free(refused[refused_next]);
+        refused[refused_next] = strdup(path);
+        refused_next = (refused_next + 1) % ELEMENTSOF(refused);
+}
+
+static void refused_forget(const char *path)
+{
+        for (size_t i = 0; i < ELEMENTSOF(refused); i++)
+                if (refused[i] && strcmp(refused[i], path) == 0) {
+                        free(refused[i]);
+                        refused[i] = NULL;
+                }
+}
+
+/*
+ * Check DIR/SUB (or DIR itself, @dirfd, when @sub is NULL).  Return 1 if it
+ * is trusted (with DIR/SUB opened in @ret), 0 if it is missing or refused
+ * (refusals are logged once), negative errno on other errors.
+ */
+static int open_trusted_dir(int dirfd, const char *path, const char *sub, int *ret)
+{
+        const char *why = NULL;
+        struct stat st;
+        int fd, r;
+
+        *ret = -1;
+        if (sub)
+                r = trust_check_at(dirfd, sub, true, &st, &why);
+        else
+                r = fstat(dirfd, &st) < 0 ? negative_errno() : S_ISDIR(st.st_mode) ? 0 : -EINVAL;
+        if (r == 0 && !sub && (why = trust_reason(&st)))
+                r = -EPERM;
+        if (r == -EPERM) {
+                refused_log(path, why, &st);
+                return 0;
+        }
+        if (r < 0)
+                return r == -ENOENT || r == -ENOTDIR || r == -EINVAL || r == -EMEDIUMTYPE ? 0 : r;
+        refused_forget(path);
+        if (!sub)
+                return 1;
+        fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
+        *ret = fd;
+        return 1;
+}
+
+/*
+ * Append DIR/SUB/ *.hotplug (executable regular files, the lexically first
+ * that fit) to the list.  Only what root alone can have written runs: DIR,
+ * DIR/SUB and the file (for a symbolic link: its target and the directories
+ * leading to it) pass trust_check_at(); a refusal is logged once per path.
+ */
+static int list_one(int topfd, const char *dir, const char *sub, char **paths, size_t *n)
 {
         struct selection sel = { .paths = paths + *n, .cap = HP_HOTPLUG_D_MAX_FILES - *n };
-        char dpath[4096];
+        char dpath[4096], fpath[4096 + 256];
         struct dirent *de;
-        int r = 0;
+        int r = 0, fd;
         DIR *d;
 
         if ((size_t)snprintf(dpath, sizeof(dpath), "%s/%s", dir, sub) >= sizeof(dpath))
                 return -ENAMETOOLONG;
         sel.prefix = strlen(dpath) + 1;
-        d = opendir(dpath);
-        if (!d)
-                return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
+        r = open_trusted_dir(topfd, dpath, sub, &fd);
+        if (r <= 0)
+                return r;
+        r = 0;
+        d = fdopendir(fd);
+        if (!d) {
+                r = negative_errno();
+                close(fd);
+                return r;
+        }
 
         for (errno = 0; (de = readdir(d)); errno = 0) {
+                const char *why = NULL;
                 struct stat st;
                 size_t pos;
+                int k;
 
                 if (de->d_name[0] == '.' || !suffix_is(de->d_name, ".hotplug"))
                         continue;
                 pos = selection_pos(&sel, de->d_name);
                 if (pos >= sel.cap)
                         continue;
-                /* Follows symlinks, as the old shell multiplexer's [ -f ] did. */
-                if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+                /* Follows symlinks, as the old shell multiplexer's [ -f ] did, if the target is trusted. */
+                snprintf(fpath, sizeof(fpath), "%s/%s", dpath, de->d_name);
+                k = trust_check_at(dirfd(d), de->d_name, false, &st, &why);
+                if (k == -EPERM) {
+                        refused_log(fpath, why, &st);
                         continue;
+                }
+                if (k < 0 || !(st.st_mode & 0111))
+                        continue;
+                refused_forget(fpath);
                 r = selection_insert(&sel, pos, dpath, de->d_name);
                 if (r < 0)
                         break;
@@ -332,16 +418,26 @@ int hotplug_d_list(const char *dir, const char *name, char ***ret_paths, size_t 
 {
         char **paths;
         size_t n = 0;
-        int r;
+        int r, topfd, fd;
 
         if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
                 return -EINVAL;
         paths = calloc(HP_HOTPLUG_D_MAX_FILES, sizeof(char *));
         if (!paths)
                 return -ENOMEM;
-        r = list_one(dir, name, paths, &n);
-        if (r >= 0 && strcmp(name, "default") != 0 && n < HP_HOTPLUG_D_MAX_FILES)
-                r = list_one(dir, "default", paths, &n);
+        /* DIR itself must be trusted too; a missing or refused DIR lists nothing. */
+        topfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (topfd < 0)
+                r = errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
+        else
+                r = open_trusted_dir(topfd, dir, NULL, &fd);
+        if (r > 0) {
+                r = list_one(topfd, dir, name, paths, &n);
+                if (r >= 0 && strcmp(name, "default") != 0 && n < HP_HOTPLUG_D_MAX_FILES)
+                        r = list_one(topfd, dir, "default", paths, &n);
+        }
+        if (topfd >= 0)
+                close(topfd);
         if (r < 0) {
                 for (size_t i = 0; i < n; i++)
                         free(paths[i]);

@@ -89,7 +89,10 @@ int spawn_agent_full(const char *path, const char *name, const struct spawn_env 
  * then DIR/default/ *.hotplug in lexical order; at most HP_HOTPLUG_D_MAX_FILES
  * (the lexically first ones; NAME's before default's).  Dotfiles are skipped;
  * symlinks are followed.  A missing directory contributes nothing; NAME
- * "default" lists that directory once.
+ * "default" lists that directory once.  Only trusted files are listed
+ * (trust_check_at(): DIR, DIR/NAME and the file, or a link's whole target
+ * path, owned by the daemon's euid and not group/other-writable); each
+ * refused path is logged once (HP_HOTPLUG_D_REFUSED_MAX remembered).
  * Return: 0 or negative errno.
  */
 int hotplug_d_list(const char *dir, const char *name, char ***ret_paths, size_t *ret_n);

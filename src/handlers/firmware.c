@@ -9,13 +9,28 @@
  * if the copy failed), and then drops the event: no agent runs for a
  * request already answered.  When no file matches, the event goes to the
  * agents as usual.  NAME must be a relative path without "." or "..".
- * Files above HP_FIRMWARE_MAX_BYTES are refused.
+ *
+ * NAME is opened with openat2(RESOLVE_BENEATH) under each directory: a
+ * symbolic link inside the tree is followed, one that leads out of it is
+ * refused.  O_NONBLOCK keeps a FIFO from blocking the open; anything but a
+ * regular file, and files above HP_FIRMWARE_MAX_BYTES, are refused.  Each
+ * refusal is a log line, and the search goes on in the next directory.
+ *
+ * The copy runs in a child process (forked twice, so nobody has to reap
+ * it later): the event loop only opens and checks the file, writes "1" to
+ * "loading" and goes on.  The child copies at most the size the file had
+ * when it was checked; if the file then has more bytes, or fewer, it
+ * changed while being copied and the request fails ("loading" -1).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "builtin.h"
@@ -23,28 +38,54 @@
 
 static const char *const firmware_subsystems[] = { "firmware", NULL };
 
-/* Open @name in the first directory of @search that has it; -ENOENT if none. */
-static int firmware_open(const char *search, const char *name, size_t *ret_size)
+/* Open @name below @rootfd; links may not lead out of it, a FIFO does not block. */
+static int open_beneath(int rootfd, const char *name)
 {
-        char path[4096];
-        struct stat st;
+        struct open_how how = {
+                .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+                .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+        };
+        int fd = (int)syscall(SYS_openat2, rootfd, name, &how, sizeof(how));
 
+        return fd < 0 ? negative_errno() : fd; /* -ENOSYS before Linux 5.6: nothing is loaded */
+}
+
+/* Open @name in the first directory of @search that has it; -ENOENT if none. */
+static int firmware_open(const struct hotplugd_host *host, const char *search, const char *name, size_t *ret_size)
+{
         if (!sysfs_path_valid(name))
                 return -EINVAL;
         for (const char *p = search; *p;) {
                 size_t n = strcspn(p, ":");
-                int fd;
+                char root[4096];
+                struct stat st;
 
-                if (n > 0 && n + 1 + strlen(name) < sizeof(path)) {
-                        snprintf(path, sizeof(path), "%.*s/%s", (int)n, p, name);
-                        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-                        if (fd >= 0) {
-                                if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                                    st.st_size <= HP_FIRMWARE_MAX_BYTES) {
-                                        *ret_size = (size_t)st.st_size;
-                                        return fd;
-                                }
-                                close(fd);
+                if (n > 0 && n < sizeof(root)) {
+                        _cleanup_close_ int rootfd = -1, fd = -1;
+
+                        memcpy(root, p, n);
+                        root[n] = '\0';
+                        rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                        fd = rootfd >= 0 ? open_beneath(rootfd, name) : -ENOENT;
+                        if (fd == -ENOSYS)
+                                host->log(host, HOTPLUGD_LOG_ERR, "firmware %s: no openat2() (Linux 5.6); not loaded",
+                                          name);
+                        else if (fd == -EXDEV || fd == -ELOOP)
+                                host->log(host, HOTPLUGD_LOG_ERR, "firmware %s/%s: a link that leads out of %s; refused",
+                                          root, name, root);
+                        else if (fd >= 0 && fstat(fd, &st) < 0)
+                                host->log(host, HOTPLUGD_LOG_ERR, "firmware %s/%s: cannot stat: %s; refused", root,
+                                          name, strerror(errno));
+                        else if (fd >= 0 && !S_ISREG(st.st_mode))
+                                host->log(host, HOTPLUGD_LOG_ERR, "firmware %s/%s: not a regular file; refused", root,
+                                          name);
+                        else if (fd >= 0 && st.st_size > HP_FIRMWARE_MAX_BYTES)
+                                host->log(host, HOTPLUGD_LOG_ERR,
+                                          "firmware %s/%s: %lld bytes, more than HP_FIRMWARE_MAX_BYTES (%d); refused",
+                                          root, name, (long long)st.st_size, HP_FIRMWARE_MAX_BYTES);
+                        else if (fd >= 0) {
+                                *ret_size = (size_t)st.st_size;
+                                return take_fd(&fd);
                         }
                 }
                 p += n;
@@ -64,22 +105,73 @@ static int write_str(int dirfd, const char *attr, const char *s)
         return write(fd, s, n) == (ssize_t)n ? 0 : -EIO;
 }
 
-static int copy_data(int dirfd, int src)
+/* Copy exactly @size bytes; -EFBIG if @src has more by then, -ENODATA if it has fewer. */
+static int copy_data(int dirfd, int src, size_t size)
 {
         _cleanup_close_ int dst = openat(dirfd, "data", O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-        char buf[65536];
+        static char buf[65536];
+        size_t left = size;
         ssize_t n;
 
         if (dst < 0)
                 return negative_errno();
-        while ((n = read(src, buf, sizeof(buf))) > 0)
+        (void)fcntl(src, F_SETFL, 0); /* O_NONBLOCK was for the open only */
+        while (left > 0 && (n = read(src, buf, left < sizeof(buf) ? left : sizeof(buf))) > 0) {
+                left -= (size_t)n;
                 for (ssize_t o = 0; o < n;) {
                         ssize_t w = write(dst, buf + o, (size_t)(n - o));
                         if (w <= 0)
                                 return w < 0 ? negative_errno() : -EIO;
                         o += w;
                 }
-        return n < 0 ? negative_errno() : 0;
+        }
+        if (left > 0)
+                return n < 0 ? negative_errno() : -ENODATA;
+        n = read(src, buf, 1);
+        return n < 0 ? negative_errno() : n > 0 ? -EFBIG : 0;
+}
+
+/* The copy, in the grandchild: the kernel's "data" and the final "loading". */
+static _Noreturn void copy_child(const struct hotplugd_host *host, int dirfd, int src, size_t size, const char *name)
+{
+        sigset_t none;
+        int r;
+
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_IGN); /* a closed sink is an error to report, not a silent death */
+        r = copy_data(dirfd, src, size);
+        if (r < 0) {
+                (void)write_str(dirfd, "loading", "-1");
+                host->log(host, HOTPLUGD_LOG_ERR, "firmware %s: loading failed: %s", name,
+                          r == -EFBIG || r == -ENODATA ? "the file changed while being copied" : strerror(-r));
+                _exit(1);
+        }
+        r = write_str(dirfd, "loading", "0");
+        host->log(host, r < 0 ? HOTPLUGD_LOG_ERR : HOTPLUGD_LOG_INFO, "firmware %s: %zu bytes %s", name, size,
+                  r < 0 ? "copied, but completing failed" : "loaded");
+        _exit(r < 0);
+}
+
+/* Start the copy in a process of its own (forked twice: no child of ours stays behind); 0 or negative errno. */
+static int copy_start(const struct hotplugd_host *host, int dirfd, int src, size_t size, const char *name)
+{
+        int status;
+        pid_t pid = fork();
+
+        if (pid < 0)
+                return negative_errno();
+        if (pid == 0) {
+                pid_t grandchild = fork();
+
+                if (grandchild == 0)
+                        copy_child(host, dirfd, src, size, name);
+                _exit(grandchild < 0 ? 1 : 0);
+        }
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return negative_errno();
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EAGAIN;
 }
 
 /* Return 1 if the request was answered, 0 if no file matched, negative errno. */
@@ -89,7 +181,7 @@ static int firmware_load(const struct hotplugd_host *host, const struct hotplugd
         size_t size = 0;
         int r;
 
-        src = firmware_open(e->cfg->firmware_path, name, &size);
+        src = firmware_open(host, e->cfg->firmware_path, name, &size);
         if (src < 0)
                 return src == -ENOENT || src == -EINVAL ? 0 : src;
         dirfd = sysfs_open_dir(e->sysfs_fd, e->ev->devpath);
@@ -97,15 +189,11 @@ static int firmware_load(const struct hotplugd_host *host, const struct hotplugd
                 return dirfd;
         r = write_str(dirfd, "loading", "1");
         if (r >= 0)
-                r = copy_data(dirfd, src);
+                r = copy_start(host, dirfd, src, size, name);
         if (r < 0) {
                 (void)write_str(dirfd, "loading", "-1");
                 host->log(host, HOTPLUGD_LOG_ERR, "firmware %s: loading failed: %s", name, strerror(-r));
-                return 1;
         }
-        r = write_str(dirfd, "loading", "0");
-        host->log(host, r < 0 ? HOTPLUGD_LOG_ERR : HOTPLUGD_LOG_INFO, "firmware %s: %zu bytes %s", name, size,
-                  r < 0 ? "copied, but completing failed" : "loaded");
         return 1;
 }
 

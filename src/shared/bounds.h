@@ -55,6 +55,9 @@
 
 /* hotplug.d multiplexer: most scripts run per event (NAME/ plus default/). */
 #define HP_HOTPLUG_D_MAX_FILES 256
+/* hotplug.d files refused for their owner or mode that are remembered, so
+ * that each is logged once and not once per event (the oldest is forgotten). */
+#define HP_HOTPLUG_D_REFUSED_MAX 256
 
 /* Netlink receive buffer requested by default (SO_RCVBUFFORCE). */
 #define HP_RCVBUF_DEFAULT (128 * 1024 * 1024)

@@ -8,6 +8,7 @@
  * only; a handler whose hook fails is disabled and its additions undone.
  * Needs root (chown); skipped otherwise.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -134,6 +135,64 @@ static void test_refusals(void)
         handler_chain_free(c);
 }
 
+/*
+ * The loader's dlopen() goes through this one: when swap_name is set, the
+ * file of that name is replaced by an untrusted one (not root's, mode 0777)
+ * just before the library is mapped: the window between the check and the
+ * load.  The loader must map the file it checked, not what the name holds now.
+ */
+static const char *swap_name;
+static char swap_src[512];
+
+void *dlopen(const char *file, int flags)
+{
+        static void *(*real)(const char *, int);
+
+        if (!real) {
+                void *sym = dlsym(RTLD_NEXT, "dlopen");
+                memcpy(&real, &sym, sizeof(real));
+        }
+        if (swap_name && file) {
+                char dst[512], tmp[520], cmd[4096];
+
+                snprintf(dst, sizeof(dst), "%s/%s", dir, swap_name);
+                snprintf(tmp, sizeof(tmp), "%s.new", dst);
+                snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chown 65534 '%s' && chmod 0777 '%s' && mv '%s' '%s'",
+                         swap_src, tmp, tmp, tmp, tmp, dst);
+                check_int(system(cmd), 0);
+                swap_name = NULL;
+        }
+        return real(file, flags);
+}
+
+static void test_checked_file_is_loaded(void)
+{
+        struct handler_chain *c = NULL;
+        struct handler_info hi;
+        const char *log;
+        char cmd[600];
+
+        snprintf(cmd, sizeof(cmd), "rm -f '%s'/*", dir);
+        check_int(system(cmd), 0);
+        install(EXAMPLE_SO, "50-example.so", 0755, 0);
+        snprintf(swap_src, sizeof(swap_src), "%s/handler-mod-error.so", MOD_DIR);
+        swap_name = "50-example.so";
+        log = new_chain(&c);
+        check(!swap_name); /* the swap happened */
+        (void)log;
+        /* What runs is the example that passed the checks, not the swapped-in module. */
+        check_int((int)handler_chain_count(c) > 0, 1);
+        check(loaded(c, "/50-example.so"));
+        for (size_t i = 0; handler_chain_info(c, i, &hi) >= 0; i++)
+                if (hi.file && strstr(hi.file, "/50-example.so"))
+                        check_str(hi.id, "example");
+        check_int(run_event(c, &R, "change", "/devices/virtual/net/lo", "net", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "EXAMPLE_HANDLER"), "1");
+        check(!agent_env(&R, "MOD_PARTIAL"));
+        run_release(&R);
+        handler_chain_free(c);
+}
+
 static void test_unsafe_directory(void)
 {
         struct handler_chain *c = NULL;
@@ -226,6 +285,7 @@ int main(void)
         run_test(test_unsafe_directory);
         run_test(test_overflow_and_errors);
         run_test(test_refused_additions);
+        run_test(test_checked_file_is_loaded);
         snprintf(R.buf, sizeof(R.buf), "rm -rf '%s'", dir);
         check_int(system(R.buf), 0);
         return 0;

@@ -8,6 +8,10 @@
  *   TYPE=%d/%d/%d                    INTERFACE=%d/%d/%d
  */
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 
 #include "handler-test-util.h"
@@ -276,6 +280,28 @@ static void test_cache_bounded(void)
         remove_tree(root);
 }
 
+/* The "loading" value of firmware device @fw once the copy is over (not "1"); waits while it is "1". */
+static const char *wait_loading(const char *root, const char *fw)
+{
+        static char buf[16];
+        char path[1024];
+
+        snprintf(path, sizeof(path), "%s%s/loading", root, fw);
+        for (int i = 0; i < 10 * 100; i++) { /* the copy itself is followed by the reader; this is its end */
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+                if (fd >= 0)
+                        close(fd);
+                buf[n > 0 ? n : 0] = '\0';
+                buf[strcspn(buf, "\n")] = '\0';
+                if (strcmp(buf, "1") != 0)
+                        return buf;
+                usleep(10000);
+        }
+        return buf;
+}
+
 static void test_firmware_loader(void)
 {
         struct handler_config cfg = { .firmware_loader = true, .firmware_path = "/nonexistent:" FIXTURE_DIR "/firmware" };
@@ -299,6 +325,7 @@ static void test_firmware_loader(void)
         check_int(run_event(c, &R, "add", fw, "firmware", "FIRMWARE=e1000e/test.bin", "TIMEOUT=60", NULL),
                   HANDLER_FILTERED);
         check_str(R.trace.filtered_by, "firmware");
+        check_str(wait_loading(root, fw), "0");
         snprintf(path, sizeof(path), "%s%s/data", root, fw);
         fd = open(path, O_RDONLY | O_CLOEXEC);
         check(fd >= 0);
@@ -321,6 +348,258 @@ static void test_firmware_loader(void)
         run_release(&R);
         handler_chain_free(c);
         remove_tree(root);
+}
+
+static int alarm_fd = STDERR_FILENO; /* the real stderr while it is captured */
+
+/* Remove a copy_fixture() tree with its temporary parent. */
+static void remove_fixture(char *root)
+{
+        char *s = strrchr(root, '/');
+
+        check(s && strcmp(s, "/sysfs") == 0);
+        *s = '\0';
+        remove_tree(root);
+}
+
+/* Run one event with stderr captured; returns the captured log (static). */
+static const char *run_logged(struct handler_chain *c, int *ret, const char *devpath, const char *fwname)
+{
+        static char log[8192];
+        char name[] = "/tmp/hotplugd-fwlog.XXXXXX", kv[512];
+        int fd = mkstemp(name), saved = dup(STDERR_FILENO);
+        ssize_t n;
+
+        check(fd >= 0 && saved >= 0);
+        unlink(name);
+        snprintf(kv, sizeof(kv), "FIRMWARE=%s", fwname);
+        fflush(stderr);
+        alarm_fd = saved;
+        dup2(fd, STDERR_FILENO);
+        *ret = run_event(c, &R, "add", devpath, "firmware", kv, "TIMEOUT=60", NULL);
+        fflush(stderr);
+        dup2(saved, STDERR_FILENO);
+        alarm_fd = STDERR_FILENO;
+        close(saved);
+        n = pread(fd, log, sizeof(log) - 1, 0);
+        close(fd);
+        log[n > 0 ? n : 0] = '\0';
+        fprintf(stderr, "%s", log);
+        return log;
+}
+
+static void on_alarm(int sig)
+{
+        static const char msg[] = "FAIL: the firmware handler blocked the event loop (no progress for 10 s)\n";
+        (void)sig;
+        (void)!write(alarm_fd, msg, sizeof(msg) - 1);
+        _exit(1);
+}
+
+static void make_file(const char *path, off_t size, bool pattern)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        static unsigned char buf[65536];
+
+        check(fd >= 0);
+        if (pattern)
+                for (off_t o = 0; o < size; o += (off_t)sizeof(buf)) {
+                        size_t k = size - o < (off_t)sizeof(buf) ? (size_t)(size - o) : sizeof(buf);
+                        for (size_t i = 0; i < k; i++)
+                                buf[i] = (unsigned char)((o + (off_t)i) % 251);
+                        check(write(fd, buf, k) == (ssize_t)k);
+                }
+        check_int(ftruncate(fd, size), 0);
+        close(fd);
+}
+
+/* Refusals happen before any copy and never block: each one is a log line and the agent gets the event. */
+static void test_firmware_refusals(void)
+{
+        struct handler_config cfg = { .firmware_loader = true };
+        const char *fw = PCI_NIC "/firmware/0000:00:1f.6";
+        char root[512], fwdir[] = "/tmp/hotplugd-fw.XXXXXX", search[128], p[1024];
+        struct handler_chain *c = NULL;
+        const char *log;
+        int r;
+
+        copy_fixture(root, sizeof(root));
+        cfg.sysfs_root = root;
+        check(mkdtemp(fwdir));
+        snprintf(search, sizeof(search), "%s/lib", fwdir);
+        cfg.firmware_path = search;
+        check_int(mkdir(search, 0755), 0);
+        snprintf(p, sizeof(p), "%s/outside.bin", fwdir);
+        make_file(p, 100, true);
+        snprintf(p, sizeof(p), "%s/lib/sub", fwdir);
+        check_int(mkdir(p, 0755), 0);
+        snprintf(p, sizeof(p), "%s/lib/inside.bin", fwdir);
+        make_file(p, 1000, true);
+        snprintf(p, sizeof(p), "%s/lib/sub/link-in.bin", fwdir);
+        check_int(symlink("../inside.bin", p), 0);
+        snprintf(p, sizeof(p), "%s/lib/escape.bin", fwdir);
+        check_int(symlink("../outside.bin", p), 0);
+        snprintf(p, sizeof(p), "%s/lib/escape-abs.bin", fwdir);
+        check_int(symlink(FIXTURE_DIR "/firmware/e1000e/test.bin", p), 0);
+        snprintf(p, sizeof(p), "%s/lib/fifo.bin", fwdir);
+        check_int(mkfifo(p, 0644), 0);
+        snprintf(p, sizeof(p), "%s/lib/big.bin", fwdir);
+        make_file(p, HP_FIRMWARE_MAX_BYTES + 1, false);
+        check_int(handler_chain_new(&cfg, &c), 0);
+        signal(SIGALRM, on_alarm);
+
+        /* A link that leads out of the firmware directory: refused, the agent gets the request. */
+        alarm(10);
+        log = run_logged(c, &r, fw, "escape.bin");
+        check_int(r, HANDLER_RUN);
+        check(strstr(log, "escape.bin") && strstr(log, "refused"));
+        log = run_logged(c, &r, fw, "escape-abs.bin");
+        check_int(r, HANDLER_RUN);
+        check(strstr(log, "escape-abs.bin") && strstr(log, "refused"));
+        /* A FIFO: refused without waiting for a writer. */
+        log = run_logged(c, &r, fw, "fifo.bin");
+        check_int(r, HANDLER_RUN);
+        check(strstr(log, "fifo.bin") && strstr(log, "not a regular file"));
+        /* Larger than the limit. */
+        log = run_logged(c, &r, fw, "big.bin");
+        check_int(r, HANDLER_RUN);
+        check(strstr(log, "big.bin") && strstr(log, "HP_FIRMWARE_MAX_BYTES"));
+        alarm(0);
+        /* A link inside the tree is followed. */
+        log = run_logged(c, &r, fw, "sub/link-in.bin");
+        check_int(r, HANDLER_FILTERED);
+        check_str(wait_loading(root, fw), "0");
+        snprintf(p, sizeof(p), "%s%s/data", root, fw);
+        struct stat st;
+        check_int(stat(p, &st), 0);
+        check_int((int)st.st_size, 1000);
+        signal(SIGALRM, SIG_DFL);
+        run_release(&R);
+        handler_chain_free(c);
+        remove_fixture(root);
+        remove_tree(fwdir);
+}
+
+/*
+ * The kernel side of the copy, as a FIFO in place of "data": a thread that
+ * reads it, in the test's own time.  Growing: after the first chunk the
+ * source file is made larger than the limit.
+ */
+struct sink {
+        char path[1024];
+        const char *grow;            /* file to extend after the first chunk, or NULL */
+        atomic_bool go;              /* set when the event returned */
+        bool blocked;                /* the event did not return while nothing was read */
+        unsigned long long total;
+        bool pattern_ok, stalled;
+};
+
+static void *sink_run(void *arg)
+{
+        struct sink *k = arg;
+        static unsigned char buf[65536];
+        int fd, idle = 0;
+
+        for (int i = 0; !atomic_load(&k->go); i++) {
+                if (i >= 1000) { /* 10 s and the event has not returned: the handler waits for us */
+                        k->blocked = true;
+                        break;
+                }
+                usleep(10000);
+        }
+        fd = open(k->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+                return NULL;
+        k->pattern_ok = true;
+        for (;;) {
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                ssize_t n;
+
+                if (poll(&pfd, 1, 100) == 0) {
+                        if (++idle >= 100) { /* nothing moved for 10 s */
+                                k->stalled = true;
+                                break;
+                        }
+                        continue;
+                }
+                n = read(fd, buf, sizeof(buf));
+                if (n < 0 && errno == EAGAIN)
+                        continue;
+                if (n <= 0)
+                        break;
+                idle = 0;
+                for (ssize_t i = 0; i < n; i++)
+                        if (buf[i] != (unsigned char)((k->total + (unsigned long long)i) % 251))
+                                k->pattern_ok = false;
+                if (k->grow && k->total == 0)
+                        check_int(truncate(k->grow, HP_FIRMWARE_MAX_BYTES + (1 << 20)), 0);
+                k->total += (unsigned long long)n;
+        }
+        close(fd);
+        return NULL;
+}
+
+static void firmware_copy_case(bool grow)
+{
+        struct handler_config cfg = { .firmware_loader = true };
+        const char *fw = PCI_NIC "/firmware/0000:00:1f.6";
+        char root[512], fwdir[] = "/tmp/hotplugd-fw.XXXXXX", src[600];
+        struct handler_chain *c = NULL;
+        struct sink k = { 0 };
+        pthread_t t;
+        int r;
+
+        copy_fixture(root, sizeof(root));
+        cfg.sysfs_root = root;
+        check(mkdtemp(fwdir));
+        cfg.firmware_path = fwdir;
+        snprintf(src, sizeof(src), "%s/fw.bin", fwdir);
+        make_file(src, grow ? (1 << 20) : HP_FIRMWARE_MAX_BYTES, true);
+        snprintf(k.path, sizeof(k.path), "%s%s/data", root, fw);
+        check_int(unlink(k.path), 0);
+        check_int(mkfifo(k.path, 0644), 0);
+        k.grow = grow ? src : NULL;
+        check_int(handler_chain_new(&cfg, &c), 0);
+        check_int(pthread_create(&t, NULL, sink_run, &k), 0);
+
+        /* The request is answered without waiting for the copy... */
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        (void)run_logged(c, &r, fw, "fw.bin");
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        check_int(r, HANDLER_FILTERED);
+        fprintf(stderr, "firmware event handled in %.3f ms\n",
+                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+        /* ...and other events go on while nothing of it has been read yet. */
+        check_int(run_event(c, &R, "add", KBD, "usb", "DEVTYPE=usb_device", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PRODUCT"), "46d/c31c/6400");
+        atomic_store(&k.go, true);
+        check_int(pthread_join(t, NULL), 0);
+        check(!k.blocked);
+        check(!k.stalled);
+        check(k.pattern_ok);
+        if (grow) {
+                fprintf(stderr, "growing file: %llu bytes reached the kernel\n", k.total);
+                check(k.total <= HP_FIRMWARE_MAX_BYTES);
+                check_str(wait_loading(root, fw), "-1");
+        } else {
+                check_int((long long)k.total, (long long)HP_FIRMWARE_MAX_BYTES);
+                check_str(wait_loading(root, fw), "0");
+        }
+        run_release(&R);
+        handler_chain_free(c);
+        remove_fixture(root);
+        remove_tree(fwdir);
+}
+
+static void test_firmware_big_copy(void)
+{
+        firmware_copy_case(false);
+}
+
+static void test_firmware_growing(void)
+{
+        firmware_copy_case(true);
 }
 
 /* Sysfs reads stay below the root: no "..", no symbolic link followed, in both implementations. */
@@ -391,6 +670,9 @@ int main(void)
         run_test(test_remove_after_gone);
         run_test(test_cache_bounded);
         run_test(test_firmware_loader);
+        run_test(test_firmware_refusals);
+        run_test(test_firmware_big_copy);
+        run_test(test_firmware_growing);
         run_test(test_sysfs_confined);
         run_test(test_link_escape);
         return 0;
