@@ -93,17 +93,16 @@ t_stop_daemon() {
 # follow progress, they have no fixed total.
 T_IDLE=${T_IDLE:-30}
 
-# A signature of what this test's daemon and agents have done so far: the
-# daemon's log size and CPU time, and the number of agent run files.  It
-# changes as long as anything moves.
+# A signature of what this test's daemon, agents and tools have done so
+# far: the daemon's CPU time, and the number and sizes of the files in
+# $T_DIR (log, agent runs, recordings, outputs).  It changes as long as
+# anything moves.
 t_progress() {
-        local cpu=- runs=0 logsz=0
+        local cpu=-
         if [ -n "${T_DAEMON_PID:-}" ] && [ -r "/proc/$T_DAEMON_PID/stat" ]; then
                 cpu=$(awk '{ print $14 + $15 }' "/proc/$T_DAEMON_PID/stat" 2>/dev/null)
         fi
-        [ -n "${T_LOG:-}" ] && logsz=$(stat -c %s "$T_LOG" 2>/dev/null || echo 0)
-        [ -d "$T_DIR/runs" ] && runs=$(find "$T_DIR/runs" -maxdepth 1 -type f 2>/dev/null | wc -l)
-        echo "$cpu/$logsz/$runs"
+        echo "$cpu/$(find "$T_DIR" -maxdepth 3 -type f -printf '%s\n' 2>/dev/null | awk '{ n++; s += $1 } END { print n "/" s }')"
 }
 
 # Wait until a command succeeds.  Gives up (returns 1) only when it has
