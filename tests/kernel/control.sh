@@ -64,15 +64,23 @@ rc=0
 "$CTL" monitor --processed --json >"$T_DIR/monitor" 2>&1 &
 mon=$!
 t_on_exit "kill $mon"
-sleep 0.3
+# Until the monitor shows an event of ours, it may not be subscribed yet.
+_t_mon_ready() {
+        local m
+        m=$(t_uuid)
+        echo "change $m" >/sys/class/net/lo/uevent
+        t_wait_for 1 grep -q "\"uuid\":\"$m\"" "$T_DIR/monitor"
+}
+t_wait_for 5 _t_mon_ready || t_fail "monitor showed none of our events"
 u=$(t_uuid)
 echo "change $u" >/sys/class/net/lo/uevent
 "$CTL" settle --timeout 30 || t_fail "settle (monitor) failed"
-sleep 0.2
+t_wait_for 5 grep -q "\"uuid\":\"$u\"" "$T_DIR/monitor" || t_fail "monitor did not show $u: $(head -5 "$T_DIR/monitor")"
+line=$(grep "\"uuid\":\"$u\"" "$T_DIR/monitor" | head -n 1)
+seq=$(echo "$line" | sed -n 's/.*"seqnum":\([0-9]*\).*/\1/p')
+t_wait_for 5 grep -q "^{\"kind\":\"finished\",\"seqnum\":$seq," "$T_DIR/monitor" || t_fail "no finished record for $seq"
 kill "$mon"
 wait "$mon" 2>/dev/null
-line=$(grep "\"uuid\":\"$u\"" "$T_DIR/monitor") || t_fail "monitor did not show $u: $(head -5 "$T_DIR/monitor")"
-seq=$(echo "$line" | sed -n 's/.*"seqnum":\([0-9]*\).*/\1/p')
 grep -q "^{\"kind\":\"started\",\"seqnum\":$seq," "$T_DIR/monitor" || t_fail "no started record for $seq"
 grep -q "^{\"kind\":\"finished\",\"seqnum\":$seq,.*\"status\":\"exit 0\"" "$T_DIR/monitor" ||
         t_fail "no finished record for $seq: $(cat "$T_DIR/monitor")"
