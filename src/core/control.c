@@ -367,7 +367,9 @@ static int make_parent_dir(const char *path)
 {
         _cleanup_free_ char *dir = strdup(path);
         struct stat st;
+        mode_t mask;
         char *slash;
+        int r;
 
         if (!dir)
                 return -ENOMEM;
@@ -375,7 +377,12 @@ static int make_parent_dir(const char *path)
         if (!slash || slash == dir)
                 return 0;
         *slash = '\0';
-        if (mkdir(dir, 0755) == 0)
+        /* 0755 whatever the daemon's umask (077): non-root clients must
+         * reach the socket to be told that it is for root only. */
+        mask = umask(022);
+        r = mkdir(dir, 0755);
+        (void)umask(mask);
+        if (r == 0)
                 return 0;
         if (errno != EEXIST)
                 return log_error_errno(negative_errno(), "control socket directory %s: cannot create", dir);

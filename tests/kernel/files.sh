@@ -108,6 +108,12 @@ ln -s "$T_DIR/real" "$T_DIR/linkdir"
 check_refused "$T_DIR/linkdir" "is a symbolic link; refused"
 [ ! -e "$T_DIR/real/control" ] || t_fail "a socket was created through a symbolic link"
 
+# --- a missing directory is created 0755, so that non-root clients are told why ---------------
+t_start_daemon --agent=/bin/true --control-socket="$T_DIR/new/control"
+m=$(stat -c %a "$T_DIR/new")
+[ "$m" = 755 ] || t_fail "control socket directory created with mode $m, expected 755"
+t_stop_daemon
+
 # --- the socket's mode from the moment it exists ------------------------------------------
 export BIND_PROBE_OUT="$T_DIR/bind-probe"
 mkdir -m 0700 "$T_DIR/priv"
