@@ -6,9 +6,11 @@
 #  - agents run with umask 022 although the daemon itself runs with 077;
 #  - an existing control socket directory that is a symbolic link, not
 #    owned by root or writable by group/others is refused (no socket in it);
+#    a missing one is created 0755;
 #  - the control socket has mode 0666 from the moment bind() created it;
 #  - a refused (non-root) client that never stops sending cannot hold the
-#    daemon: it is closed and root is served meanwhile.
+#    daemon: it is closed after at most 64 reads (counted with strace;
+#    that part is not tested without strace) and root is served meanwhile.
 . "$SRCDIR/tests/kernel/lib.sh"
 t_require_root
 umask 022 # what hotplugd must not depend on
@@ -54,45 +56,52 @@ echo "change $u" >/sys/class/net/lo/uevent
 [ "$(cat "$T_DIR/umask.$u")" = 0022 ] || t_fail "agent umask $(cat "$T_DIR/umask.$u"), expected 0022"
 
 # --- a refused client that keeps sending cannot hold the daemon ------------------------
-chmod 755 "$T_DIR"
-# The daemon is stopped while the client connects, so that its queue is
-# full when the daemon accepts it; the client keeps refilling it.
-kill -STOP "$T_DAEMON_PID"
-setpriv --reuid=65534 --regid=65534 --clear-groups "$REFUSE_FLOOD" "$HOTPLUGCTL_SOCKET" 4 >"$T_DIR/flood" \
-        2>"$T_DIR/flood.err" &
-FLOOD=$!
-stop_flood() { pkill -P "$FLOOD"; kill "$FLOOD"; } 2>/dev/null
-t_on_exit stop_flood
-t_on_exit "kill -CONT $T_DAEMON_PID"
-t_wait_for "$T_IDLE" grep -q connected "$T_DIR/flood" || { stop_flood; t_fail "the flooding client did not connect"; }
-sleep 0.2 # let it fill the queue; the daemon, stopped, cannot move meanwhile
-# Count what the daemon reads from it (one-byte packets) with strace.
-command -v strace >/dev/null || { stop_flood; t_skip "strace is needed to count the daemon's reads"; }
-strace -qq -e trace=recvfrom -o "$T_DIR/strace" -p "$T_DAEMON_PID" &
-STRACE=$!
-t_on_exit "kill $STRACE"
-_t_traced() { [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$T_DAEMON_PID/status")" = "$STRACE" ]; }
-t_wait_for "$T_IDLE" _t_traced || { stop_flood; t_fail "strace did not attach to hotplugd"; }
-kill -CONT "$T_DAEMON_PID"
-# A liveness bound for one request, not a deadline for the test's work.
-timeout 30 "$HOTPLUGCTL" status >/dev/null || { stop_flood; t_fail "root not served while a refused client floods"; }
-rc=0
-t_wait_pid_exit $FLOOD rc || t_fail "the flooding refused client was never closed"
-_t_flood_done() { [ "$(grep -c "packets sent" "$T_DIR/flood.err")" = 4 ]; }
-t_wait_for "$T_IDLE" _t_flood_done || { stop_flood; t_fail "flood: $(cat "$T_DIR/flood.err")"; }
-kill "$STRACE"
-wait "$STRACE" 2>/dev/null
-# The daemon read at most HP_CONTROL_REFUSE_DRAIN_MAX (64) of them.
-sent=$(awk '/packets sent/ { n += $2 } END { print n }' "$T_DIR/flood.err")
-read=$(grep -c '^recvfrom(.*"x", 64, MSG_DONTWAIT.*= 1$' "$T_DIR/strace")
-echo "a refused client sent $sent packets; hotplugd read $read of them before closing it"
-[ "$read" -le 64 ] || t_fail "hotplugd read $read packets from a refused client (bound 64)"
-grep -q "^Events" <("$HOTPLUGCTL" status) || t_fail "status after the flood"
-t_stop_daemon
+refused_flood() {
+        chmod 755 "$T_DIR"
+        # The daemon is stopped while the client connects, so that its queue is
+        # full when the daemon accepts it; the client keeps refilling it.
+        kill -STOP "$T_DAEMON_PID"
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$REFUSE_FLOOD" "$HOTPLUGCTL_SOCKET" 4 >"$T_DIR/flood" \
+                2>"$T_DIR/flood.err" &
+        FLOOD=$!
+        stop_flood() { pkill -P "$FLOOD"; kill "$FLOOD"; } 2>/dev/null
+        # Never leave the daemon stopped: t_stop_daemon would wait for it forever.
+        flood_fail() { kill -CONT "$T_DAEMON_PID"; stop_flood; t_fail "$@"; }
+        t_on_exit stop_flood
+        t_wait_for "$T_IDLE" grep -q connected "$T_DIR/flood" || flood_fail "the flooding client did not connect"
+        sleep 0.2 # let it fill the queue; the daemon, stopped, cannot move meanwhile
+        # Count what the daemon reads from it (one-byte packets) with strace.
+        strace -qq -e trace=recvfrom -o "$T_DIR/strace" -p "$T_DAEMON_PID" &
+        STRACE=$!
+        t_on_exit "kill $STRACE"
+        _t_traced() { [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$T_DAEMON_PID/status")" = "$STRACE" ]; }
+        t_wait_for "$T_IDLE" _t_traced || flood_fail "strace did not attach to hotplugd"
+        kill -CONT "$T_DAEMON_PID"
+        # A liveness bound for one request, not a deadline for the test's work.
+        timeout 30 "$HOTPLUGCTL" status >/dev/null || { stop_flood; t_fail "root not served while a refused client floods"; }
+        rc=0
+        t_wait_pid_exit $FLOOD rc || t_fail "the flooding refused client was never closed"
+        _t_flood_done() { [ "$(grep -c "packets sent" "$T_DIR/flood.err")" = 4 ]; }
+        t_wait_for "$T_IDLE" _t_flood_done || { stop_flood; t_fail "flood: $(cat "$T_DIR/flood.err")"; }
+        kill "$STRACE"
+        wait "$STRACE" 2>/dev/null
+        # The daemon read at most HP_CONTROL_REFUSE_DRAIN_MAX (64) of them.
+        sent=$(awk '/packets sent/ { n += $2 } END { print n }' "$T_DIR/flood.err")
+        read=$(grep -c '^recvfrom(.*"x", 64, MSG_DONTWAIT.*= 1$' "$T_DIR/strace")
+        echo "a refused client sent $sent packets; hotplugd read $read of them before closing it"
+        [ "$read" -le 64 ] || t_fail "hotplugd read $read packets from a refused client (bound 64)"
+        grep -q "^Events" <("$HOTPLUGCTL" status) || t_fail "status after the flood"
+        t_stop_daemon
+}
+if command -v strace >/dev/null; then
+        refused_flood
+else
+        echo "not tested: a flooding refused client (strace is needed to count the daemon's reads)"
+        t_stop_daemon
+fi
 
 # --- a hostile control socket directory is refused ------------------------------------
 check_refused() { # $1: directory, $2: expected message
-        local log="$T_DIR/rundir.log"
         t_start_daemon --agent=/bin/true --control-socket="$1/control"
         grep -q "$2" "$T_LOG" || t_fail "$1: no refusal ($2): $(cat "$T_LOG")"
         [ ! -e "$1/control" ] || t_fail "$1: a socket was created in a refused directory"
