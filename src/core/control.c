@@ -29,6 +29,7 @@
 
 #include "bounds.h"
 #include "control-internal.h"
+#include "log.h"
 #include "macro.h"
 
 /* A client that was told why it is dropped gets this long to read it. */
@@ -300,9 +301,11 @@ static void refuse(int fd, int error, const char *message)
         ctlmsg_add_i64(&m, "errno", error);
         ctlmsg_add_str(&m, "message", message);
         (void)send(fd, m.buf, m.len, MSG_DONTWAIT | MSG_NOSIGNAL);
-        /* Closing with unread input would reset the peer before it reads why. */
-        while (recv(fd, junk, sizeof(junk), MSG_DONTWAIT) > 0)
-                ;
+        /* Closing with unread input would reset the peer before it reads
+         * why; but a peer that keeps sending must not hold the daemon here. */
+        for (int i = 0; i < HP_CONTROL_REFUSE_DRAIN_MAX; i++)
+                if (recv(fd, junk, sizeof(junk), MSG_DONTWAIT) <= 0)
+                        break;
         safe_close(fd);
 }
 
@@ -357,10 +360,16 @@ static int on_listen(sd_event_source *s, int lfd, uint32_t revents, void *userda
         return 0;
 }
 
+/* Create the socket's directory, or check an existing one: a real
+ * directory (not a symbolic link) owned by root (our uid) and writable by
+ * nobody else, since whoever can write there can replace the socket. */
 static int make_parent_dir(const char *path)
 {
         _cleanup_free_ char *dir = strdup(path);
+        struct stat st;
+        mode_t mask;
         char *slash;
+        int r;
 
         if (!dir)
                 return -ENOMEM;
@@ -368,8 +377,27 @@ static int make_parent_dir(const char *path)
         if (!slash || slash == dir)
                 return 0;
         *slash = '\0';
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return negative_errno();
+        /* 0755 whatever the daemon's umask (077): non-root clients must
+         * reach the socket to be told that it is for root only. */
+        mask = umask(022);
+        r = mkdir(dir, 0755);
+        (void)umask(mask);
+        if (r == 0)
+                return 0;
+        if (errno != EEXIST)
+                return log_error_errno(negative_errno(), "control socket directory %s: cannot create", dir);
+        if (lstat(dir, &st) < 0)
+                return log_error_errno(negative_errno(), "control socket directory %s: cannot stat", dir);
+        if (S_ISLNK(st.st_mode))
+                return log_error_errno(-EPERM, "control socket directory %s: is a symbolic link; refused", dir);
+        if (!S_ISDIR(st.st_mode))
+                return log_error_errno(-ENOTDIR, "control socket directory %s: not a directory; refused", dir);
+        if (st.st_uid != geteuid())
+                return log_error_errno(-EPERM, "control socket directory %s: owned by uid %u, not %u; refused", dir,
+                                       (unsigned)st.st_uid, (unsigned)geteuid());
+        if (st.st_mode & (S_IWGRP | S_IWOTH))
+                return log_error_errno(-EPERM, "control socket directory %s: writable by group or others "
+                                       "(mode %04o); refused", dir, (unsigned)(st.st_mode & 07777));
         return 0;
 }
 
@@ -378,6 +406,7 @@ static int listen_at(const char *path)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         _cleanup_close_ int fd = -1, probe = -1;
+        mode_t mask;
         int r;
 
         if (strlen(path) >= sizeof(sa.sun_path))
@@ -396,10 +425,15 @@ static int listen_at(const char *path)
         fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return negative_errno();
-        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+        /* Anyone may connect and be told; SO_PEERCRED decides who is served.
+         * The mode (0666) comes from the umask at bind time, so the socket
+         * never exists with another mode (no bind-then-chmod window). */
+        mask = umask(0111);
+        r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+        (void)umask(mask);
+        if (r < 0)
                 return negative_errno();
-        /* Anyone may connect and be told; SO_PEERCRED decides who is served. */
-        if (chmod(path, 0666) < 0 || listen(fd, 64) < 0) {
+        if (listen(fd, 64) < 0) {
                 r = negative_errno();
                 (void)unlink(path);
                 return r;

@@ -171,6 +171,9 @@ static int observe_open_outputs(struct manager *m)
 
         if (m->cfg.record_path) {
                 r = record_writer_open(m->cfg.record_path, &m->recorder);
+                if (r == -ELOOP)
+                        return log_error_errno(r, "cannot open the recording %s: it is a symbolic link; refused",
+                                               m->cfg.record_path);
                 if (r < 0)
                         return log_error_errno(r, "cannot open the recording %s", m->cfg.record_path);
                 r = sd_event_add_time_relative(m->event, &m->recorder_sync, CLOCK_MONOTONIC, USEC_PER_SEC,

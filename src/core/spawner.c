@@ -183,6 +183,7 @@ static int spawn_one(const char *path, char *const argv[], const struct spawn_en
 {
         posix_spawn_file_actions_t local, *fa;
         posix_spawnattr_t *attr;
+        mode_t mask;
         int r;
 
         r = spawn_attr_get(&attr);
@@ -202,7 +203,11 @@ static int spawn_one(const char *path, char *const argv[], const struct spawn_en
                         return r;
                 fa = &local;
         }
+        /* The daemon runs with umask 077; agents get the 022 that
+         * /sbin/hotplug always had from the kernel (hotplugd(8), AGENTS). */
+        mask = umask(022);
         r = posix_spawn(ret, path, fa, attr, argv, (char *const *)env->envp);
+        (void)umask(mask);
         if (fa == &local)
                 posix_spawn_file_actions_destroy(&local);
         return -r;

@@ -209,6 +209,7 @@ int verb_record(int argc, char *argv[])
                 fprintf(stderr, "hotplugctl record: %s: %s\n", path,
                         r == -EBADMSG ? "exists and is not a hotplugd recording"
                         : r == -EBUSY ? "another recorder is writing to it"
+                        : r == -ELOOP ? "is a symbolic link; refused"
                                       : strerror(-r));
                 return CTL_EXIT_FAILURE;
         }

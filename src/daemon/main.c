@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <systemd/sd-daemon.h>
 
@@ -464,6 +465,9 @@ int main(int argc, char *argv[])
         struct service svc = SERVICE_INIT;
         int r;
 
+        /* Files and sockets hotplugd creates are for root unless it says
+         * otherwise (the control socket); agents get 022 back (spawner.c). */
+        umask(077);
         manager_config_init(&cfg);
         r = parse_argv(argc, argv, &cfg, &cli);
         if (r <= 0)

@@ -84,6 +84,10 @@
 #define HP_CONTROL_OUTPUT_MAX (1024 * 1024)
 #define HP_CONTROL_UUIDS_MAX 65536
 #define HP_CONTROL_TIMEOUT_MAX_SEC 86400
+/* Packets read and dropped from a refused control client (not root, or
+ * too many clients) before it is closed, so that it may read why; a client
+ * that keeps sending cannot hold the daemon longer than this. */
+#define HP_CONTROL_REFUSE_DRAIN_MAX 64
 /* Devices whose sysfs-derived legacy variables are remembered for later
  * events (remove after the device is gone), and the bytes one entry may
  * take (DEVPATH plus variables); the least recently used entry is evicted. */

@@ -285,7 +285,9 @@ int record_writer_open(const char *path, struct record_writer **ret)
         w = calloc(1, sizeof(*w));
         if (!w)
                 return -ENOMEM;
-        w->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+        /* Never through a symbolic link (-ELOOP), and readable by root only:
+         * a recording holds every event's environment. */
+        w->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
         if (w->fd < 0)
                 return negative_errno();
         if (flock(w->fd, LOCK_EX | LOCK_NB) < 0) {

@@ -43,7 +43,9 @@ rc=0
 # --- status --------------------------------------------------------------------
 "$CTL" status >"$T_DIR/status" || t_fail "status failed"
 grep -Eq '^Events: +[1-9][0-9]* processed' "$T_DIR/status" || t_fail "status: $(cat "$T_DIR/status")"
-grep -q '0 queued, 0 running' "$T_DIR/status" || t_fail "status after settle: $(cat "$T_DIR/status")"
+# Others' uevents (on lo too) may arrive after the settle: wait for idle.
+_idle() { "$CTL" status | grep -q '0 queued, 0 running'; }
+t_wait_for "$T_IDLE" _idle || t_fail "status after settle: $("$CTL" status)"
 
 # --- pause: events queue, settle times out; resume: they run --------------------
 "$CTL" pause || t_fail "pause failed"
@@ -62,15 +64,23 @@ rc=0
 "$CTL" monitor --processed --json >"$T_DIR/monitor" 2>&1 &
 mon=$!
 t_on_exit "kill $mon"
-sleep 0.3
+# Until the monitor shows an event of ours, it may not be subscribed yet.
+_t_mon_ready() {
+        local m
+        m=$(t_uuid)
+        echo "change $m" >/sys/class/net/lo/uevent
+        t_wait_for 1 grep -q "\"uuid\":\"$m\"" "$T_DIR/monitor"
+}
+t_wait_for 5 _t_mon_ready || t_fail "monitor showed none of our events"
 u=$(t_uuid)
 echo "change $u" >/sys/class/net/lo/uevent
 "$CTL" settle --timeout 30 || t_fail "settle (monitor) failed"
-sleep 0.2
+t_wait_for 5 grep -q "\"uuid\":\"$u\"" "$T_DIR/monitor" || t_fail "monitor did not show $u: $(head -5 "$T_DIR/monitor")"
+line=$(grep "\"uuid\":\"$u\"" "$T_DIR/monitor" | head -n 1)
+seq=$(echo "$line" | sed -n 's/.*"seqnum":\([0-9]*\).*/\1/p')
+t_wait_for 5 grep -q "^{\"kind\":\"finished\",\"seqnum\":$seq," "$T_DIR/monitor" || t_fail "no finished record for $seq"
 kill "$mon"
 wait "$mon" 2>/dev/null
-line=$(grep "\"uuid\":\"$u\"" "$T_DIR/monitor") || t_fail "monitor did not show $u: $(head -5 "$T_DIR/monitor")"
-seq=$(echo "$line" | sed -n 's/.*"seqnum":\([0-9]*\).*/\1/p')
 grep -q "^{\"kind\":\"started\",\"seqnum\":$seq," "$T_DIR/monitor" || t_fail "no started record for $seq"
 grep -q "^{\"kind\":\"finished\",\"seqnum\":$seq,.*\"status\":\"exit 0\"" "$T_DIR/monitor" ||
         t_fail "no finished record for $seq: $(cat "$T_DIR/monitor")"

@@ -69,13 +69,11 @@ t_start_daemon() {
         export HOTPLUGCTL_SOCKET="$T_DIR/control"
         "$HOTPLUGD" --log-target=stderr --control-socket="$HOTPLUGCTL_SOCKET" "$@" >"$T_LOG" 2>&1 &
         T_DAEMON_PID=$!
-        local i
-        for ((i = 0; i < 100; i++)); do
-                grep -q "listening" "$T_LOG" 2>/dev/null && return 0
+        _t_listening() {
                 kill -0 "$T_DAEMON_PID" 2>/dev/null || t_fail "hotplugd exited at start"
-                sleep 0.05
-        done
-        t_fail "hotplugd did not start listening"
+                grep -q "listening" "$T_LOG" 2>/dev/null
+        }
+        t_wait_for "$T_IDLE" _t_listening || t_fail "hotplugd did not start listening (no progress for $T_IDLE s)"
 }
 
 # Stop the daemon with SIGTERM; an orderly stop exits 0.  Anything else (a
@@ -90,15 +88,62 @@ t_stop_daemon() {
         fi
 }
 
-# Wait until a command succeeds, at most $1 seconds.
+# Seconds without progress after which a wait gives up (tests may lower it
+# for a wait that must not succeed).  CI is a busy 2-core machine: waits
+# follow progress, they have no fixed total.
+T_IDLE=${T_IDLE:-30}
+
+# A signature of what this test's daemon, agents and tools have done so
+# far: the daemon's CPU time, and the number and sizes of the files in
+# $T_DIR (log, agent runs, recordings, outputs).  It changes as long as
+# anything moves.
+t_progress() {
+        local cpu=-
+        if [ -n "${T_DAEMON_PID:-}" ] && [ -r "/proc/$T_DAEMON_PID/stat" ]; then
+                cpu=$(awk '{ print $14 + $15 }' "/proc/$T_DAEMON_PID/stat" 2>/dev/null)
+        fi
+        echo "$cpu/$(find "$T_DIR" -maxdepth 3 -type f -printf '%s\n' 2>/dev/null | awk '{ n++; s += $1 } END { print n "/" s }')"
+}
+
+# Wait until a command succeeds.  Gives up (returns 1) only when it has
+# failed for $1 seconds in a row with no progress (t_progress) meanwhile.
 t_wait_for() {
-        local timeout=$1 i
+        local idle=$1 last now still=0
         shift
-        for ((i = 0; i < timeout * 20; i++)); do
-                "$@" >/dev/null && return 0
+        last=$(t_progress)
+        while ! "$@" >/dev/null; do
                 sleep 0.05
+                now=$(t_progress)
+                if [ "$now" != "$last" ]; then
+                        last=$now
+                        still=0
+                elif ((++still >= idle * 20)); then
+                        return 1
+                fi
         done
-        return 1
+        return 0
+}
+
+# Wait for background process $1 (a child of this shell) to exit and store
+# its exit status in the variable named $2.  Gives up (returns 1) when it
+# has neither exited nor used CPU time for $3 seconds (default $T_IDLE).
+t_wait_pid_exit() {
+        local pid=$1 idle=${3:-$T_IDLE} last now still=0 _st
+        last=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)
+        while kill -0 "$pid" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" != Z ]; do
+                sleep 0.05
+                now=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)
+                if [ "$now" != "$last" ]; then
+                        last=$now
+                        still=0
+                elif ((++still >= idle * 20)); then
+                        return 1
+                fi
+        done
+        wait "$pid"
+        _st=$?
+        printf -v "$2" '%s' "$_st"
+        return 0
 }
 
 # The run file (path) whose environment has KEY=VALUE, or nothing.

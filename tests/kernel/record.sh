@@ -19,8 +19,13 @@ t_on_exit '[ -n "$RECPID" ] && kill $RECPID'
 PID=$!
 RECPID=$PID
 t_wait_for 5 test -s "$REC" || t_fail "recording file not created"
-sleep 0.2
-echo "change $UUID" >/sys/class/net/lo/uevent
+# The file exists before the uevent socket is open: send the marked event
+# until it is recorded.
+_t_marked() {
+        echo "change $UUID" >/sys/class/net/lo/uevent
+        t_wait_for 1 grep -qa "SYNTH_UUID=$UUID" "$REC"
+}
+t_wait_for 5 _t_marked || t_fail "marked lo event not recorded"
 ip link add "$VA" type veth peer name "$VB" || t_fail "cannot create veth pair"
 ip link del "$VA"
 t_wait_for 5 grep -qa "remove@/devices/virtual/net/$VB" "$REC" || t_fail "veth remove not recorded"
@@ -52,8 +57,13 @@ grep -q "torn record at end of file (payload cut short" "$T_DIR/torn.err" || t_f
 "$HOTPLUGCTL" record "$REC" --count 1 --duration 10 >"$T_DIR/summary2" &
 PID=$!
 RECPID=$PID
-sleep 0.3
-echo "change $(t_uuid)" >/sys/class/net/lo/uevent
+# Until it has its event (it may not listen yet when the first is sent).
+_t_count_done() {
+        kill -0 $PID 2>/dev/null || return 0
+        echo "change $(t_uuid)" >/sys/class/net/lo/uevent
+        return 1
+}
+t_wait_for 5 _t_count_done || t_fail "record --count 1 did not stop"
 wait $PID || t_fail "record --count exited with $?"
 RECPID=
 grep -q "^recorded 1 event(s)" "$T_DIR/summary2" || t_fail "--count 1: $(cat "$T_DIR/summary2")"

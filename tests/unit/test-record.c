@@ -350,7 +350,11 @@ static void test_append_and_lock(void)
         check_int(record_append(w, &again), 0);
         record_writer_free(w);
         check(stat(path_of("app"), &st) == 0);
-        check_int(st.st_mode & 0777, 0640);
+        check_int(st.st_mode & 0777, 0600); /* the environment of every event: root only */
+        /* Never through a symbolic link. */
+        check(symlink(path_of("app"), path_of("app.link")) == 0);
+        check_int(record_writer_open(path_of("app.link"), &w2), -ELOOP);
+        check(unlink(path_of("app.link")) == 0);
 
         /* The appended record reads back after the seven old ones, at the old end of file. */
         {
