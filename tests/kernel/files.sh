@@ -51,7 +51,7 @@ m=$(stat -c %a "$HOTPLUGCTL_SOCKET")
 [ "$m" = 666 ] || t_fail "control socket mode $m, expected 666"
 u=$(t_uuid)
 echo "change $u" >/sys/class/net/lo/uevent
-"$HOTPLUGCTL" settle --timeout 60 || t_fail "settle failed"
+t_settle || t_fail "settle failed (no progress for $T_IDLE s)"
 [ -f "$T_DIR/umask.$u" ] || t_fail "the agent for $u did not run"
 [ "$(cat "$T_DIR/umask.$u")" = 0022 ] || t_fail "agent umask $(cat "$T_DIR/umask.$u"), expected 0022"
 

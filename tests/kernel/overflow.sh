@@ -54,7 +54,7 @@ GONE=("/devices/virtual/net/$OLD" "/devices/virtual/net/${OLD}p" "/devices/virtu
 kill -CONT "$T_DAEMON_PID"
 
 t_wait_for 30 grep -q "resync after overflow:" "$T_LOG" || t_fail "no resync after the overflow"
-"$HOTPLUGCTL" settle --timeout 60 >/dev/null || t_fail "settle failed"
+t_settle || t_fail "settle failed (no progress for $T_IDLE s)"
 sleep 0.5
 "$HOTPLUGCTL" status >"$T_DIR/status" || t_fail "status failed"
 cat "$T_DIR/status"
@@ -119,7 +119,7 @@ kill -STOP "$T_DAEMON_PID"
 kill -CONT "$T_DAEMON_PID"
 t_wait_for 10 grep -q "netlink receive buffer overflowed" "$T_LOG" || t_fail "no overflow with --no-resync"
 echo "change $(t_uuid)" >/sys/class/net/lo/uevent # opens the gap
-"$HOTPLUGCTL" settle --timeout 60 >/dev/null || t_fail "settle failed"
+t_settle || t_fail "settle failed (no progress for $T_IDLE s)"
 sleep 0.5
 "$HOTPLUGCTL" status >"$T_DIR/status" || t_fail "status failed"
 grep -Eq "^Resync: +off, 0 passes" "$T_DIR/status" || t_fail "--no-resync: $(grep Resync: "$T_DIR/status")"
