@@ -58,9 +58,11 @@
  * and reason, then the reader searches forward for the next valid frame: a
  * damaged region with valid records after it is "corrupt" (the skipped
  * bytes are reported), one that runs to the end of the file is a "torn
- * tail" (the usual trace of a crash during a write).  Nothing read from a
- * recording is trusted: datagrams go through uevent_parse() and texts must
- * be escaped before printing.
+ * tail" (the usual trace of a crash during a write).  That search reads
+ * each byte once and checks each candidate frame in constant time (prefix
+ * checksums), so any damage costs time linear in its size.  Nothing read
+ * from a recording is trusted: datagrams go through uevent_parse() and
+ * texts must be escaped before printing.
  */
 
 #include <stdbool.h>
@@ -263,11 +265,13 @@ const struct record_problem *record_reader_problem(const struct record_reader *r
  */
 char *record_problem_format(const struct record_problem *p, char *buf, size_t size);
 
-/* Counters of what the reader saw so far. */
+/* Counters of what the reader saw so far, and of its work. */
 struct record_reader_stats {
         uint64_t records;   /* valid records returned */
         uint64_t problems;  /* problems reported */
         uint64_t skipped;   /* bytes in damaged regions and invalid records */
+        uint64_t read_bytes; /* bytes read from the file */
+        uint64_t crc_bytes;  /* bytes run through CRC-32 */
 };
 const struct record_reader_stats *record_reader_stats(const struct record_reader *r);
 
