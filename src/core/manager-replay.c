@@ -26,8 +26,7 @@
 
 struct run_time {
         uint64_t seqnum;
-        usec_t mono;
-        bool cut;   /* durations: longer than HP_REPLAY_MAX_RUN_USEC, cut to it */
+        usec_t mono; /* durations: HP_REPLAY_MAX_RUN_USEC + 1 marks a time cut to HP_REPLAY_MAX_RUN_USEC */
 };
 
 struct dry_job {
@@ -70,17 +69,16 @@ static int push_run(struct run_time **v, size_t *n, size_t *cap, uint64_t seqnum
                 *v = nv;
                 *cap = c;
         }
-        (*v)[(*n)++] = (struct run_time){ seqnum, mono, false };
+        (*v)[(*n)++] = (struct run_time){ seqnum, mono };
         return 0;
 }
 
-/* Add one run's time to an event's total; neither may pass HP_REPLAY_MAX_RUN_USEC (nor wrap). */
+/* Add one run's time to an event's total; past HP_REPLAY_MAX_RUN_USEC (or wrapping) it becomes "cut". */
 static void add_duration(struct run_time *t, usec_t d)
 {
-        if (d > HP_REPLAY_MAX_RUN_USEC - t->mono) {
-                t->mono = HP_REPLAY_MAX_RUN_USEC;
-                t->cut = true;
-        } else
+        if (t->mono > HP_REPLAY_MAX_RUN_USEC || d > HP_REPLAY_MAX_RUN_USEC - t->mono)
+                t->mono = HP_REPLAY_MAX_RUN_USEC + 1;
+        else
                 t->mono += d;
 }
 
@@ -124,7 +122,7 @@ static int load_durations(struct replay_state *st, const char *path)
                 }
                 usec_t d = ends[j].mono > starts[i].mono ? ends[j].mono - starts[i].mono : 0;
                 if (out == 0 || starts[out - 1].seqnum != starts[i].seqnum)
-                        starts[out++] = (struct run_time){ starts[i].seqnum, 0, false };
+                        starts[out++] = (struct run_time){ starts[i].seqnum, 0 };
                 add_duration(&starts[out - 1], d);
                 i++;
                 j++;
@@ -138,7 +136,7 @@ static int load_durations(struct replay_state *st, const char *path)
 /* The recorded agent time of @seqnum (0: none); *ret_cut: it was cut to HP_REPLAY_MAX_RUN_USEC. */
 static usec_t recorded_duration(const struct replay_state *st, uint64_t seqnum, bool *ret_cut)
 {
-        struct run_time key = { seqnum, 0, false };
+        struct run_time key = { seqnum, 0 };
         size_t lo = 0, hi = st->n_durations;
 
         while (lo < hi) {
@@ -149,8 +147,8 @@ static usec_t recorded_duration(const struct replay_state *st, uint64_t seqnum, 
                         hi = mid;
         }
         if (lo < st->n_durations && st->durations[lo].seqnum == seqnum) {
-                *ret_cut = st->durations[lo].cut;
-                return st->durations[lo].mono;
+                *ret_cut = st->durations[lo].mono > HP_REPLAY_MAX_RUN_USEC;
+                return MIN(st->durations[lo].mono, HP_REPLAY_MAX_RUN_USEC);
         }
         *ret_cut = false;
         return 0;

@@ -287,6 +287,8 @@ static const char a1[] = "add@/devices/virtual/net/hpr1\0ACTION=add\0DEVPATH=/de
                          "SUBSYSTEM=net\0SEQNUM=11";
 static const char a2[] = "add@/devices/virtual/net/hpr2\0ACTION=add\0DEVPATH=/devices/virtual/net/hpr2\0"
                          "SUBSYSTEM=net\0SEQNUM=12";
+static const char a3[] = "add@/devices/virtual/net/hpr3\0ACTION=add\0DEVPATH=/devices/virtual/net/hpr3\0"
+                         "SUBSYSTEM=net\0SEQNUM=13";
 
 static void run(struct record_writer *w, uint64_t seqnum, usec_t start, usec_t end)
 {
@@ -298,7 +300,11 @@ static void run(struct record_writer *w, uint64_t seqnum, usec_t start, usec_t e
                   0);
 }
 
-/* Two events whose recorded agent times are absurd: 2^62 µs, and two runs of 2^63 + 5 µs (their sum wraps to 10). */
+/*
+ * Two events whose recorded agent times are absurd: 2^62 µs, and two runs
+ * of 2^63 + 5 µs (their sum wraps to 10); a third ran exactly
+ * HP_REPLAY_MAX_RUN_USEC (kept as it is).
+ */
 static void write_absurd(const char *path)
 {
         struct record_writer *w;
@@ -313,6 +319,10 @@ static void write_absurd(const char *path)
                   0);
         run(w, 12, 2100, 2100 + ((usec_t)1 << 63) + 5);
         run(w, 12, 3100, 3100 + ((usec_t)1 << 63) + 5);
+        check_int(record_append(w, &(struct record){ .type = RECORD_DATAGRAM,
+                                                     .datagram = { 300, 4000, a3, sizeof(a3) } }),
+                  0);
+        run(w, 13, 4100, 4100 + HP_REPLAY_MAX_RUN_USEC);
         record_writer_free(w);
 }
 
@@ -370,6 +380,8 @@ static void test_daemon(void)
         check(strstr(out, "read to the end"));
         check(line_with(out, "SEQNUM=11 ", "recorded agent time over 86405 s, cut to 86405 s"));
         check(line_with(out, "SEQNUM=12 ", "recorded agent time over 86405 s, cut to 86405 s"));
+        check(line_with(out, "SEQNUM=13 ", "would run"));
+        check(!line_with(out, "SEQNUM=13 ", "cut to"));
         free(out);
         unlink(path);
 }
