@@ -429,8 +429,12 @@ static size_t tmp_files(void)
         return n;
 }
 
-/* Run hotplugctl timeline with @args (NULL-terminated, after the verb); @fsize > 0: RLIMIT_FSIZE. Return: wait status. */
-static int run_ctl(const char *const *args, rlim_t fsize)
+/*
+ * Run hotplugctl timeline with @args (NULL-terminated, after the verb);
+ * @fsize > 0: under that RLIMIT_FSIZE, with SIGXFSZ killing it, or ignored
+ * (the write fails with EFBIG) if @xfsz_ignored.  Return: the wait status.
+ */
+static int run_ctl(const char *const *args, rlim_t fsize, bool xfsz_ignored)
 {
         const char *argv[16] = { hotplugctl_path, "timeline" };
         int status, i = 2;
@@ -447,7 +451,7 @@ static int run_ctl(const char *const *args, rlim_t fsize)
                         (void)dup2(null, STDOUT_FILENO);
                 if (fsize > 0) {
                         (void)setrlimit(RLIMIT_FSIZE, &(struct rlimit){ fsize, fsize });
-                        (void)signal(SIGXFSZ, SIG_DFL);
+                        (void)signal(SIGXFSZ, xfsz_ignored ? SIG_IGN : SIG_DFL);
                 }
                 execv(argv[0], (char **)argv);
                 _exit(127);
@@ -491,16 +495,16 @@ static void draw_degenerate(const char *rec, size_t runs, size_t events, size_t 
                 return;
         snprintf(out, sizeof(out), "%s/out.svg", dir);
         (void)unlink(out);
-        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 0);
+        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 0, false);
         check(WIFEXITED(status));
         check_int(WEXITSTATUS(status), 0);
         check(stat(out, &st) == 0 && st.st_size > 0);
         check_xml(out, runs);
         check_int(tmp_files(), 0);
-        status = run_ctl((const char *const[]){ rec, "--text", NULL }, 0);
+        status = run_ctl((const char *const[]){ rec, "--text", NULL }, 0, false);
         check(WIFEXITED(status));
         check_int(WEXITSTATUS(status), 0);
-        status = run_ctl((const char *const[]){ rec, "--lanes", "subsystem", NULL }, 0);
+        status = run_ctl((const char *const[]){ rec, "--lanes", "subsystem", NULL }, 0, false);
         check(WIFEXITED(status));
         check_int(WEXITSTATUS(status), 0);
 }
@@ -539,21 +543,15 @@ static void test_degenerate(void)
         record_writer_free(w);
         draw_degenerate(path, 1, 0, 1);
 
-        /* Zero duration: event, start and end at the same instant. */
-        w = deg_open("zero", path, sizeof(path));
-        deg_datagram(w, 40, 777, "/devices/virtual/net/z0");
-        deg_start(w, 40, 777);
-        deg_end(w, 40, 777, RECORD_AGENT_EXITED, 0);
-        record_writer_free(w);
-        draw_degenerate(path, 1, 1, 1);
-
-        /* Zero duration at time 0 (times unknown). */
-        w = deg_open("zero0", path, sizeof(path));
-        deg_datagram(w, 41, 0, "/devices/virtual/net/z1");
-        deg_start(w, 41, 0);
-        deg_end(w, 41, 0, RECORD_AGENT_SIGNALED, 9);
-        record_writer_free(w);
-        draw_degenerate(path, 1, 1, 1);
+        /* Zero duration: event, start and end at the same instant (also at 0: times unknown). */
+        for (usec_t t = 777, i = 0; i < 2; i++, t = 0) {
+                w = deg_open(t ? "zero" : "zero0", path, sizeof(path));
+                deg_datagram(w, 40 + i, t, "/devices/virtual/net/z0");
+                deg_start(w, 40 + i, t);
+                deg_end(w, 40 + i, t, t ? RECORD_AGENT_EXITED : RECORD_AGENT_SIGNALED, t ? 0 : 9);
+                record_writer_free(w);
+                draw_degenerate(path, 1, 1, 1);
+        }
 
         /* One event. */
         w = deg_open("one", path, sizeof(path));
@@ -587,27 +585,14 @@ static void test_output_file(void)
         snprintf(out, sizeof(out), "%s/out-killed.svg", dir);
 
         /* Killed mid-write (SIGXFSZ past a 4 KiB file size limit): no output and no temporary file. */
-        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 4096);
+        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 4096, false);
         check(WIFSIGNALED(status));
         check_int(WTERMSIG(status), SIGXFSZ);
         check(stat(out, &st) < 0 && errno == ENOENT);
         check_int(tmp_files(), 0);
 
         /* A write error (EFBIG with SIGXFSZ ignored): exit 1, no output, no temporary file. */
-        (void)signal(SIGXFSZ, SIG_IGN);
-        {
-                const char *argv[] = { hotplugctl_path, "timeline", rec, "-o", out, NULL };
-                pid_t pid = fork();
-
-                check(pid >= 0);
-                if (pid == 0) {
-                        (void)setrlimit(RLIMIT_FSIZE, &(struct rlimit){ 4096, 4096 });
-                        execv(argv[0], (char **)argv);
-                        _exit(127);
-                }
-                check(waitpid(pid, &status, 0) == pid);
-        }
-        (void)signal(SIGXFSZ, SIG_DFL);
+        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 4096, true);
         check(WIFEXITED(status));
         check_int(WEXITSTATUS(status), 1);
         check(stat(out, &st) < 0 && errno == ENOENT);
@@ -615,7 +600,7 @@ static void test_output_file(void)
 
         /* The output path is a directory: exit 1, the directory untouched, no temporary file. */
         check(mkdir(out, 0700) == 0);
-        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 0);
+        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 0, false);
         check(WIFEXITED(status));
         check_int(WEXITSTATUS(status), 1);
         check(stat(out, &st) == 0 && S_ISDIR(st.st_mode));
@@ -624,7 +609,7 @@ static void test_output_file(void)
 
         /* An existing output is replaced whole. */
         check(close(open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) == 0);
-        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 0);
+        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 0, false);
         check(WIFEXITED(status));
         check_int(WEXITSTATUS(status), 0);
         check_xml(out, runs);
