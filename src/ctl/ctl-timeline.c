@@ -163,17 +163,14 @@ static int publish(int fd, const char *output, const char *tmp)
 /* An unnamed file (O_TMPFILE) in the directory of @output, or -EOPNOTSUPP where the file system has none. */
 static int open_unnamed(const char *output)
 {
-        _cleanup_free_ char *dir = strdup(output);
-        char *slash;
+        const char *slash = strrchr(output, '/');
+        _cleanup_free_ char *dir = NULL;
         int fd;
 
+        /* "a/b" -> "a", "/b" -> "/", "b" -> "." */
+        dir = slash ? strndup(output, slash == output ? 1 : (size_t)(slash - output)) : strdup(".");
         if (!dir)
                 return -ENOMEM;
-        slash = strrchr(dir, '/');
-        if (!slash)
-                strcpy(dir, ".");
-        else
-                slash[slash == dir] = '\0';
         fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
         if (fd >= 0)
                 return fd;

@@ -607,6 +607,12 @@ static void test_output_file(void)
         check_int(tmp_files(), 0);
         check(rmdir(out) == 0);
 
+        /* An empty output name: exit 1, nothing written. */
+        status = run_ctl((const char *const[]){ rec, "-o", "", NULL }, 0, false);
+        check(WIFEXITED(status));
+        check_int(WEXITSTATUS(status), 1);
+        check_int(tmp_files(), 0);
+
         /* An existing output is replaced whole. */
         check(close(open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) == 0);
         status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 0, false);
