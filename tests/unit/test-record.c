@@ -540,6 +540,142 @@ static void test_resync_sizes(void)
         free(buf);
 }
 
+/* ---- the reader against a plain model of the format ------------------------------ */
+
+static uint32_t rng_state = 12345;
+
+static uint32_t rng(void)
+{
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 17;
+        rng_state ^= rng_state << 5;
+        return rng_state;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The format's definition of a valid frame at @off, checked the slow, obvious way. */
+static bool model_frame(const uint8_t *b, size_t size, size_t off, size_t *ret_len)
+{
+        uint32_t len;
+
+        if (size - off < RECORD_FRAME_SIZE || memcmp(b + off, RECORD_SYNC, 4) != 0)
+                return false;
+        len = le32(b + off + 8);
+        if (len > HP_RECORD_MAX || size - off - RECORD_FRAME_SIZE < len)
+                return false;
+        if (record_crc32(record_crc32(0, b + off + 4, 8), b + off + RECORD_FRAME_SIZE, len) != le32(b + off + 12))
+                return false;
+        *ret_len = len;
+        return true;
+}
+
+/* Damage of one random kind at a random place. */
+static size_t damage(uint8_t *b, size_t size, size_t cap)
+{
+        size_t at = RECORD_FILE_HEADER_SIZE + rng() % (size - RECORD_FILE_HEADER_SIZE), n = rng();
+
+        switch (rng() % 5) {
+        case 0: /* flipped bits */
+                for (int i = 0; i < 1 + (int)(rng() % 4); i++)
+                        b[RECORD_FILE_HEADER_SIZE + rng() % (size - RECORD_FILE_HEADER_SIZE)] ^= (uint8_t)(1u << (rng() % 8));
+                return size;
+        case 1: /* inserted garbage holding record markers */
+                n = MIN(1 + n % 3000, cap - size); /* (MIN evaluates twice: no rng() in it) */
+                memmove(b + at + n, b + at, size - at);
+                for (size_t i = 0; i < n; i++)
+                        b[at + i] = (uint8_t)rng();
+                for (size_t i = 0; i + 4 <= n; i += 1 + rng() % 64)
+                        memcpy(b + at + i, RECORD_SYNC, 4);
+                return size + n;
+        case 2: /* inserted fake frames */
+                n = MIN(16 * (1 + n % 200), cap - size);
+                memmove(b + at + n, b + at, size - at);
+                fake_frames(b + at, n);
+                return size + n;
+        case 3: /* a hole */
+                n = MIN(1 + n % 5000, size - at);
+                memmove(b + at, b + at + n, size - at - n);
+                return size - n;
+        default: /* cut off */
+                return at;
+        }
+}
+
+static void test_reader_model(void)
+{
+        const size_t cap = 600 * 1024;
+        uint8_t *b = malloc(cap);
+        const char *t = path_of("model");
+        size_t files = 0, records = 0, problems = 0;
+
+        check(b);
+        for (int iter = 0; iter < 150; iter++) {
+                struct record_reader *r;
+                struct record rec;
+                size_t size = RECORD_FILE_HEADER_SIZE, pos, len;
+                int k;
+
+                memcpy(b, RECORD_MAGIC "\x01\x00\x10\x00\x00\x00\x00\x00", RECORD_FILE_HEADER_SIZE);
+                /* Records of all sizes, up to the largest datagram. */
+                for (uint64_t seq = 1; size < cap / 2; seq++) {
+                        static char d[HP_UEVENT_MAX_SIZE];
+                        size_t n = 1 + rng() % (rng() % 4 ? 300 : HP_UEVENT_MAX_SIZE);
+                        for (size_t i = 0; i < n; i++)
+                                d[i] = (char)(rng() % 4 ? 'a' + rng() % 26 : rng());
+                        ssize_t e = record_encode(&(struct record){ .type = RECORD_DATAGRAM,
+                                                                    .datagram = { seq, seq, d, n } },
+                                                  b + size, cap - size);
+                        check(e > 0);
+                        size += (size_t)e;
+                }
+                for (int i = 1 + (int)(rng() % 6); i > 0 && size > RECORD_FILE_HEADER_SIZE + 1; i--)
+                        size = damage(b, size, cap);
+                write_file(t, b, size);
+                files++;
+
+                /* The model: frames where they are valid; anything else up to the next valid frame is one problem. */
+                check_int(record_reader_open(t, &r), 0);
+                pos = RECORD_FILE_HEADER_SIZE;
+                while ((k = record_reader_next(r, &rec)) > 0) {
+                        check(pos < size);
+                        if (model_frame(b, size, pos, &len)) {
+                                /* Payloads are random: a datagram record, or one reported invalid. */
+                                if (k == 1) {
+                                        check_int(rec.offset, pos);
+                                        records++;
+                                } else {
+                                        check_int(record_reader_problem(r)->offset, pos);
+                                        check(record_reader_problem(r)->kind == RECORD_PROBLEM_INVALID ||
+                                              record_reader_problem(r)->kind == RECORD_PROBLEM_UNKNOWN_TYPE);
+                                }
+                                pos += RECORD_FRAME_SIZE + len;
+                                continue;
+                        }
+                        size_t next = pos + 1;
+                        while (next < size && !model_frame(b, size, next, &len))
+                                next++;
+                        check_int(k, RECORD_NEXT_PROBLEM);
+                        check_int(record_reader_problem(r)->offset, pos);
+                        check_int(record_reader_problem(r)->resume, MIN(next, size));
+                        check_int(record_reader_problem(r)->kind,
+                                  next < size ? RECORD_PROBLEM_CORRUPT : RECORD_PROBLEM_TORN_TAIL);
+                        problems++;
+                        pos = MIN(next, size);
+                }
+                check_int(k, 0);
+                check_int(pos, size);
+                check(record_reader_stats(r)->read_bytes <= 2 * (uint64_t)size + 65536);
+                record_reader_free(r);
+        }
+        fprintf(stderr, "  %zu damaged files: %zu records and %zu damaged regions as the model says\n", files, records,
+                problems);
+        free(b);
+}
+
 static void cleanup(void)
 {
         char cmd[300];
@@ -562,5 +698,6 @@ int main(void)
         run_test(test_encode_refuses);
         run_test(test_hostile);
         run_test(test_resync_sizes);
+        run_test(test_reader_model);
         return 0;
 }
