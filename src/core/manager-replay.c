@@ -8,7 +8,8 @@
  * recorded (scaled the same way), so the scheduler meets the same overlaps
  * and the order and waits it prints are those of the live run.
  *
- * Invariants: an item borrowed from replay_next() is fed before the next
+ * Invariants: one turn of the loop searches at most HP_REPLAY_RESYNC_STEP
+ * bytes of damage; an item borrowed from replay_next() is fed before the next
  * call; at most max_queue events are held (feeding pauses); every dry-run
  * timer owns its event until it fires or the replay is closed; no recorded
  * agent time (one run or an event's sum) passes HP_REPLAY_MAX_RUN_USEC.
@@ -193,7 +194,13 @@ static int on_replay_timer(sd_event_source *s, uint64_t usec, void *userdata)
                                 st->problems++;
                                 log_warning("%s: %s", m->cfg.replay_path,
                                             record_problem_format(replay_problem(st->rp), buf, sizeof(buf)));
-                                continue;
+                        }
+                        if (r == RECORD_NEXT_PROBLEM || r == RECORD_NEXT_AGAIN) {
+                                /* Damage (a search step at most): let the loop serve everything else, then go on. */
+                                (void)sd_event_source_set_time(s, now);
+                                (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+                                manager_dispatch(m);
+                                return 0;
                         }
                         if (r <= 0) {
                                 if (r < 0)

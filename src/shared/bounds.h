@@ -106,6 +106,11 @@
 #define HP_REPLAY_SPEED_MAX 1000000
 #define HP_REPLAY_SLOWDOWN_MAX 1000
 
+/* Replay: bytes of a damaged region searched for the next valid record in
+ * one turn of the event loop (signals, agents and clients are served
+ * between turns). */
+#define HP_REPLAY_RESYNC_STEP (1024 * 1024)
+
 /* hotplugctl timeline: most agent runs and events read from one recording
  * (the rest is ignored, with a note), and most lanes drawn in the SVG (the
  * remaining lanes are merged into the last one). */

@@ -390,6 +390,9 @@ struct record_reader {
         struct record_problem problem;
         struct record_reader_stats stats;
         struct resync_tables *rs; /* NULL until the first damage */
+        uint64_t step;         /* most bytes of damage searched per call; 0: no bound */
+        bool searching;        /* a search through damage goes on at search_at */
+        uint64_t search_at;
         char text[HP_RECORD_TEXT_MAX + 1];
         uint8_t buf[READ_WINDOW];
 };
@@ -596,7 +599,11 @@ static bool frame_at(struct record_reader *r, uint64_t off)
         return ~s == get32(f + 12);
 }
 
-/* From @from on, the offset of the next valid frame, or the end of the file.  Linear time (see above). */
+/*
+ * From @from on, the offset of the next valid frame, or the end of the
+ * file.  Linear time (see above).  -EAGAIN after r->step bytes (if set),
+ * with r->search_at where to go on.
+ */
 static int64_t resync(struct record_reader *r, uint64_t from)
 {
         uint64_t c = from;
@@ -613,6 +620,10 @@ static int64_t resync(struct record_reader *r, uint64_t from)
                 size_t have = r->win_len - (size_t)(c - r->win_off), scan;
                 const uint8_t *hit;
 
+                if (r->step && c - from >= r->step) {
+                        r->search_at = c;
+                        return -EAGAIN;
+                }
                 /* Keep a whole largest frame ahead of the search in the window: slide when less is left. */
                 if (have < RECORD_FRAME_SIZE + HP_RECORD_MAX && !r->win_eof && c > r->win_off) {
                         k = slide(r, c);
@@ -727,8 +738,11 @@ int record_reader_open(const char *path, struct record_reader **ret)
 /* A damaged region starts at r->pos (reason already set): report it and move past it. */
 static int report_damage(struct record_reader *r)
 {
-        int64_t next = resync(r, r->pos + 1);
+        int64_t next = resync(r, r->searching ? r->search_at : r->pos + 1);
 
+        r->searching = next == -EAGAIN;
+        if (next == -EAGAIN)
+                return RECORD_NEXT_AGAIN;
         if (next < 0)
                 return (int)next;
         r->problem.offset = r->pos;
@@ -748,6 +762,8 @@ int record_reader_next(struct record_reader *r, struct record *ret)
         unsigned type;
         int v;
 
+        if (r->searching)
+                return report_damage(r);
         v = check_frame(r, r->pos, &len);
         if (v < 0)
                 return v;
@@ -776,6 +792,11 @@ int record_reader_next(struct record_reader *r, struct record *ret)
         r->pos += RECORD_FRAME_SIZE + len;
         r->stats.records++;
         return 1;
+}
+
+void record_reader_set_step(struct record_reader *r, uint64_t bytes)
+{
+        r->step = bytes;
 }
 
 const struct record_problem *record_reader_problem(const struct record_reader *r)

@@ -94,6 +94,7 @@ int replay_open(const char *path, double speed, struct replay **ret)
                 free(rp);
                 return r;
         }
+        record_reader_set_step(rp->reader, HP_REPLAY_RESYNC_STEP);
         replay_clock_init(&rp->clock, speed, HP_REPLAY_MAX_DELAY_USEC);
         *ret = rp;
         return 0;

@@ -88,7 +88,8 @@ struct replay;
  * @speed: speed factor (see struct replay_clock)
  * @ret: the replay, owned by the caller (replay_free())
  *
- * Pauses longer than HP_REPLAY_MAX_DELAY_USEC (recorded time) are shortened to it.
+ * Pauses longer than HP_REPLAY_MAX_DELAY_USEC (recorded time) are shortened to it;
+ * one replay_next() searches at most HP_REPLAY_RESYNC_STEP bytes of damage.
  * Return: 0 or the errors of record_reader_open().
  */
 int replay_open(const char *path, double speed, struct replay **ret);
@@ -101,8 +102,9 @@ int replay_open(const char *path, double speed, struct replay **ret);
  * Other record types (agent runs, waits, gaps) are skipped: replay
  * recomputes them.
  * Return: 1 with an item; RECORD_NEXT_PROBLEM with the damage in
- * replay_problem() (log it with record_problem_format() and go on); 0 at
- * the end; negative errno on read errors.
+ * replay_problem() (log it with record_problem_format() and go on);
+ * RECORD_NEXT_AGAIN in the middle of a search through damage (call again,
+ * after serving other work); 0 at the end; negative errno on read errors.
  */
 int replay_next(struct replay *rp, struct replay_item *ret);
 

@@ -220,6 +220,78 @@ static void test_iterator(void)
         check_int(replay_open(path, 1, &rp), -ENOENT);
 }
 
+/* Append one datagram record to the recording @path. */
+static void append_datagram(const char *path, usec_t realtime, usec_t mono, const char *d, size_t size)
+{
+        struct record_writer *w;
+
+        check_int(record_writer_open(path, &w), 0);
+        check_int(record_append(w, &(struct record){ .type = RECORD_DATAGRAM,
+                                                     .datagram = { realtime, mono, d, size } }),
+                  0);
+        record_writer_free(w);
+}
+
+/* d1, then @damage bytes of fake frames (every 8 bytes, each claiming the largest payload), then d2. */
+static void write_damaged(char *path, size_t damage)
+{
+        uint8_t *fake = malloc(damage);
+        int fd = mkstemp(path);
+
+        check(fd >= 0 && fake);
+        close(fd);
+        unlink(path);
+        append_datagram(path, 100, 1000000, d1, sizeof(d1));
+        for (size_t i = 0; i < damage; i += 16) {
+                memcpy(fake + i, "HPR\x1eHPR\x1e", 8);
+                for (int b = 0; b < 4; b++)
+                        fake[i + 8 + b] = fake[i + 12 + b] = (uint8_t)((uint32_t)HP_RECORD_MAX >> (8 * b));
+        }
+        fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        check(fd >= 0);
+        check(write(fd, fake, damage) == (ssize_t)damage);
+        close(fd);
+        free(fake);
+        append_datagram(path, 200, 1300000, d2, sizeof(d2));
+}
+
+/* A large damaged region is searched a bounded step per call, then reported once. */
+static void test_iterator_damage(void)
+{
+        char path[] = "/tmp/test-replay-damage.XXXXXX";
+        const size_t damage = 8 << 20;
+        struct replay *rp;
+        struct replay_item it;
+        uint64_t before, again = 0;
+        int k;
+
+        write_damaged(path, damage);
+        check_int(replay_open(path, 1.0, &rp), 0);
+        check_int(replay_next(rp, &it), 1);
+        for (;;) {
+                before = replay_stats(rp)->read_bytes;
+                k = replay_next(rp, &it);
+                /* Each call reads about one step (plus a window kept ahead of it). */
+                check(replay_stats(rp)->read_bytes - before <= HP_REPLAY_RESYNC_STEP + 2 * 65536);
+                if (k != RECORD_NEXT_AGAIN)
+                        break;
+                again++;
+        }
+        fprintf(stderr, "  %zu bytes of damage: %llu calls returned RECORD_NEXT_AGAIN\n", damage,
+                (unsigned long long)again);
+        check(again >= damage / HP_REPLAY_RESYNC_STEP - 1);
+        check_int(k, RECORD_NEXT_PROBLEM);
+        check_int(replay_problem(rp)->kind, RECORD_PROBLEM_CORRUPT);
+        check_int(replay_problem(rp)->skipped, damage);
+        check_int(replay_next(rp, &it), 1);
+        check(memcmp(it.data, d2, sizeof(d2)) == 0);
+        check_int(it.delay, 300000);
+        check_int(replay_next(rp, &it), 0);
+        check_int(replay_stats(rp)->problems, 1);
+        replay_free(rp);
+        unlink(path);
+}
+
 /* ---- the daemon ------------------------------------------------------------------ */
 
 static const char *hotplugd_path; /* argv[1] */
@@ -384,6 +456,26 @@ static void test_daemon(void)
         check(!line_with(out, "SEQNUM=13 ", "cut to"));
         free(out);
         unlink(path);
+
+        /* 8 MiB of damage between two events, searched a step per turn of the loop: both run, the damage is one line. */
+        {
+                char damaged[] = "/tmp/test-replay-damage.XXXXXX";
+
+                write_damaged(damaged, 8 << 20);
+                status = run_daemon((const char *const[]){ "--replay", damaged, "--dry-run", "--all", "--agent",
+                                                           "/nonexistent", "--control-socket=", "--log-target=stderr",
+                                                           "--speed", "0", NULL },
+                                    &out);
+                fputs(out, stderr);
+                check(WIFEXITED(status));
+                check_int(WEXITSTATUS(status), 0);
+                check(line_with(out, "SEQNUM=1 ", "would run"));
+                check(line_with(out, "SEQNUM=2 ", "would run"));
+                check(line_with(out, "corrupt record (checksum mismatch), 8388608 bytes skipped", "reading resumes"));
+                check(line_with(out, "read to the end: 2 item(s) fed, 1 problem(s)", ""));
+                free(out);
+                unlink(damaged);
+        }
 }
 
 int main(int argc, char *argv[])
@@ -394,6 +486,7 @@ int main(int argc, char *argv[])
         run_test(test_speed_bounds);
         run_test(test_clock_bounds);
         run_test(test_iterator);
+        run_test(test_iterator_damage);
         run_test(test_daemon);
         return 0;
 }
