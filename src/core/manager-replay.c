@@ -8,9 +8,11 @@
  * recorded (scaled the same way), so the scheduler meets the same overlaps
  * and the order and waits it prints are those of the live run.
  *
- * Invariants: an item borrowed from replay_next() is fed before the next
+ * Invariants: one turn of the loop searches at most HP_REPLAY_RESYNC_STEP
+ * bytes of damage; an item borrowed from replay_next() is fed before the next
  * call; at most max_queue events are held (feeding pauses); every dry-run
- * timer owns its event until it fires or the replay is closed.
+ * timer owns its event until it fires or the replay is closed; no recorded
+ * agent time (one run or an event's sum) passes HP_REPLAY_MAX_RUN_USEC.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,7 +27,7 @@
 
 struct run_time {
         uint64_t seqnum;
-        usec_t mono;
+        usec_t mono; /* durations: HP_REPLAY_MAX_RUN_USEC + 1 marks a time cut to HP_REPLAY_MAX_RUN_USEC */
 };
 
 struct dry_job {
@@ -72,6 +74,15 @@ static int push_run(struct run_time **v, size_t *n, size_t *cap, uint64_t seqnum
         return 0;
 }
 
+/* Add one run's time to an event's total; past HP_REPLAY_MAX_RUN_USEC (or wrapping) it becomes "cut". */
+static void add_duration(struct run_time *t, usec_t d)
+{
+        if (t->mono > HP_REPLAY_MAX_RUN_USEC || d > HP_REPLAY_MAX_RUN_USEC - t->mono)
+                t->mono = HP_REPLAY_MAX_RUN_USEC + 1;
+        else
+                t->mono += d;
+}
+
 /* Pair each recorded AGENT_START with the next AGENT_END of the same SEQNUM; sum per SEQNUM. */
 static int load_durations(struct replay_state *st, const char *path)
 {
@@ -111,10 +122,9 @@ static int load_durations(struct replay_state *st, const char *path)
                         continue;
                 }
                 usec_t d = ends[j].mono > starts[i].mono ? ends[j].mono - starts[i].mono : 0;
-                if (out > 0 && starts[out - 1].seqnum == starts[i].seqnum)
-                        starts[out - 1].mono += d;
-                else
-                        starts[out++] = (struct run_time){ starts[i].seqnum, d };
+                if (out == 0 || starts[out - 1].seqnum != starts[i].seqnum)
+                        starts[out++] = (struct run_time){ starts[i].seqnum, 0 };
+                add_duration(&starts[out - 1], d);
                 i++;
                 j++;
         }
@@ -124,7 +134,8 @@ static int load_durations(struct replay_state *st, const char *path)
         return 0;
 }
 
-static usec_t recorded_duration(const struct replay_state *st, uint64_t seqnum)
+/* The recorded agent time of @seqnum (0: none); *ret_cut: it was cut to HP_REPLAY_MAX_RUN_USEC. */
+static usec_t recorded_duration(const struct replay_state *st, uint64_t seqnum, bool *ret_cut)
 {
         struct run_time key = { seqnum, 0 };
         size_t lo = 0, hi = st->n_durations;
@@ -136,7 +147,12 @@ static usec_t recorded_duration(const struct replay_state *st, uint64_t seqnum)
                 else
                         hi = mid;
         }
-        return lo < st->n_durations && st->durations[lo].seqnum == seqnum ? st->durations[lo].mono : 0;
+        if (lo < st->n_durations && st->durations[lo].seqnum == seqnum) {
+                *ret_cut = st->durations[lo].mono > HP_REPLAY_MAX_RUN_USEC;
+                return MIN(st->durations[lo].mono, HP_REPLAY_MAX_RUN_USEC);
+        }
+        *ret_cut = false;
+        return 0;
 }
 
 static void feed(struct replay_state *st)
@@ -178,7 +194,13 @@ static int on_replay_timer(sd_event_source *s, uint64_t usec, void *userdata)
                                 st->problems++;
                                 log_warning("%s: %s", m->cfg.replay_path,
                                             record_problem_format(replay_problem(st->rp), buf, sizeof(buf)));
-                                continue;
+                        }
+                        if (r == RECORD_NEXT_PROBLEM || r == RECORD_NEXT_AGAIN) {
+                                /* Damage (a search step at most): let the loop serve everything else, then go on. */
+                                (void)sd_event_source_set_time(s, now);
+                                (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+                                manager_dispatch(m);
+                                return 0;
                         }
                         if (r <= 0) {
                                 if (r < 0)
@@ -278,10 +300,20 @@ bool manager_replay_dry_job(struct manager *m, struct uevent *ev)
         struct replay_state *st = m->replay;
         struct dry_job *d;
         usec_t dur;
+        bool cut;
 
-        if (!st || m->cfg.replay_speed <= 0)
+        if (!st || !(m->cfg.replay_speed > 0))
                 return false;
-        dur = (usec_t)((double)recorded_duration(st, ev->seqnum) / m->cfg.replay_speed);
+        dur = recorded_duration(st, ev->seqnum, &cut);
+        if (cut) {
+                struct log_fields f;
+
+                fields_of(ev, &f);
+                log_internal(LOG_WARNING, 0, &f, "recorded agent time over %llu s, cut to %llu s",
+                             (unsigned long long)(HP_REPLAY_MAX_RUN_USEC / USEC_PER_SEC),
+                             (unsigned long long)(HP_REPLAY_MAX_RUN_USEC / USEC_PER_SEC));
+        }
+        dur = replay_scale(dur, m->cfg.replay_speed);
         if (dur == 0)
                 return false;
         d = calloc(1, sizeof(*d));

@@ -3,10 +3,12 @@
  * hotplugctl timeline FILE [-o OUT.svg] [--text] [--lanes device|subsystem] [--columns N]
  *
  * Reads a recording (reporting damage it finds, and going on), builds the
- * timeline model and renders it: SVG to OUT (written to OUT.tmp, then
- * renamed) or to standard output, or text with --text.
+ * timeline model and renders it: SVG to OUT (written to an unnamed file
+ * that gets its name only when complete) or to standard output, or text
+ * with --text.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -123,31 +125,112 @@ static int load(const char *path, struct timeline *tl)
         return r;
 }
 
-static int render(const struct args *a, const struct timeline *tl)
+/* Give the unnamed file @fd the name @path (a hard link; fails with -EEXIST if @path exists). */
+static int link_unnamed(int fd, const char *path)
+{
+        char proc[64];
+
+        if (linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0)
+                return 0;
+        if (errno != ENOENT && errno != EPERM) /* no CAP_DAC_READ_SEARCH: go through /proc */
+                return negative_errno();
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 ? 0 : negative_errno();
+}
+
+/*
+ * Name the finished unnamed file @fd @output: directly if @output does not
+ * exist, else through @tmp, renamed over @output (only that rename's
+ * moment leaves @tmp behind).
+ */
+static int publish(int fd, const char *output, const char *tmp)
+{
+        int r = link_unnamed(fd, output);
+
+        if (r != -EEXIST)
+                return r;
+        (void)unlink(tmp);
+        r = link_unnamed(fd, tmp);
+        if (r < 0)
+                return r;
+        if (rename(tmp, output) < 0) {
+                r = negative_errno();
+                (void)unlink(tmp);
+        }
+        return r;
+}
+
+/* An unnamed file (O_TMPFILE) in the directory of @output, or -EOPNOTSUPP where the file system has none. */
+static int open_unnamed(const char *output)
+{
+        const char *slash = strrchr(output, '/');
+        _cleanup_free_ char *dir = NULL;
+        int fd;
+
+        /* "a/b" -> "a", "/b" -> "/", "b" -> "." */
+        dir = slash ? strndup(output, slash == output ? 1 : (size_t)(slash - output)) : strdup(".");
+        if (!dir)
+                return -ENOMEM;
+        fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+        if (fd >= 0)
+                return fd;
+        return errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL ? -EOPNOTSUPP : negative_errno();
+}
+
+/*
+ * Write the SVG to @a->output whole or not at all: into an unnamed file
+ * that is linked in only once complete, so that no failure, signal or
+ * crash leaves a partial output or a temporary file behind.  Where the
+ * file system has no O_TMPFILE, into OUT.tmp, renamed when complete and
+ * removed on failure.
+ */
+static int render_file(const struct args *a, const struct timeline *tl, const char *title)
 {
         _cleanup_free_ char *tmp = NULL;
-        char title[512];
+        bool unnamed = true;
         FILE *f;
-        int r;
+        int fd, r;
+
+        if (asprintf(&tmp, "%s.tmp", a->output) < 0)
+                return -ENOMEM;
+        fd = open_unnamed(a->output);
+        if (fd == -EOPNOTSUPP) {
+                unnamed = false;
+                fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+                if (fd < 0)
+                        return negative_errno();
+        }
+        if (fd < 0)
+                return fd;
+        f = fdopen(fd, "w");
+        if (!f) {
+                r = negative_errno();
+                safe_close(fd);
+                goto fail;
+        }
+        r = timeline_render_svg(tl, title, f);
+        if (r >= 0 && unnamed)
+                r = publish(fileno(f), a->output, tmp);
+        if (fclose(f) != 0 && r >= 0)
+                r = negative_errno();
+        if (r >= 0 && !unnamed && rename(tmp, a->output) < 0)
+                r = negative_errno();
+fail:
+        if (r < 0 && !unnamed)
+                (void)unlink(tmp);
+        return r;
+}
+
+static int render(const struct args *a, const struct timeline *tl)
+{
+        char title[512];
 
         if (a->text)
                 return timeline_render_text(tl, a->columns ? a->columns : 40, stdout);
         snprintf(title, sizeof(title), "hotplugd timeline: %s", a->path);
         if (!a->output)
                 return timeline_render_svg(tl, title, stdout);
-        if (asprintf(&tmp, "%s.tmp", a->output) < 0)
-                return -ENOMEM;
-        f = fopen(tmp, "we");
-        if (!f)
-                return negative_errno();
-        r = timeline_render_svg(tl, title, f);
-        if (fclose(f) != 0 && r >= 0)
-                r = negative_errno();
-        if (r >= 0 && rename(tmp, a->output) < 0)
-                r = negative_errno();
-        if (r < 0)
-                (void)unlink(tmp);
-        return r;
+        return render_file(a, tl, title);
 }
 
 int verb_timeline(int argc, char *argv[])

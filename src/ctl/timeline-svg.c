@@ -7,8 +7,9 @@
  *
  * Invariants: every string from the model goes through put_text() (escaped
  * to printable ASCII, then to XML); the document is well-formed for any
- * input; at most HP_TIMELINE_MAX_LANES rows are drawn (the rest share the
- * last row) and the plot is at most PLOT_MAX_W pixels wide.
+ * input, an empty model included (one empty row); at most
+ * HP_TIMELINE_MAX_LANES rows are drawn (the rest share the last row) and the
+ * plot is at most PLOT_MAX_W pixels wide.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -215,7 +216,13 @@ static void put_lanes(const struct svg *g)
         FILE *f = g->f;
 
         fputs("<g class=\"lanes\">\n", f);
-        for (unsigned i = 0; i < g->rows; i++) {
+        if (tl->n_lanes == 0)
+                /* Nothing recorded but gaps and overflows, or nothing at all: one empty row says so. */
+                fprintf(f, "<rect class=\"stripe\" x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\"/>"
+                           "<text class=\"lane-label\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">"
+                           "(no events or agent runs)</text>\n",
+                        4, PLOT_TOP, LEFT + g->w + RIGHT / 2 - 4, g->lane_h, LEFT - 10, PLOT_TOP + g->lane_h * 0.7);
+        for (unsigned i = 0; i < g->rows && i < tl->n_lanes; i++) {
                 const char *name = tl->lanes[i].name;
                 size_t len = strlen(name);
                 double y = PLOT_TOP + i * g->lane_h;

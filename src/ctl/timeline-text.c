@@ -4,7 +4,8 @@
  * order (start and end in ms, SEQNUM, action, status, lane, and a bar
  * proportional to the recording's span), waits under the run that waited,
  * gaps and overflows as separator lines at their time.  A recording with
- * no agent runs (hotplugctl record) is listed event by event instead.
+ * no agent runs (hotplugctl record) is listed event by event instead, one
+ * with neither runs nor events says so (and lists its gaps and overflows).
  * Every string from the model is escaped.
  */
 #include <errno.h>
@@ -70,8 +71,11 @@ static void put_events_only(const struct timeline *tl, FILE *f)
         char esc[HP_UEVENT_MAX_SIZE], act[64], sub[128];
         size_t m = 0;
 
-        fprintf(f, "no agent runs in this recording; its events:\n%10s  %10s  %-8s %-12s %s\n", "TIME ms", "SEQNUM",
-                "ACTION", "SUBSYSTEM", "DEVPATH");
+        if (tl->n_events == 0)
+                fputs("no events or agent runs in this recording\n", f);
+        else
+                fprintf(f, "no agent runs in this recording; its events:\n%10s  %10s  %-8s %-12s %s\n", "TIME ms",
+                        "SEQNUM", "ACTION", "SUBSYSTEM", "DEVPATH");
         /* Events are sorted by SEQNUM; marks by time. */
         for (size_t i = 0; i < tl->n_events; i++) {
                 const struct tl_event *e = &tl->events[i];

@@ -306,8 +306,9 @@ static int parse_argv(int argc, char *argv[], struct manager_config *cfg, struct
                         break;
                 case ARG_SPEED:
                         if (replay_speed_from_string(optarg, &cfg->replay_speed) < 0) {
-                                fprintf(stderr, "hotplugd: --speed must be a factor like 1, 2.5, or 0/max: %s\n",
-                                        optarg);
+                                fprintf(stderr, "hotplugd: --speed must be 0 or max (no waiting), or a factor from "
+                                        "%g to %d like 1 or 2.5: %s\n", 1.0 / HP_REPLAY_SLOWDOWN_MAX,
+                                        HP_REPLAY_SPEED_MAX, optarg);
                                 return -EINVAL;
                         }
                         break;

@@ -115,6 +115,22 @@
  * appended to across hours or reboots replays without the idle time). */
 #define HP_REPLAY_MAX_DELAY_USEC (10 * 1000000ULL)
 
+/* Replay with --dry-run: the longest recorded agent time (one run, or the
+ * sum of one event's runs) an event is held for; longer ones (damaged or
+ * forged recordings) are cut to it, with a log line.  It is the longest an
+ * agent can run: HP_TIMEOUT_MAX_SEC plus HP_KILL_GRACE_SEC. */
+#define HP_REPLAY_MAX_RUN_USEC ((86400 + 5) * 1000000ULL)
+
+/* Replay --speed: at most this many times the recorded pace, and at least
+ * 1/HP_REPLAY_SLOWDOWN_MAX of it (0 means no waiting at all). */
+#define HP_REPLAY_SPEED_MAX 1000000
+#define HP_REPLAY_SLOWDOWN_MAX 1000
+
+/* Replay: bytes of a damaged region searched for the next valid record in
+ * one turn of the event loop (signals, agents and clients are served
+ * between turns). */
+#define HP_REPLAY_RESYNC_STEP (1024 * 1024)
+
 /* hotplugctl timeline: most agent runs and events read from one recording
  * (the rest is ignored, with a note), and most lanes drawn in the SVG (the
  * remaining lanes are merged into the last one). */

@@ -56,10 +56,9 @@ const char *record_gap_class_to_string(enum record_gap_class c)
         return c == RECORD_GAP_OVERFLOW ? "overflow" : c == RECORD_GAP_UNEXPLAINED ? "unexplained" : "unknown";
 }
 
-uint32_t record_crc32(uint32_t crc, const void *data, size_t size)
+static const uint32_t *crc_table(void)
 {
         static uint32_t table[256];
-        const uint8_t *p = data;
 
         if (table[1] == 0) /* filled once; the same values from any thread */
                 for (uint32_t i = 0; i < 256; i++) {
@@ -68,6 +67,14 @@ uint32_t record_crc32(uint32_t crc, const void *data, size_t size)
                                 c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
                         table[i] = c;
                 }
+        return table;
+}
+
+uint32_t record_crc32(uint32_t crc, const void *data, size_t size)
+{
+        const uint32_t *table = crc_table();
+        const uint8_t *p = data;
+
         crc = ~crc;
         while (size--)
                 crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
@@ -368,6 +375,13 @@ struct record_writer *record_writer_free(struct record_writer *w)
 
 /* ---- reader ---------------------------------------------------------------- */
 
+/* Resync state, allocated at the first damage: prefix checksums of the window and powers of x. */
+struct resync_tables {
+        size_t n_pre;                  /* pre[0..n_pre] hold the register after buf[0..i) */
+        uint32_t pre[READ_WINDOW + 1];
+        uint32_t x8n[HP_RECORD_MAX + 1]; /* x^(8n) mod the CRC polynomial: n zero bytes */
+};
+
 struct record_reader {
         int fd;
         unsigned version;
@@ -377,14 +391,38 @@ struct record_reader {
         bool win_eof;          /* the window reaches the end of the file */
         struct record_problem problem;
         struct record_reader_stats stats;
+        struct resync_tables *rs; /* NULL until the first damage */
+        uint64_t step;         /* most bytes of damage searched per call; 0: no bound */
+        bool searching;        /* a search through damage goes on at search_at */
+        uint64_t search_at;
         char text[HP_RECORD_TEXT_MAX + 1];
         uint8_t buf[READ_WINDOW];
 };
 
+/* Read from the file into buf[win_len..] until the window is full or the file ends. */
+static int fill(struct record_reader *r)
+{
+        ssize_t k;
+
+        while (r->win_len < sizeof(r->buf) && !r->win_eof) {
+                k = pread(r->fd, r->buf + r->win_len, sizeof(r->buf) - r->win_len, (off_t)(r->win_off + r->win_len));
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0)
+                        r->win_eof = true;
+                r->win_len += (size_t)k;
+                r->stats.read_bytes += (uint64_t)k;
+        }
+        return 0;
+}
+
 /* Make [off, off + n) readable in the window.  Return: bytes available from @off (< @n only at EOF). */
 static ssize_t window(struct record_reader *r, uint64_t off, size_t n)
 {
-        ssize_t k;
+        int k;
 
         if (off >= r->win_off && off - r->win_off <= r->win_len) {
                 size_t have = r->win_len - (size_t)(off - r->win_off);
@@ -394,19 +432,11 @@ static ssize_t window(struct record_reader *r, uint64_t off, size_t n)
         r->win_off = off;
         r->win_len = 0;
         r->win_eof = false;
-        while (r->win_len < sizeof(r->buf)) {
-                k = pread(r->fd, r->buf + r->win_len, sizeof(r->buf) - r->win_len, (off_t)(off + r->win_len));
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0) {
-                        r->win_eof = true;
-                        break;
-                }
-                r->win_len += (size_t)k;
-        }
+        if (r->rs)
+                r->rs->n_pre = 0;
+        k = fill(r);
+        if (k < 0)
+                return k;
         return (ssize_t)MIN(r->win_len, n);
 }
 
@@ -455,6 +485,7 @@ static int check_frame(struct record_reader *r, uint64_t off, uint32_t *len)
                 return FRAME_BAD;
         }
         crc = record_crc32(record_crc32(0, f + 4, 8), f + RECORD_FRAME_SIZE, *len);
+        r->stats.crc_bytes += 8 + *len;
         if (crc != get32(f + 12)) {
                 r->problem.reason = "checksum mismatch";
                 return FRAME_BAD;
@@ -462,39 +493,160 @@ static int check_frame(struct record_reader *r, uint64_t off, uint32_t *len)
         return FRAME_OK;
 }
 
-/* From @from on, the offset of the next valid frame, or the end of the file. */
+/*
+ * Resync.  Searching damage for the next valid frame checks a candidate at
+ * every sync marker, and a hostile file can hold one every 8 bytes, each
+ * claiming HP_RECORD_MAX bytes of payload.  So that this costs time linear
+ * in the file size, the window only slides forward (each byte is read
+ * once) and a candidate's checksum comes from prefix checksums of the
+ * window in constant time, by the linearity of CRC:
+ *
+ *   With U(s, D) the raw CRC register after feeding D to state s (zlib's
+ *   crc32(c, D) is ~U(~c, D)), and P[i] = U(0, buf[0..i)):
+ *     U(s, buf[a..b)) = s * x^(8(b-a)) + P[b] + P[a] * x^(8(b-a))
+ *   (+ is XOR, * multiplication modulo the CRC polynomial), so a frame's
+ *   CRC is ~(((U(~0, frame bytes 4..11) + P[a]) * x^(8 len)) + P[b]) with
+ *   a, b the ends of its payload.
+ *
+ * In the bit-reflected form used here, bit 31 is the coefficient of x^0.
+ */
+#define CRC_POLY 0xEDB88320u
+
+/* a * b modulo the CRC polynomial. */
+static uint32_t crc_mul(uint32_t a, uint32_t b)
+{
+        uint32_t p = 0;
+
+        /* Without branches on the data: they would be mispredicted half the time. */
+        for (int i = 31; i >= 0; i--) {
+                p ^= b & (0u - ((a >> i) & 1));
+                b = (b >> 1) ^ (CRC_POLY & (0u - (b & 1))); /* b *= x */
+        }
+        return p;
+}
+
+/* One byte into the raw register (no inversions). */
+static uint32_t crc_step(const uint32_t *table, uint32_t s, uint8_t byte)
+{
+        return table[(s ^ byte) & 0xff] ^ (s >> 8);
+}
+
+static int resync_tables_init(struct record_reader *r)
+{
+        struct resync_tables *t = malloc(sizeof(*t));
+
+        if (!t)
+                return -ENOMEM;
+        t->n_pre = 0;
+        t->pre[0] = 0;
+        t->x8n[0] = UINT32_C(1) << 31; /* x^0 */
+        for (size_t n = 1; n <= HP_RECORD_MAX; n++)
+                t->x8n[n] = crc_step(crc_table(), t->x8n[n - 1], 0);
+        r->rs = t;
+        return 0;
+}
+
+/* Extend the prefix checksums to cover buf[0..n). */
+static void prefix_to(struct record_reader *r, size_t n)
+{
+        const uint32_t *table = crc_table();
+        struct resync_tables *t = r->rs;
+        uint32_t c = t->pre[t->n_pre];
+
+        for (size_t i = t->n_pre; i < n; i++)
+                t->pre[i + 1] = c = crc_step(table, c, r->buf[i]);
+        if (n > t->n_pre) {
+                r->stats.crc_bytes += n - t->n_pre;
+                t->n_pre = n;
+        }
+}
+
+/* Move the window forward to start at @off (within it), keeping what was read, and fill it. */
+static int slide(struct record_reader *r, uint64_t off)
+{
+        struct resync_tables *t = r->rs;
+        size_t drop = (size_t)(off - r->win_off);
+
+        memmove(r->buf, r->buf + drop, r->win_len - drop);
+        if (t->n_pre >= drop) {
+                memmove(t->pre, t->pre + drop, (t->n_pre - drop + 1) * sizeof(t->pre[0]));
+                t->n_pre -= drop;
+        } else {
+                t->n_pre = 0;
+                t->pre[0] = 0;
+        }
+        r->win_off = off;
+        r->win_len -= drop;
+        return fill(r);
+}
+
+/* Is there a valid frame at @off, which the window holds with all its payload (or up to EOF)? */
+static bool frame_at(struct record_reader *r, uint64_t off)
+{
+        size_t i = (size_t)(off - r->win_off), a, b;
+        const uint8_t *f = r->buf + i;
+        uint32_t len, s;
+
+        if (r->win_len - i < RECORD_FRAME_SIZE)
+                return false;
+        len = get32(f + 8);
+        if (len > HP_RECORD_MAX || r->win_len - i - RECORD_FRAME_SIZE < len)
+                return false;
+        a = i + RECORD_FRAME_SIZE;
+        b = a + len;
+        prefix_to(r, b);
+        s = ~record_crc32(0, f + 4, 8); /* U(~0, frame bytes 4..11) */
+        r->stats.crc_bytes += 8;
+        s = crc_mul(s ^ r->rs->pre[a], r->rs->x8n[len]) ^ r->rs->pre[b];
+        return ~s == get32(f + 12);
+}
+
+/*
+ * From @from on, the offset of the next valid frame, or the end of the
+ * file.  Linear time (see above).  -EAGAIN after r->step bytes (if set),
+ * with r->search_at where to go on.
+ */
 static int64_t resync(struct record_reader *r, uint64_t from)
 {
-        struct record_problem keep = r->problem;
         uint64_t c = from;
-        uint32_t len;
-        int v;
+        int k;
 
-        for (;;) {
-                ssize_t k = window(r, c, sizeof(r->buf));
-                const uint8_t *hit;
-
+        if (!r->rs && (k = resync_tables_init(r)) < 0)
+                return k;
+        if (c < r->win_off || c > r->win_off + r->win_len) {
+                k = (int)window(r, c, 0);
                 if (k < 0)
                         return k;
-                if (k < 4) {
-                        c += (uint64_t)k;
-                        break;
+        }
+        for (;;) {
+                size_t have = r->win_len - (size_t)(c - r->win_off), scan;
+                const uint8_t *hit;
+
+                if (r->step && c - from >= r->step) {
+                        r->search_at = c;
+                        return -EAGAIN;
                 }
-                hit = memmem(at(r, c), (size_t)k, RECORD_SYNC, 4);
+                /* Keep a whole largest frame ahead of the search in the window: slide when less is left. */
+                if (have < RECORD_FRAME_SIZE + HP_RECORD_MAX && !r->win_eof && c > r->win_off) {
+                        k = slide(r, c);
+                        if (k < 0)
+                                return k;
+                        continue;
+                }
+                /* Only where a whole largest frame fits in the window, unless the file ends in it. */
+                scan = r->win_eof ? have : have - (RECORD_FRAME_SIZE + HP_RECORD_MAX) + 4;
+                hit = scan >= 4 ? memmem(at(r, c), scan, RECORD_SYNC, 4) : NULL;
                 if (!hit) {
-                        c += (uint64_t)k - 3;
+                        if (r->win_eof)
+                                return (int64_t)(r->win_off + r->win_len);
+                        c += scan - 3;
                         continue;
                 }
                 c += (uint64_t)(hit - at(r, c));
-                v = check_frame(r, c, &len);
-                if (v < 0)
-                        return v;
-                if (v == FRAME_OK)
-                        break;
+                if (frame_at(r, c))
+                        return (int64_t)c;
                 c++;
         }
-        r->problem = keep;
-        return (int64_t)c;
 }
 
 static int take_text(struct record_reader *r, const uint8_t *p, size_t n, const char **ret)
@@ -588,8 +740,11 @@ int record_reader_open(const char *path, struct record_reader **ret)
 /* A damaged region starts at r->pos (reason already set): report it and move past it. */
 static int report_damage(struct record_reader *r)
 {
-        int64_t next = resync(r, r->pos + 1);
+        int64_t next = resync(r, r->searching ? r->search_at : r->pos + 1);
 
+        r->searching = next == -EAGAIN;
+        if (next == -EAGAIN)
+                return RECORD_NEXT_AGAIN;
         if (next < 0)
                 return (int)next;
         r->problem.offset = r->pos;
@@ -605,10 +760,12 @@ static int report_damage(struct record_reader *r)
 
 int record_reader_next(struct record_reader *r, struct record *ret)
 {
-        uint32_t len;
+        uint32_t len = 0;
         unsigned type;
         int v;
 
+        if (r->searching)
+                return report_damage(r);
         v = check_frame(r, r->pos, &len);
         if (v < 0)
                 return v;
@@ -637,6 +794,11 @@ int record_reader_next(struct record_reader *r, struct record *ret)
         r->pos += RECORD_FRAME_SIZE + len;
         r->stats.records++;
         return 1;
+}
+
+void record_reader_set_step(struct record_reader *r, uint64_t bytes)
+{
+        r->step = bytes;
 }
 
 const struct record_problem *record_reader_problem(const struct record_reader *r)
@@ -689,6 +851,7 @@ struct record_reader *record_reader_free(struct record_reader *r)
         if (!r)
                 return NULL;
         safe_close(r->fd);
+        free(r->rs);
         free(r);
         return NULL;
 }

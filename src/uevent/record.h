@@ -58,9 +58,11 @@
  * and reason, then the reader searches forward for the next valid frame: a
  * damaged region with valid records after it is "corrupt" (the skipped
  * bytes are reported), one that runs to the end of the file is a "torn
- * tail" (the usual trace of a crash during a write).  Nothing read from a
- * recording is trusted: datagrams go through uevent_parse() and texts must
- * be escaped before printing.
+ * tail" (the usual trace of a crash during a write).  That search reads
+ * each byte once and checks each candidate frame in constant time (prefix
+ * checksums), so any damage costs time linear in its size.  Nothing read
+ * from a recording is trusted: datagrams go through uevent_parse() and
+ * texts must be escaped before printing.
  */
 
 #include <stdbool.h>
@@ -228,6 +230,8 @@ struct record_problem {
 
 /* Return value of record_reader_next() when a problem is reported instead of a record. */
 #define RECORD_NEXT_PROBLEM 2
+/* Return value of record_reader_next() with a step bound: the search through damage goes on. */
+#define RECORD_NEXT_AGAIN 3
 
 struct record_reader;
 
@@ -249,9 +253,21 @@ int record_reader_open(const char *path, struct record_reader **ret);
  *
  * Return: 1 with a record in *@ret; RECORD_NEXT_PROBLEM with the details in
  * record_reader_problem() (keep calling: reading resumes after the damage);
- * 0 at the end of the file; negative errno on read errors.
+ * RECORD_NEXT_AGAIN (only with record_reader_set_step()) when the bound
+ * was reached in damage: call again to go on searching; 0 at the end of
+ * the file; negative errno on read errors.
  */
 int record_reader_next(struct record_reader *r, struct record *ret);
+
+/**
+ * record_reader_set_step() - bound the work of one record_reader_next() call.
+ * @r: reader
+ * @bytes: most bytes of damage one call searches (0: no bound, the default)
+ *
+ * A damaged region is still reported once, as a whole, when the search
+ * through it ends; the calls before that return RECORD_NEXT_AGAIN.
+ */
+void record_reader_set_step(struct record_reader *r, uint64_t bytes);
 
 /* The problem last reported by record_reader_next() (borrowed from @r). */
 const struct record_problem *record_reader_problem(const struct record_reader *r);
@@ -263,11 +279,13 @@ const struct record_problem *record_reader_problem(const struct record_reader *r
  */
 char *record_problem_format(const struct record_problem *p, char *buf, size_t size);
 
-/* Counters of what the reader saw so far. */
+/* Counters of what the reader saw so far, and of its work. */
 struct record_reader_stats {
         uint64_t records;   /* valid records returned */
         uint64_t problems;  /* problems reported */
         uint64_t skipped;   /* bytes in damaged regions and invalid records */
+        uint64_t read_bytes; /* bytes read from the file */
+        uint64_t crc_bytes;  /* bytes run through CRC-32 */
 };
 const struct record_reader_stats *record_reader_stats(const struct record_reader *r);
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Replay timing over a recording.  The clock is pure arithmetic on recorded
- * timestamps; the iterator only filters the reader's records.  Invariant:
- * c->due is the sum of all delays returned so far.
+ * timestamps; the iterator only filters the reader's records.  Invariants:
+ * c->due is the sum of all delays returned so far, saturated at
+ * REPLAY_USEC_MAX; no delay exceeds REPLAY_USEC_MAX and no double is cast
+ * to usec_t outside its range, whatever the speed and the recorded times.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,10 +13,25 @@
 #include "macro.h"
 #include "replay.h"
 
+usec_t replay_scale(usec_t d, double speed)
+{
+        double v;
+
+        if (!(speed > 0)) /* also NaN */
+                return 0;
+        v = (double)d / speed + 0.5;
+        /* Compared in double: REPLAY_USEC_MAX itself rounds up to 2^63, which no usec_t cast reaches. */
+        return v < (double)REPLAY_USEC_MAX ? (usec_t)v : REPLAY_USEC_MAX;
+}
+
 void replay_clock_init(struct replay_clock *c, double speed, usec_t max_delay)
 {
+        if (!(speed > 0)) /* negative, 0 or NaN: no waiting */
+                speed = 0;
+        else
+                speed = MIN(MAX(speed, 1.0 / HP_REPLAY_SLOWDOWN_MAX), (double)HP_REPLAY_SPEED_MAX);
         *c = (struct replay_clock){
-                .speed = speed > 0 ? speed : 0,
+                .speed = speed,
                 .max_delay = max_delay,
         };
 }
@@ -29,11 +46,11 @@ usec_t replay_clock_step(struct replay_clock *c, usec_t monotonic)
                 d = monotonic - c->prev;
                 if (c->max_delay && d > c->max_delay)
                         d = c->max_delay;
-                d = c->speed > 0 ? (usec_t)((double)d / c->speed + 0.5) : 0;
+                d = replay_scale(d, c->speed);
         }
         c->started = true;
         c->prev = monotonic;
-        c->due += d;
+        c->due = d > REPLAY_USEC_MAX - c->due ? REPLAY_USEC_MAX : c->due + d;
         return d;
 }
 
@@ -48,9 +65,12 @@ int replay_speed_from_string(const char *s, double *ret)
                 *ret = 0;
                 return 0;
         }
+        /* Digits only: no blanks, no sign (not even "-0"), no "nan" or "inf". */
+        if (!strchr("0123456789.", s[0]))
+                return -EINVAL;
         errno = 0;
         v = strtod(s, &end);
-        if (errno || *end || !(v >= 0 && v <= 1e6)) /* also refuses NaN and infinity */
+        if (errno || *end || !(v == 0 || (v >= 1.0 / HP_REPLAY_SLOWDOWN_MAX && v <= HP_REPLAY_SPEED_MAX)))
                 return -EINVAL;
         *ret = v;
         return 0;
@@ -74,6 +94,7 @@ int replay_open(const char *path, double speed, struct replay **ret)
                 free(rp);
                 return r;
         }
+        record_reader_set_step(rp->reader, HP_REPLAY_RESYNC_STEP);
         replay_clock_init(&rp->clock, speed, HP_REPLAY_MAX_DELAY_USEC);
         *ret = rp;
         return 0;

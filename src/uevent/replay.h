@@ -14,6 +14,7 @@
  * previous item, capped at max_delay, divided by the speed.  A timestamp of
  * 0 (unknown) or one lower than the previous (the file was appended to
  * after a reboot) means no wait.  Speed 0 means as fast as possible.
+ * Delays and their sum saturate at REPLAY_USEC_MAX.
  */
 
 #include <stdbool.h>
@@ -31,7 +32,19 @@ struct replay_clock {
         usec_t due;        /* replay time of the latest item since the first */
 };
 
-/* Start a clock. @speed < 0 is treated as 0. */
+/* Larger than any replay time, and far from wrapping when added to a clock reading. */
+#define REPLAY_USEC_MAX ((usec_t)INT64_MAX)
+
+/**
+ * replay_scale() - a recorded time at a replay speed.
+ * @d: recorded microseconds
+ * @speed: speed factor; 0 (or anything not a positive number): no waiting
+ * Return: @d / @speed, rounded, at most REPLAY_USEC_MAX.
+ */
+usec_t replay_scale(usec_t d, double speed);
+
+/* Start a clock. @speed <= 0 or NaN is treated as 0; others are kept within
+ * 1/HP_REPLAY_SLOWDOWN_MAX .. HP_REPLAY_SPEED_MAX. */
 void replay_clock_init(struct replay_clock *c, double speed, usec_t max_delay);
 
 /**
@@ -45,8 +58,9 @@ usec_t replay_clock_step(struct replay_clock *c, usec_t monotonic);
 /**
  * replay_speed_from_string() - parse --speed.
  * @s: "1", "2.5", "0.1", or "0"/"max" for no waiting
- * @ret: the speed
- * Return: 0 or -EINVAL (negative, not a number, not finite, or above 1e6).
+ * @ret: the speed (untouched on failure)
+ * Return: 0 or -EINVAL (a sign, blanks, not a number, not finite, or
+ * outside 1/HP_REPLAY_SLOWDOWN_MAX .. HP_REPLAY_SPEED_MAX and not 0).
  */
 int replay_speed_from_string(const char *s, double *ret);
 
@@ -74,7 +88,8 @@ struct replay;
  * @speed: speed factor (see struct replay_clock)
  * @ret: the replay, owned by the caller (replay_free())
  *
- * Pauses longer than HP_REPLAY_MAX_DELAY_USEC (recorded time) are shortened to it.
+ * Pauses longer than HP_REPLAY_MAX_DELAY_USEC (recorded time) are shortened to it;
+ * one replay_next() searches at most HP_REPLAY_RESYNC_STEP bytes of damage.
  * Return: 0 or the errors of record_reader_open().
  */
 int replay_open(const char *path, double speed, struct replay **ret);
@@ -87,8 +102,9 @@ int replay_open(const char *path, double speed, struct replay **ret);
  * Other record types (agent runs, waits, gaps) are skipped: replay
  * recomputes them.
  * Return: 1 with an item; RECORD_NEXT_PROBLEM with the damage in
- * replay_problem() (log it with record_problem_format() and go on); 0 at
- * the end; negative errno on read errors.
+ * replay_problem() (log it with record_problem_format() and go on);
+ * RECORD_NEXT_AGAIN in the middle of a search through damage (call again,
+ * after serving other work); 0 at the end; negative errno on read errors.
  */
 int replay_next(struct replay *rp, struct replay_item *ret);
 

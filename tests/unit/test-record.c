@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Recording format: round trip of every record type, and the reader's
- * behaviour on torn, corrupt, unknown and foreign input.
+ * behaviour on torn, corrupt, unknown and foreign input; on hostile damage
+ * (fake frames everywhere) its work stays linear in the file size.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -403,6 +405,289 @@ static void test_encode_refuses(void)
                   RECORD_FRAME_SIZE + 24 + HP_RECORD_TEXT_MAX);
 }
 
+/* ---- hostile damage ------------------------------------------------------------- */
+
+/* Fake frames every 8 bytes (two interleaved syncs per 16), each claiming HP_RECORD_MAX bytes of payload. */
+static void fake_frames(uint8_t *p, size_t n)
+{
+        uint8_t pat[16] = { 'H', 'P', 'R', 0x1e, 'H', 'P', 'R', 0x1e };
+
+        for (int i = 0; i < 4; i++)
+                pat[8 + i] = pat[12 + i] = (uint8_t)((uint32_t)HP_RECORD_MAX >> (8 * i));
+        for (size_t i = 0; i < n; i++)
+                p[i] = pat[i % 16];
+}
+
+/* @n intact datagram records, SEQNUMs from @seq, each with fake syncs in its payload, appended at *@o. */
+static void intact(uint8_t *buf, size_t *o, uint64_t seq, size_t n)
+{
+        for (size_t i = 0; i < n; i++, seq++) {
+                char d[256];
+                int len = snprintf(d, sizeof(d), "add@/devices/x%cACTION=add%cDEVPATH=/devices/x%cSUBSYSTEM=x%c"
+                                   "X=HPR\x1e%c%c%c%cSEQNUM=%llu", 0, 0, 0, 0, 0x40, 1, 1, 0, (unsigned long long)seq);
+                ssize_t k = record_encode(&(struct record){ .type = RECORD_DATAGRAM,
+                                                            .datagram = { seq, seq * 10, d, (size_t)len + 1 } },
+                                          buf + *o, RECORD_FRAME_SIZE + HP_RECORD_MAX);
+                check(k > 0);
+                *o += (size_t)k;
+        }
+}
+
+/*
+ * A few MiB of fake frames in three regions (the last one running to the
+ * end of the file) between intact records: every intact record is read,
+ * each region is one problem, and the reader's work (bytes read, bytes
+ * checksummed) stays a small multiple of the file size.
+ */
+static void test_hostile(void)
+{
+        const size_t region[3] = { 1 << 20, 2 << 20, 512 << 10 }, per_block = 100;
+        size_t size = RECORD_FILE_HEADER_SIZE + 3 * per_block * 256 + region[0] + region[1] + region[2];
+        uint8_t *buf = malloc(size);
+        const char *t = path_of("hostile");
+        const struct record_reader_stats *st;
+        struct record_reader *r;
+        struct record rec;
+        struct timespec a, b;
+        size_t o, problems = 0, skipped = 0;
+        uint64_t seq = 1;
+        double sec;
+        int k;
+
+        check(buf);
+        o = RECORD_FILE_HEADER_SIZE;
+        memcpy(buf, RECORD_MAGIC "\x01\x00\x10\x00\x00\x00\x00\x00", RECORD_FILE_HEADER_SIZE);
+        for (int i = 0; i < 3; i++) {
+                intact(buf, &o, 1 + (uint64_t)i * per_block, per_block);
+                fake_frames(buf + o, region[i]);
+                o += region[i];
+        }
+        check(o <= size);
+        write_file(t, buf, o);
+
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        check_int(record_reader_open(t, &r), 0);
+        while ((k = record_reader_next(r, &rec)) > 0) {
+                if (k == RECORD_NEXT_PROBLEM) {
+                        char line[512];
+                        const struct record_problem *p = record_reader_problem(r);
+                        fprintf(stderr, "  reader: %s\n", record_problem_format(p, line, sizeof(line)));
+                        check_int(p->skipped, region[problems]);
+                        check_int(p->kind, problems < 2 ? RECORD_PROBLEM_CORRUPT : RECORD_PROBLEM_TORN_TAIL);
+                        skipped += p->skipped;
+                        problems++;
+                        continue;
+                }
+                /* Every intact record, in order, nothing else. */
+                check_int(rec.type, RECORD_DATAGRAM);
+                check_int(rec.datagram.realtime, seq);
+                seq++;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        check_int(k, 0);
+        check_int(seq - 1, 3 * per_block);
+        check_int(problems, 3);
+        st = record_reader_stats(r);
+        sec = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+        fprintf(stderr, "  %zu bytes: %llu read, %llu checksummed, %.3f s (%.1f MiB/s)\n", o,
+                (unsigned long long)st->read_bytes, (unsigned long long)st->crc_bytes, sec,
+                (double)o / (1 << 20) / (sec > 0 ? sec : 1e-9));
+        /* Linear: each byte read about once, and checksummed a bounded number of times. */
+        check(st->read_bytes <= 2 * (uint64_t)o + 65536);
+        check(st->crc_bytes <= 3 * (uint64_t)o);
+        check_int(st->skipped, skipped);
+        record_reader_free(r);
+        free(buf);
+}
+
+/* Damage of many sizes (around the reader's window and the largest frame): the next record is always found. */
+static void test_resync_sizes(void)
+{
+        const size_t sizes[] = { 1, 3, 4, 5, 15, 16, 17, 100, 16399, 16400, 16401, 32768, 49135, 49136, 49137,
+                                 65519, 65535, 65536, 65537, 98304, 131072 + 11 };
+        const size_t max = 131072 + 11 + 4096;
+        uint8_t *buf = malloc(max);
+        const char *t = path_of("sizes");
+
+        check(buf);
+        for (size_t i = 0; i < ELEMENTSOF(sizes); i++)
+                for (size_t lead = 0; lead < 2; lead++) {
+                        struct record_reader *r;
+                        struct record rec;
+                        size_t o = RECORD_FILE_HEADER_SIZE, n = 0, problems = 0;
+                        int k;
+
+                        memcpy(buf, RECORD_MAGIC "\x01\x00\x10\x00\x00\x00\x00\x00", RECORD_FILE_HEADER_SIZE);
+                        intact(buf, &o, 1, 3);
+                        /* lead 1: the damage starts with a whole fake frame, else in the middle of one. */
+                        fake_frames(buf + o, sizes[i] + 16);
+                        if (!lead)
+                                memmove(buf + o, buf + o + 5, sizes[i]);
+                        o += sizes[i];
+                        intact(buf, &o, 4, 3);
+                        write_file(t, buf, o);
+                        check_int(record_reader_open(t, &r), 0);
+                        while ((k = record_reader_next(r, &rec)) > 0) {
+                                if (k == RECORD_NEXT_PROBLEM) {
+                                        check_int(record_reader_problem(r)->kind, RECORD_PROBLEM_CORRUPT);
+                                        check_int(record_reader_problem(r)->skipped, sizes[i]);
+                                        problems++;
+                                        continue;
+                                }
+                                check_int(rec.datagram.realtime, ++n);
+                        }
+                        check_int(k, 0);
+                        check_int(n, 6);
+                        check_int(problems, 1);
+                        record_reader_free(r);
+                }
+        free(buf);
+}
+
+/* ---- the reader against a plain model of the format ------------------------------ */
+
+static uint32_t rng_state = 12345;
+
+static uint32_t rng(void)
+{
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 17;
+        rng_state ^= rng_state << 5;
+        return rng_state;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The format's definition of a valid frame at @off, checked the slow, obvious way. */
+static bool model_frame(const uint8_t *b, size_t size, size_t off, size_t *ret_len)
+{
+        uint32_t len;
+
+        if (size - off < RECORD_FRAME_SIZE || memcmp(b + off, RECORD_SYNC, 4) != 0)
+                return false;
+        len = le32(b + off + 8);
+        if (len > HP_RECORD_MAX || size - off - RECORD_FRAME_SIZE < len)
+                return false;
+        if (record_crc32(record_crc32(0, b + off + 4, 8), b + off + RECORD_FRAME_SIZE, len) != le32(b + off + 12))
+                return false;
+        *ret_len = len;
+        return true;
+}
+
+/* Damage of one random kind at a random place. */
+static size_t damage(uint8_t *b, size_t size, size_t cap)
+{
+        size_t at = RECORD_FILE_HEADER_SIZE + rng() % (size - RECORD_FILE_HEADER_SIZE), n = rng();
+
+        switch (rng() % 5) {
+        case 0: /* flipped bits */
+                for (int i = 0; i < 1 + (int)(rng() % 4); i++)
+                        b[RECORD_FILE_HEADER_SIZE + rng() % (size - RECORD_FILE_HEADER_SIZE)] ^= (uint8_t)(1u << (rng() % 8));
+                return size;
+        case 1: /* inserted garbage holding record markers */
+                n = MIN(1 + n % 3000, cap - size); /* (MIN evaluates twice: no rng() in it) */
+                memmove(b + at + n, b + at, size - at);
+                for (size_t i = 0; i < n; i++)
+                        b[at + i] = (uint8_t)rng();
+                for (size_t i = 0; i + 4 <= n; i += 1 + rng() % 64)
+                        memcpy(b + at + i, RECORD_SYNC, 4);
+                return size + n;
+        case 2: /* inserted fake frames */
+                n = MIN(16 * (1 + n % 200), cap - size);
+                memmove(b + at + n, b + at, size - at);
+                fake_frames(b + at, n);
+                return size + n;
+        case 3: /* a hole */
+                n = MIN(1 + n % 5000, size - at);
+                memmove(b + at, b + at + n, size - at - n);
+                return size - n;
+        default: /* cut off */
+                return at;
+        }
+}
+
+static void test_reader_model(void)
+{
+        const size_t cap = 600 * 1024;
+        uint8_t *b = malloc(cap);
+        const char *t = path_of("model");
+        size_t files = 0, records = 0, problems = 0, again = 0;
+
+        check(b);
+        for (int iter = 0; iter < 150; iter++) {
+                struct record_reader *r;
+                struct record rec;
+                size_t size = RECORD_FILE_HEADER_SIZE, pos, len;
+                int k;
+
+                memcpy(b, RECORD_MAGIC "\x01\x00\x10\x00\x00\x00\x00\x00", RECORD_FILE_HEADER_SIZE);
+                /* Records of all sizes, up to the largest datagram. */
+                for (uint64_t seq = 1; size < cap / 2; seq++) {
+                        static char d[HP_UEVENT_MAX_SIZE];
+                        size_t n = 1 + rng() % (rng() % 4 ? 300 : HP_UEVENT_MAX_SIZE);
+                        for (size_t i = 0; i < n; i++)
+                                d[i] = (char)(rng() % 4 ? 'a' + rng() % 26 : rng());
+                        ssize_t e = record_encode(&(struct record){ .type = RECORD_DATAGRAM,
+                                                                    .datagram = { seq, seq, d, n } },
+                                                  b + size, cap - size);
+                        check(e > 0);
+                        size += (size_t)e;
+                }
+                for (int i = 1 + (int)(rng() % 6); i > 0 && size > RECORD_FILE_HEADER_SIZE + 1; i--)
+                        size = damage(b, size, cap);
+                write_file(t, b, size);
+                files++;
+
+                /* The model: frames where they are valid; anything else up to the next valid frame is one problem. */
+                check_int(record_reader_open(t, &r), 0);
+                if (iter % 2) /* a bound on the search per call changes nothing but the RECORD_NEXT_AGAIN calls */
+                        record_reader_set_step(r, 1 + rng() % 5000);
+                pos = RECORD_FILE_HEADER_SIZE;
+                while ((k = record_reader_next(r, &rec)) > 0) {
+                        if (k == RECORD_NEXT_AGAIN) {
+                                check(iter % 2);
+                                again++;
+                                continue;
+                        }
+                        check(pos < size);
+                        if (model_frame(b, size, pos, &len)) {
+                                /* Payloads are random: a datagram record, or one reported invalid. */
+                                if (k == 1) {
+                                        check_int(rec.offset, pos);
+                                        records++;
+                                } else {
+                                        check_int(record_reader_problem(r)->offset, pos);
+                                        check(record_reader_problem(r)->kind == RECORD_PROBLEM_INVALID ||
+                                              record_reader_problem(r)->kind == RECORD_PROBLEM_UNKNOWN_TYPE);
+                                }
+                                pos += RECORD_FRAME_SIZE + len;
+                                continue;
+                        }
+                        size_t next = pos + 1;
+                        while (next < size && !model_frame(b, size, next, &len))
+                                next++;
+                        check_int(k, RECORD_NEXT_PROBLEM);
+                        check_int(record_reader_problem(r)->offset, pos);
+                        check_int(record_reader_problem(r)->resume, MIN(next, size));
+                        check_int(record_reader_problem(r)->kind,
+                                  next < size ? RECORD_PROBLEM_CORRUPT : RECORD_PROBLEM_TORN_TAIL);
+                        problems++;
+                        pos = MIN(next, size);
+                }
+                check_int(k, 0);
+                check_int(pos, size);
+                check(record_reader_stats(r)->read_bytes <= 2 * (uint64_t)size + 65536);
+                record_reader_free(r);
+        }
+        fprintf(stderr, "  %zu damaged files: %zu records and %zu damaged regions as the model says (%zu step returns)\n",
+                files, records, problems, again);
+        check(again > 0);
+        free(b);
+}
+
 static void cleanup(void)
 {
         char cmd[300];
@@ -423,5 +708,8 @@ int main(void)
         run_test(test_headers);
         run_test(test_append_and_lock);
         run_test(test_encode_refuses);
+        run_test(test_hostile);
+        run_test(test_resync_sizes);
+        run_test(test_reader_model);
         return 0;
 }

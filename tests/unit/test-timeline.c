@@ -5,14 +5,24 @@
  * failures, a timeout, an exec failure, an unfinished run, a gap and an
  * overflow) read back and drawn.  The SVG must be well-formed XML (xmllint,
  * when installed) with exactly one bar element per agent run; the text
- * rendering is checked line by line.  HOTPLUGD_TIMELINE_KEEP=DIR keeps the
- * SVGs there for looking at.
+ * rendering is checked line by line.  Degenerate recordings (empty, only
+ * gaps, runs without events, a run without end, zero duration, one event)
+ * draw too, and hotplugctl timeline -o (argv[1]: the built hotplugctl)
+ * leaves no partial output or temporary file behind, even when killed
+ * mid-write.  HOTPLUGD_TIMELINE_KEEP=DIR keeps the SVGs there for looking
+ * at.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -365,6 +375,263 @@ static void test_events_only_and_torn(void)
         timeline_free(tl);
 }
 
+/* ---- degenerate recordings --------------------------------------------------- */
+
+static const char *hotplugctl_path; /* argv[1]: the built hotplugctl, if given */
+
+static struct record_writer *deg_open(const char *name, char *path, size_t size)
+{
+        struct record_writer *w;
+
+        snprintf(path, size, "%s/%s.rec", dir, name);
+        check_int(record_writer_open(path, &w), 0);
+        return w;
+}
+
+static void deg_datagram(struct record_writer *w, uint64_t seqnum, usec_t t, const char *devpath)
+{
+        struct synth s = { .w = w, .seqnum = seqnum, .now = t };
+
+        datagram(&s, "add", devpath, "net");
+}
+
+static void deg_start(struct record_writer *w, uint64_t seqnum, usec_t t)
+{
+        check_int(record_append(w, &(struct record){ .type = RECORD_AGENT_START,
+                                                     .agent_start = { seqnum, t, 7, "/sbin/hotplug" } }),
+                  0);
+}
+
+static void deg_end(struct record_writer *w, uint64_t seqnum, usec_t t, enum record_agent_status st, int value)
+{
+        check_int(record_append(w, &(struct record){ .type = RECORD_AGENT_END,
+                                                     .agent_end = { seqnum, t, st == RECORD_AGENT_EXEC_FAILED ? 0 : 7,
+                                                                    st, value } }),
+                  0);
+}
+
+/* Files in dir whose name ends in ".tmp". */
+static size_t tmp_files(void)
+{
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        size_t n = 0;
+
+        check(d);
+        while ((e = readdir(d))) {
+                size_t len = strlen(e->d_name);
+                if (len >= 4 && strcmp(e->d_name + len - 4, ".tmp") == 0) {
+                        fprintf(stderr, "  left behind: %s\n", e->d_name);
+                        n++;
+                }
+        }
+        closedir(d);
+        return n;
+}
+
+/*
+ * Run hotplugctl timeline with @args (NULL-terminated, after the verb);
+ * @fsize > 0: under that RLIMIT_FSIZE, with SIGXFSZ killing it, or ignored
+ * (the write fails with EFBIG) if @xfsz_ignored.  Return: the wait status.
+ */
+static int run_ctl(const char *const *args, rlim_t fsize, bool xfsz_ignored)
+{
+        const char *argv[16] = { hotplugctl_path, "timeline" };
+        int status, i = 2;
+        pid_t pid;
+
+        for (; *args && i < 15; args++)
+                argv[i++] = *args;
+        argv[i] = NULL;
+        pid = fork();
+        check(pid >= 0);
+        if (pid == 0) {
+                int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+                if (null >= 0)
+                        (void)dup2(null, STDOUT_FILENO);
+                if (fsize > 0) {
+                        (void)setrlimit(RLIMIT_FSIZE, &(struct rlimit){ fsize, fsize });
+                        (void)signal(SIGXFSZ, xfsz_ignored ? SIG_IGN : SIG_DFL);
+                }
+                execv(argv[0], (char **)argv);
+                _exit(127);
+        }
+        check(waitpid(pid, &status, 0) == pid);
+        return status;
+}
+
+/* Draw @rec with the model (SVG and text) and with hotplugctl (to a file, and as text). */
+static void draw_degenerate(const char *rec, size_t runs, size_t events, size_t lanes)
+{
+        char out[320], *svg, *txt, *p;
+        struct timeline *tl;
+        struct stat st;
+        int status;
+
+        fprintf(stderr, "  %s\n", rec);
+        tl = load(rec, TIMELINE_LANES_DEVICE);
+        check_int(problems, 0);
+        check_int(tl->n_runs, runs);
+        check_int(tl->n_events, events);
+        check_int(tl->n_lanes, lanes);
+        check(tl->span >= USEC_PER_MSEC);
+        svg = render_svg(tl, "degenerate.svg", &p);
+        check_xml(p, runs);
+        check_int(count(svg, "<rect class=\"bar "), runs);
+        check(strstr(svg, "</svg>\n"));
+        free(svg);
+        txt = render_text(tl);
+        fputs(txt, stderr);
+        check(strstr(txt, " agent run(s), "));
+        check(!!strstr(txt, "no events or agent runs in this recording\n") == (runs == 0 && events == 0));
+        free(txt);
+        timeline_free(tl);
+        tl = load(rec, TIMELINE_LANES_SUBSYSTEM);
+        txt = render_text(tl);
+        free(txt);
+        timeline_free(tl);
+
+        if (!hotplugctl_path)
+                return;
+        snprintf(out, sizeof(out), "%s/out.svg", dir);
+        (void)unlink(out);
+        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 0, false);
+        check(WIFEXITED(status));
+        check_int(WEXITSTATUS(status), 0);
+        check(stat(out, &st) == 0 && st.st_size > 0);
+        check_xml(out, runs);
+        check_int(tmp_files(), 0);
+        status = run_ctl((const char *const[]){ rec, "--text", NULL }, 0, false);
+        check(WIFEXITED(status));
+        check_int(WEXITSTATUS(status), 0);
+        status = run_ctl((const char *const[]){ rec, "--lanes", "subsystem", NULL }, 0, false);
+        check(WIFEXITED(status));
+        check_int(WEXITSTATUS(status), 0);
+}
+
+/* Recordings with nothing to draw, or nearly: every one draws, and no ".tmp" file stays behind. */
+static void test_degenerate(void)
+{
+        struct record_writer *w;
+        char path[300];
+
+        /* A fresh recording made while idle: the header only. */
+        w = deg_open("idle", path, sizeof(path));
+        record_writer_free(w);
+        draw_degenerate(path, 0, 0, 0);
+
+        /* Only a gap and an overflow. */
+        w = deg_open("gaps", path, sizeof(path));
+        check_int(record_append(w, &(struct record){ .type = RECORD_GAP,
+                                                     .gap = { 5000, 10, 12, RECORD_GAP_UNEXPLAINED } }),
+                  0);
+        check_int(record_append(w, &(struct record){ .type = RECORD_OVERFLOW, .overflow = { 1, 9000 } }), 0);
+        record_writer_free(w);
+        draw_degenerate(path, 0, 0, 0);
+
+        /* Agent runs whose events are not in the recording, and an exec failure that never started. */
+        w = deg_open("runs", path, sizeof(path));
+        deg_start(w, 20, 1000);
+        deg_end(w, 20, 3000, RECORD_AGENT_EXITED, 0);
+        deg_end(w, 21, 4000, RECORD_AGENT_EXEC_FAILED, ENOENT);
+        record_writer_free(w);
+        draw_degenerate(path, 2, 0, 1);
+
+        /* A run that never ends, nothing else. */
+        w = deg_open("noend", path, sizeof(path));
+        deg_start(w, 30, 123456);
+        record_writer_free(w);
+        draw_degenerate(path, 1, 0, 1);
+
+        /* Zero duration: event, start and end at the same instant (also at 0: times unknown). */
+        for (usec_t t = 777, i = 0; i < 2; i++, t = 0) {
+                w = deg_open(t ? "zero" : "zero0", path, sizeof(path));
+                deg_datagram(w, 40 + i, t, "/devices/virtual/net/z0");
+                deg_start(w, 40 + i, t);
+                deg_end(w, 40 + i, t, t ? RECORD_AGENT_EXITED : RECORD_AGENT_SIGNALED, t ? 0 : 9);
+                record_writer_free(w);
+                draw_degenerate(path, 1, 1, 1);
+        }
+
+        /* One event. */
+        w = deg_open("one", path, sizeof(path));
+        deg_datagram(w, 50, 42, "/devices/virtual/net/one0");
+        record_writer_free(w);
+        draw_degenerate(path, 0, 1, 1);
+
+        /* Times at the ends of the clock. */
+        w = deg_open("far", path, sizeof(path));
+        deg_datagram(w, 60, 1, "/devices/virtual/net/far0");
+        deg_start(w, 60, 2);
+        deg_end(w, 60, UINT64_MAX, RECORD_AGENT_EXITED, 0);
+        record_writer_free(w);
+        draw_degenerate(path, 1, 1, 1);
+}
+
+/* hotplugctl timeline -o: the output appears whole or not at all, even when it fails or dies mid-write. */
+static void test_output_file(void)
+{
+        size_t runs, waits;
+        const char *rec;
+        char out[320], tmp[330];
+        struct stat st;
+        int status, fd;
+
+        if (!hotplugctl_path) {
+                fprintf(stderr, "  no hotplugctl given: skipped\n");
+                return;
+        }
+        rec = synthesise("out.rec", 60, &runs, &waits);
+        snprintf(out, sizeof(out), "%s/out-killed.svg", dir);
+
+        /* Killed mid-write (SIGXFSZ past a 4 KiB file size limit): no output and no temporary file. */
+        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 4096, false);
+        check(WIFSIGNALED(status));
+        check_int(WTERMSIG(status), SIGXFSZ);
+        check(stat(out, &st) < 0 && errno == ENOENT);
+        fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+                close(fd);
+                check_int(tmp_files(), 0);
+        } else {
+                /* Without O_TMPFILE (overlayfs before Linux 6.6) hotplugctl falls back to OUT.tmp. */
+                fprintf(stderr, "  %s has no O_TMPFILE (%s): the fallback leaves OUT.tmp when killed\n", dir,
+                        strerror(errno));
+                snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+                check(unlink(tmp) == 0);
+        }
+
+        /* A write error (EFBIG with SIGXFSZ ignored): exit 1, no output, no temporary file. */
+        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 4096, true);
+        check(WIFEXITED(status));
+        check_int(WEXITSTATUS(status), 1);
+        check(stat(out, &st) < 0 && errno == ENOENT);
+        check_int(tmp_files(), 0);
+
+        /* The output path is a directory: exit 1, the directory untouched, no temporary file. */
+        check(mkdir(out, 0700) == 0);
+        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 0, false);
+        check(WIFEXITED(status));
+        check_int(WEXITSTATUS(status), 1);
+        check(stat(out, &st) == 0 && S_ISDIR(st.st_mode));
+        check_int(tmp_files(), 0);
+        check(rmdir(out) == 0);
+
+        /* An empty output name: exit 1, nothing written. */
+        status = run_ctl((const char *const[]){ rec, "-o", "", NULL }, 0, false);
+        check(WIFEXITED(status));
+        check_int(WEXITSTATUS(status), 1);
+        check_int(tmp_files(), 0);
+
+        /* An existing output is replaced whole. */
+        check(close(open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) == 0);
+        status = run_ctl((const char *const[]){ rec, "-o", out, NULL }, 0, false);
+        check(WIFEXITED(status));
+        check_int(WEXITSTATUS(status), 0);
+        check_xml(out, runs);
+        check_int(tmp_files(), 0);
+}
+
 static void cleanup(void)
 {
         char cmd[300];
@@ -373,13 +640,16 @@ static void cleanup(void)
         (void)system(cmd);
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
+        hotplugctl_path = argc > 1 ? argv[1] : NULL;
         check(mkdtemp(dir));
         atexit(cleanup);
         run_test(test_small_svg);
         run_test(test_big_svg);
         run_test(test_text);
         run_test(test_events_only_and_torn);
+        run_test(test_degenerate);
+        run_test(test_output_file);
         return 0;
 }
