@@ -163,6 +163,9 @@ const char *ctlmsg_next_field(const char *p, char *key, size_t ksize, char *val,
         eq = memchr(k, '=', (size_t)(end - k));
         if (!eq || eq == k || (size_t)(eq - k) >= ksize)
                 return NULL;
+        /* Keys are [a-z0-9_]+: anything else is a malformed field, not a key to print. */
+        if (strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789_") != (size_t)(eq - k))
+                return NULL;
         memcpy(key, k, (size_t)(eq - k));
         key[eq - k] = '\0';
         if (unescape(eq + 1, (size_t)(end - eq - 1), val, vsize) < 0)

@@ -64,6 +64,6 @@ int ctlmsg_get_u64(const char *rec, const char *key, uint64_t *ret);
  * @p: cursor; start with the record itself, the word is skipped
  * @key/@ksize, @val/@vsize: outputs (unescaped value)
  * Return: the cursor for the next call, or NULL when no field is left or the
- * field is malformed or too long.
+ * field is malformed (no '=', a key outside [a-z0-9_], bad escape) or too long.
  */
 const char *ctlmsg_next_field(const char *p, char *key, size_t ksize, char *val, size_t vsize);

@@ -77,7 +77,7 @@ static void fields_of(const struct uevent *ev, struct log_fields *f)
 
 /* ---- host services ---- */
 
-static void host_log(const struct hotplugd_host *host, int priority, const char *format, ...)
+_printf_(3, 4) static void host_log(const struct hotplugd_host *host, int priority, const char *format, ...)
 {
         const struct handler_entry *h = entry_of(host);
         char msg[512], esc[1024];

@@ -14,28 +14,22 @@
 #include "spawner.h"
 #include "uevent.h"
 
-static void check_or_abort(int ok)
-{
-        if (!ok)
-                abort();
-}
-
 /* The rules of uevent.h, checked from the outside. */
 static void check_view(const struct uevent *ev, const char *buf, size_t size)
 {
-        check_or_abort(ev->buf == buf && ev->size == size && buf[size - 1] == '\0');
-        check_or_abort(ev->n_vars >= 4 && ev->n_vars <= HP_UEVENT_MAX_VARS);
-        check_or_abort(ev->devpath[0] == '/' && strlen(ev->devpath) == ev->devpath_len);
-        check_or_abort(!strstr(ev->devpath, "//") && !strchr(ev->subsystem, '/'));
-        check_or_abort(ev->subsystem[0] != '.');
-        check_or_abort(strspn(ev->action, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(ev->action));
-        check_or_abort(uevent_get(ev, "ACTION") == ev->action);
-        check_or_abort(uevent_get(ev, "DEVPATH") == ev->devpath);
-        check_or_abort(uevent_get(ev, "SUBSYSTEM") == ev->subsystem);
-        check_or_abort(uevent_get(ev, "DEVPATH_OLD") == ev->devpath_old);
-        check_or_abort(uevent_get(ev, "SEQNUM") != NULL);
+        fuzz_check(ev->buf == buf && ev->size == size && buf[size - 1] == '\0');
+        fuzz_check(ev->n_vars >= 4 && ev->n_vars <= HP_UEVENT_MAX_VARS);
+        fuzz_check(ev->devpath[0] == '/' && strlen(ev->devpath) == ev->devpath_len);
+        fuzz_check(!strstr(ev->devpath, "//") && !strchr(ev->subsystem, '/'));
+        fuzz_check(ev->subsystem[0] != '.');
+        fuzz_check(strspn(ev->action, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(ev->action));
+        fuzz_check(uevent_get(ev, "ACTION") == ev->action);
+        fuzz_check(uevent_get(ev, "DEVPATH") == ev->devpath);
+        fuzz_check(uevent_get(ev, "SUBSYSTEM") == ev->subsystem);
+        fuzz_check(uevent_get(ev, "DEVPATH_OLD") == ev->devpath_old);
+        fuzz_check(uevent_get(ev, "SEQNUM") != NULL);
         for (unsigned i = 0; i < ev->n_vars; i++)
-                check_or_abort(ev->var[i] < size && strchr(uevent_var(ev, i), '=') != NULL &&
+                fuzz_check(ev->var[i] < size && strchr(uevent_var(ev, i), '=') != NULL &&
                                strchr(uevent_var(ev, i), '=') - uevent_var(ev, i) <= HP_UEVENT_KEY_MAX);
 }
 
@@ -64,19 +58,19 @@ static void use_event(const struct uevent *view)
         add_extras(view, &extra);
         if (uevent_dup(view, &extra, view->n_vars & 1 ? NULL : "name", &ev) < 0)
                 return;
-        check_or_abort(memcmp(ev->buf, view->buf, view->size) == 0);
-        check_or_abort(strcmp(ev->devpath, view->devpath) == 0);
-        check_or_abort(uevent_get_extra(ev, "DEVNAME") != NULL);
+        fuzz_check(memcmp(ev->buf, view->buf, view->size) == 0);
+        fuzz_check(strcmp(ev->devpath, view->devpath) == 0);
+        fuzz_check(uevent_get_extra(ev, "DEVNAME") != NULL);
         (void)uevent_get(ev, "SYNTH_UUID");
         (void)uevent_get(ev, "S");
         (void)uevent_get(ev, "A_KEY_THAT_IS_LONGER_THAN_MOST_DATAGRAMS_ARE_LONG");
 
         spawn_env_build(ev, &env);
-        check_or_abort(env.n < SPAWN_ENV_MAX && env.envp[env.n] == NULL);
+        fuzz_check(env.n < SPAWN_ENV_MAX && env.envp[env.n] == NULL);
         for (size_t i = 0; i < env.n; i++) {
-                check_or_abort(strchr(env.envp[i], '=') != NULL);
+                fuzz_check(strchr(env.envp[i], '=') != NULL);
                 /* HOME and PATH only as the fixed first two; no other refused key. */
-                check_or_abort(i < 2 || !env_key_refused(env.envp[i], strcspn(env.envp[i], "=")));
+                fuzz_check(i < 2 || !env_key_refused(env.envp[i], strcspn(env.envp[i], "=")));
                 escape_cstr(env.envp[i], esc, sizeof(esc));
         }
         free(ev);
@@ -96,11 +90,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(buf, data, size);
 
         if (uevent_parse(buf, size, var, &view, &why) == 0) {
-                check_or_abort(why == UEVENT_OK);
+                fuzz_check(why == UEVENT_OK);
                 check_view(&view, buf, size);
                 use_event(&view);
         } else {
-                check_or_abort(why > UEVENT_OK && why < _UEVENT_REJECT_MAX);
+                fuzz_check(why > UEVENT_OK && why < _UEVENT_REJECT_MAX);
                 /* The daemon logs a rejected datagram escaped. */
                 escape_bytes(buf, size, esc, sizeof(esc));
         }

@@ -11,3 +11,15 @@
 #include <stdint.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* An invariant of a target: a failure names itself, then aborts (a crash to libFuzzer). */
+#define fuzz_check(expr)                                                                          \
+        do {                                                                                      \
+                if (!(expr)) {                                                                    \
+                        fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #expr); \
+                        abort();                                                                  \
+                }                                                                                 \
+        } while (0)

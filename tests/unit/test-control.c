@@ -239,6 +239,10 @@ static void test_proto(void)
         p = ctlmsg_next_field(p, key, sizeof(key), val, sizeof(val));
         check_str(key, "time");
         check(!ctlmsg_next_field(p, key, sizeof(key), val, sizeof(val)));
+        /* A key outside [a-z0-9_] is a malformed field (hotplugctl monitor prints keys raw). */
+        check(!ctlmsg_next_field("x KEY=1", key, sizeof(key), val, sizeof(val)));
+        check(!ctlmsg_next_field("x a\x1b[2J=1", key, sizeof(key), val, sizeof(val)));
+        check(ctlmsg_next_field("x a_9=1", key, sizeof(key), val, sizeof(val)));
 
         /* A field that does not fit is left out whole. */
         char big[HP_CONTROL_RECORD_MAX];
