@@ -255,7 +255,8 @@ static void rebase_times(struct timeline *tl)
                 lo = MIN(lo, tl->runs[i].start), hi = MAX(hi, tl->runs[i].end);
         for (size_t i = 0; i < tl->n_marks; i++)
                 lo = MIN(lo, tl->marks[i].t), hi = MAX(hi, tl->marks[i].t);
-        if (lo == UINT64_MAX)
+        /* Nothing timed at all (not a sentinel: UINT64_MAX is a time a file may hold). */
+        if (tl->n_events == 0 && tl->n_runs == 0 && tl->n_marks == 0)
                 lo = hi = 0;
         tl->t0 = lo;
         tl->span = MAX(hi - lo, USEC_PER_MSEC);

@@ -173,6 +173,8 @@ def timelines():
           dgram(2**64 - 1, 1, 0, 0, 0, 1))
     write("corpus-timeline", "overlap", bytes([1]) + start(1, 0, 1, b"/a") + start(2, 10, 2, b"/b") +
           dgram(0, 0, 3, 1, 1, 1) + dgram(5, 0, 3, 1, 2, 2) + end(2, 20, 2, 1, 15) + end(1, 30, 1, 0, 1))
+    # Found by fuzz-timeline: an unfinished run at UINT64_MAX, nothing else.
+    write("corpus-timeline", "found-last-instant", bytes([0]) + start(1, 2**64 - 1, 1, b"/a"))
     write("corpus-timeline", "raw-datagram", bytes([0, 0]) + n1(0) + n1(0) + bytes([255, 5]) + b"junk\0")
 
 

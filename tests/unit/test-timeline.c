@@ -475,6 +475,8 @@ static void draw_degenerate(const char *rec, size_t runs, size_t events, size_t 
         check_int(tl->n_events, events);
         check_int(tl->n_lanes, lanes);
         check(tl->span >= USEC_PER_MSEC);
+        for (size_t i = 0; i < tl->n_runs; i++)
+                check(tl->runs[i].start <= tl->runs[i].end && tl->runs[i].end <= tl->span);
         svg = render_svg(tl, "degenerate.svg", &p);
         check_xml(p, runs);
         check_int(count(svg, "<rect class=\"bar "), runs);
@@ -566,6 +568,12 @@ static void test_degenerate(void)
         deg_end(w, 60, UINT64_MAX, RECORD_AGENT_EXITED, 0);
         record_writer_free(w);
         draw_degenerate(path, 1, 1, 1);
+
+        /* Only a run that never ends, started at the last instant of the clock. */
+        w = deg_open("last", path, sizeof(path));
+        deg_start(w, 70, UINT64_MAX);
+        record_writer_free(w);
+        draw_degenerate(path, 1, 0, 1);
 }
 
 /* hotplugctl timeline -o: the output appears whole or not at all, even when it fails or dies mid-write. */
