@@ -375,11 +375,10 @@ struct record_writer *record_writer_free(struct record_writer *w)
 
 /* ---- reader ---------------------------------------------------------------- */
 
-/* Resync state, allocated at the first damage: prefix checksums of the window and powers of x. */
+/* Resync state, allocated at the first damage: prefix checksums of the window. */
 struct resync_tables {
         size_t n_pre;                  /* pre[0..n_pre] hold the register after buf[0..i) */
         uint32_t pre[READ_WINDOW + 1];
-        uint32_t x8n[HP_RECORD_MAX + 1]; /* x^(8n) mod the CRC polynomial: n zero bytes */
 };
 
 struct record_reader {
@@ -531,6 +530,22 @@ static uint32_t crc_step(const uint32_t *table, uint32_t s, uint8_t byte)
         return table[(s ^ byte) & 0xff] ^ (s >> 8);
 }
 
+/* x^(8n) mod the CRC polynomial (n zero bytes), for n up to HP_RECORD_MAX: the
+ * same for every reader, so computed once per process. */
+static const uint32_t *x8n_table(void)
+{
+        static uint32_t x8n[HP_RECORD_MAX + 1];
+
+        if (!x8n[0]) {
+                uint32_t v = UINT32_C(1) << 31; /* x^0 */
+
+                for (size_t n = 1; n <= HP_RECORD_MAX; n++)
+                        x8n[n] = v = crc_step(crc_table(), v, 0);
+                x8n[0] = UINT32_C(1) << 31; /* last: marks the table ready */
+        }
+        return x8n;
+}
+
 static int resync_tables_init(struct record_reader *r)
 {
         struct resync_tables *t = malloc(sizeof(*t));
@@ -539,9 +554,6 @@ static int resync_tables_init(struct record_reader *r)
                 return -ENOMEM;
         t->n_pre = 0;
         t->pre[0] = 0;
-        t->x8n[0] = UINT32_C(1) << 31; /* x^0 */
-        for (size_t n = 1; n <= HP_RECORD_MAX; n++)
-                t->x8n[n] = crc_step(crc_table(), t->x8n[n - 1], 0);
         r->rs = t;
         return 0;
 }
@@ -597,7 +609,7 @@ static bool frame_at(struct record_reader *r, uint64_t off)
         prefix_to(r, b);
         s = ~record_crc32(0, f + 4, 8); /* U(~0, frame bytes 4..11) */
         r->stats.crc_bytes += 8;
-        s = crc_mul(s ^ r->rs->pre[a], r->rs->x8n[len]) ^ r->rs->pre[b];
+        s = crc_mul(s ^ r->rs->pre[a], x8n_table()[len]) ^ r->rs->pre[b];
         return ~s == get32(f + 12);
 }
 
