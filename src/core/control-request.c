@@ -195,6 +195,8 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "resync_added", s->resync_added);
         ctlmsg_add_u64(m, "resync_removed", s->resync_removed);
         ctlmsg_add_u64(m, "devices", s->devices);
+        ctlmsg_add_u64(m, "taken_over", s->taken_over);
+        ctlmsg_add_u64(m, "reruns", s->reruns);
 }
 
 static void req_status(struct client *cl)

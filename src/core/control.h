@@ -87,6 +87,8 @@ struct control_status {
         size_t running;
         bool paused;
         uint64_t received, rejected, filtered, started, finished, failed, timeouts;
+        /* Handover: events taken over from the previous instance, and those run a second time. */
+        uint64_t taken_over, reruns;
         /* Resync after overflow: on, passes done, totals, devices believed present. */
         bool resync;
         uint64_t resyncs, resync_changed, resync_added, resync_removed;

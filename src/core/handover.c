@@ -8,6 +8,7 @@
  * read it back from the file, which is rare and linear.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@ struct held {
         uint64_t seqnum;
         uint64_t offset; /* of its frame */
         uint32_t length; /* payload */
+        bool started;    /* a STARTED record follows: its agent may have run */
 };
 
 struct handover {
@@ -57,6 +59,7 @@ struct handover {
         uint64_t live_bytes;      /* EVENT records not done (frames included) */
         struct held *restore;     /* adopt: held events, by SEQNUM */
         size_t n_restore, next_restore;
+        size_t n_restore_started; /* of them, events whose agent had been started */
 };
 
 static int pwrite_all(int fd, const void *buf, size_t size, uint64_t offset)
@@ -217,6 +220,8 @@ struct scan {
         size_t n_events, a_events;
         uint64_t *dones;
         size_t n_dones, a_dones;
+        uint64_t *starts;
+        size_t n_starts, a_starts;
         uint64_t end;     /* after the last valid record */
         uint64_t max_seq; /* highest SEQNUM in any record */
 };
@@ -230,8 +235,8 @@ static int scan_one(int fd, uint64_t off, uint64_t size, struct scan *s, uint8_t
 
         if (size - off < HANDOVER_FRAME_SIZE || pread_all(fd, &f, sizeof(f), off) < 0)
                 return 0;
-        if ((f.type != HANDOVER_EVENT && f.type != HANDOVER_DONE) || f.zero || f.pad || f.length < 8 ||
-            f.length > PAYLOAD_MAX || (f.type == HANDOVER_DONE && f.length != 8) ||
+        if ((f.type != HANDOVER_EVENT && f.type != HANDOVER_DONE && f.type != HANDOVER_STARTED) || f.zero ||
+            f.pad || f.length < 8 || f.length > PAYLOAD_MAX || (f.type != HANDOVER_EVENT && f.length != 8) ||
             (f.type == HANDOVER_EVENT && f.length == 8) || size - off - HANDOVER_FRAME_SIZE < f.length)
                 return 0;
         if (pread_all(fd, payload, f.length, off + HANDOVER_FRAME_SIZE) < 0 ||
@@ -244,6 +249,11 @@ static int scan_one(int fd, uint64_t off, uint64_t size, struct scan *s, uint8_t
                 if (r < 0)
                         return r;
                 s->dones[s->n_dones++] = seqnum;
+        } else if (f.type == HANDOVER_STARTED) {
+                r = grow((void **)&s->starts, &s->a_starts, s->n_starts, sizeof(uint64_t));
+                if (r < 0)
+                        return r;
+                s->starts[s->n_starts++] = seqnum;
         } else {
                 r = grow((void **)&s->events, &s->a_events, s->n_events, sizeof(struct held));
                 if (r < 0)
@@ -257,13 +267,15 @@ static int scan_one(int fd, uint64_t off, uint64_t size, struct scan *s, uint8_t
 /* Keep in s->events only the held ones: no DONE, each SEQNUM once, ascending. */
 static void scan_reduce(struct scan *s)
 {
-        size_t n = 0, d = 0;
+        size_t n = 0, d = 0, st = 0;
 
         /* qsort() must not be given NULL, even for zero elements. */
         if (s->n_events > 0)
                 qsort(s->events, s->n_events, sizeof(*s->events), cmp_held);
         if (s->n_dones > 0)
                 qsort(s->dones, s->n_dones, sizeof(*s->dones), cmp_u64);
+        if (s->n_starts > 0)
+                qsort(s->starts, s->n_starts, sizeof(*s->starts), cmp_u64);
         for (size_t i = 0; i < s->n_events; i++) {
                 uint64_t seq = s->events[i].seqnum;
 
@@ -273,7 +285,10 @@ static void scan_reduce(struct scan *s)
                         d++;
                 if (d < s->n_dones && s->dones[d] == seq)
                         continue;
-                s->events[n++] = s->events[i];
+                while (st < s->n_starts && s->starts[st] < seq)
+                        st++;
+                s->events[n] = s->events[i];
+                s->events[n++].started = st < s->n_starts && s->starts[st] == seq;
         }
         s->n_events = n;
 }
@@ -306,6 +321,7 @@ static void scan_done(struct scan *s)
 {
         free(s->events);
         free(s->dones);
+        free(s->starts);
 }
 
 static uint64_t held_bytes(const struct held *e, size_t n)
@@ -331,7 +347,8 @@ static int reset_file(struct handover *h)
 
 static bool header_ok(const struct header *hd)
 {
-        return memcmp(hd->magic, HANDOVER_MAGIC, 8) == 0 && hd->version == HANDOVER_VERSION &&
+        return memcmp(hd->magic, HANDOVER_MAGIC, 8) == 0 &&
+               (hd->version == HANDOVER_VERSION || hd->version == HANDOVER_VERSION_1) &&
                hd->size == HANDOVER_HEADER_SIZE && hd->start >= HANDOVER_HEADER_SIZE;
 }
 
@@ -367,6 +384,17 @@ int handover_adopt(int fd, struct handover **ret)
         h->restore = s.events; /* ownership moves */
         h->n_restore = s.n_events;
         free(s.dones);
+        free(s.starts);
+        for (size_t i = 0; i < h->n_restore; i++)
+                h->n_restore_started += h->restore[i].started;
+        /* A version 1 journal is read the same way; what follows may hold STARTED records. */
+        if (hd.version != HANDOVER_VERSION) {
+                uint32_t v = HANDOVER_VERSION;
+
+                r = pwrite_all(fd, &v, sizeof(v), 8);
+                if (r < 0)
+                        goto fail;
+        }
         /* Cut off a torn tail, so that new records follow valid ones. */
         if (ftruncate(fd, (off_t)h->end) < 0) {
                 r = negative_errno();
@@ -379,7 +407,8 @@ fail:
         return r;
 }
 
-int handover_restore_next(struct handover *h, char *buf, size_t *ret_size, uint64_t *ret_seqnum)
+int handover_restore_next(struct handover *h, char *buf, size_t *ret_size, uint64_t *ret_seqnum,
+                          bool *ret_started)
 {
         struct held *e;
         uint8_t payload[PAYLOAD_MAX];
@@ -398,10 +427,22 @@ int handover_restore_next(struct handover *h, char *buf, size_t *ret_size, uint6
         memcpy(buf, payload + 8, e->length - 8);
         *ret_size = e->length - 8;
         *ret_seqnum = e->seqnum;
+        if (ret_started)
+                *ret_started = e->started;
         return 1;
 }
 
 /* ---- writing --------------------------------------------------------------- */
+
+int handover_started(struct handover *h, uint64_t seqnum)
+{
+        return append(h, HANDOVER_STARTED, seqnum, NULL, 0);
+}
+
+size_t handover_restore_started(const struct handover *h)
+{
+        return h->n_restore_started;
+}
 
 int handover_event(struct handover *h, uint64_t seqnum, const void *data, size_t size)
 {
@@ -466,6 +507,8 @@ static int compact(struct handover *h)
                         r = pwrite_all(h->fd, buf, len, h->end);
                 if (r >= 0)
                         h->end += len;
+                if (r >= 0 && s.events[i].started)
+                        r = append(h, HANDOVER_STARTED, s.events[i].seqnum, NULL, 0);
         }
         if (r >= 0)
                 r = handover_ledger(h, s.max_seq);

@@ -11,24 +11,28 @@
  * the ledger instead of mistaking the events still waiting in the socket for
  * a gap or a duplicate.
  *
- * FORMAT, version 1, host byte order (a memfd never leaves the machine or
+ * FORMAT, version 2, host byte order (a memfd never leaves the machine or
  * outlives the boot):
  *
  *   Header, HANDOVER_HEADER_SIZE (32) bytes:
  *     0   8  magic        "HPDQUEUE"
- *     8   4  version      1
+ *     8   4  version      2 (version 1, the same without STARTED records, is
+ *                         read too; adopting one rewrites this field to 2)
  *     12  4  header size  32
  *     16  8  start        offset of the first live record (records before it
  *                         are dead and may have been punched out)
  *     24  8  ledger last  highest SEQNUM the ledger accepted, 0 if none
  *   Records from start, back to back, each a 16-byte frame and a payload:
- *     0   2  type         1 EVENT, 2 DONE
+ *     0   2  type         1 EVENT, 2 DONE, 3 STARTED
  *     2   2  0
  *     4   4  length       payload bytes
  *     8   4  crc          record_crc32() over bytes 0..7 and the payload
  *     12  4  0
  *     16     payload      EVENT: u64 SEQNUM, then the datagram exactly as
- *                         received (1..HP_UEVENT_MAX_SIZE bytes); DONE: u64 SEQNUM
+ *                         received (1..HP_UEVENT_MAX_SIZE bytes); DONE: u64 SEQNUM;
+ *                         STARTED: u64 SEQNUM, written before the event's
+ *                         first agent is started, so that an event taken over
+ *                         with it is known to run a second time
  *   The first frame that does not check (zeroes, torn by a crash inside
  *   write(2)) ends the journal.
  *
@@ -38,8 +42,9 @@
  * instant the journal read from start says which events are held (an EVENT
  * may appear twice during a compaction: SEQNUM is the key).  When nothing is
  * held the file is cut back to its header; otherwise, once the dead bytes
- * outgrow the live ones, the live EVENT records are copied to the end, start
- * moves past the old ones and their pages are punched out.
+ * outgrow the live ones, the live EVENT records (each followed by its
+ * STARTED record, if any) are copied to the end, start moves past the old
+ * ones and their pages are punched out.
  *
  * The module knows nothing of the manager or of systemd: it is given
  * SEQNUMs, datagrams and the number of events held.
@@ -50,7 +55,8 @@
 #include <stdint.h>
 
 #define HANDOVER_MAGIC "HPDQUEUE"
-#define HANDOVER_VERSION 1
+#define HANDOVER_VERSION 2
+#define HANDOVER_VERSION_1 1
 #define HANDOVER_HEADER_SIZE 32
 #define HANDOVER_FRAME_SIZE 16
 /* Dead bytes tolerated before a compaction: at least this, and at least 3x the live bytes. */
@@ -59,6 +65,7 @@
 enum handover_record {
         HANDOVER_EVENT = 1,
         HANDOVER_DONE = 2,
+        HANDOVER_STARTED = 3,
 };
 
 struct handover;
@@ -80,8 +87,10 @@ int handover_new(struct handover **ret);
  *
  * Reads the header and every record from start; the events without a DONE
  * become the restore list (handover_restore_next()).  A torn tail is cut
- * off.  A file that is not a version 1 journal is reset to an empty one in
- * place (the same memfd, so a copy the service manager holds stays valid).
+ * off.  A file that is not a version 1 or 2 journal is reset to an empty one
+ * in place (the same memfd, so a copy the service manager holds stays valid).
+ * (An older hotplugd that reads only version 1 resets a version 2 journal:
+ * after a downgrade the events held at that moment are not run again.)
  *
  * Return: 0 when the journal was read, 1 when it was reset (not a journal),
  * negative errno on I/O failure.
@@ -100,19 +109,24 @@ uint64_t handover_ledger_last(const struct handover *h);
 /* Events still to restore after handover_adopt() (0 once handed out). */
 size_t handover_restore_pending(const struct handover *h);
 
+/* Of the events handover_adopt() found held, those with a STARTED record. */
+size_t handover_restore_started(const struct handover *h);
+
 /**
  * handover_restore_next() - the next event to run again, lowest SEQNUM first.
  * @h: journal
  * @buf: room for the datagram (borrowed), HP_UEVENT_MAX_SIZE bytes
  * @ret_size: its size
  * @ret_seqnum: its SEQNUM
+ * @ret_started: whether its agent had been started (it runs again), may be NULL
  *
  * Each held SEQNUM is handed out once even if the journal has it twice.  Its
  * EVENT record stays live: the caller must not append it again, and must
  * end it with handover_done() like any other event.
  * Return: 1 with an event, 0 when there are no more, negative errno.
  */
-int handover_restore_next(struct handover *h, char *buf, size_t *ret_size, uint64_t *ret_seqnum);
+int handover_restore_next(struct handover *h, char *buf, size_t *ret_size, uint64_t *ret_seqnum,
+                          bool *ret_started);
 
 /**
  * handover_event() - write down an event accepted into the scheduler.
@@ -123,6 +137,14 @@ int handover_restore_next(struct handover *h, char *buf, size_t *ret_size, uint6
  * Return: 0 or negative errno (nothing written).
  */
 int handover_event(struct handover *h, uint64_t seqnum, const void *data, size_t size);
+
+/**
+ * handover_started() - an event's first agent is about to start.
+ * @h: journal
+ * @seqnum: its SEQNUM (written down with handover_event() before)
+ * Return: 0 or negative errno (nothing written).
+ */
+int handover_started(struct handover *h, uint64_t seqnum);
 
 /**
  * handover_done() - an event's job is over (or it was dropped after all).

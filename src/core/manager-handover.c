@@ -65,6 +65,17 @@ void handover_note_dropped(struct manager *m, const struct uevent *view)
                 journal_failed(m, r);
 }
 
+void handover_note_started(struct manager *m, const struct uevent *ev)
+{
+        int r;
+
+        if (!m->handover)
+                return;
+        r = handover_started(m->handover, ev->seqnum);
+        if (r < 0)
+                journal_failed(m, r);
+}
+
 void handover_note_done(struct manager *m, const struct uevent *ev)
 {
         int r;
@@ -81,26 +92,35 @@ static void restore(struct manager *m)
 {
         uint64_t last = handover_ledger_last(m->handover), seqnum = 0, first = 0;
         char buf[HP_UEVENT_MAX_SIZE];
-        size_t size, n = 0;
+        size_t size, n = 0, again = 0;
+        bool started;
         int r;
 
         /* A SEQNUM above the kernel's own is from another boot: keep the kernel's baseline. */
         if (last > 0 && (m->ledger.baseline == 0 || last <= m->ledger.baseline) && m->ledger.processed == 0)
                 ledger_init(&m->ledger, last);
         m->handover_restoring = true;
-        while ((r = handover_restore_next(m->handover, buf, &size, &seqnum)) > 0) {
+        while ((r = handover_restore_next(m->handover, buf, &size, &seqnum, &started)) > 0) {
                 if (n++ == 0)
                         first = seqnum;
+                if (started) {
+                        again++;
+                        log_info("SEQNUM=%" PRIu64 ": its agent had started before the takeover: it runs again",
+                                 seqnum);
+                }
                 (void)manager_inject(m, buf, size);
         }
+        m->stats.taken_over += n;
+        m->stats.reruns += again;
         m->handover_restoring = false;
         manager_dispatch(m);
         if (r < 0)
                 log_error_errno(r, "cannot read the handover journal after %zu event(s)", n);
         if (n > 0)
-                log_notice("took over %zu event(s) the previous instance had not run (SEQNUM %" PRIu64
-                           "..%" PRIu64 "); the ledger continues after %" PRIu64,
-                           n, first, seqnum, m->ledger.baseline);
+                log_notice("took over %zu event(s) the previous instance had not finished (SEQNUM %" PRIu64
+                           "..%" PRIu64 "), %zu of them re-run (their agent had started); the ledger continues "
+                           "after %" PRIu64,
+                           n, first, seqnum, again, m->ledger.baseline);
         else
                 log_info("took over the handover journal: no events held; the ledger continues after %" PRIu64,
                          m->ledger.baseline);

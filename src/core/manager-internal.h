@@ -40,6 +40,7 @@ struct job {
         usec_t job_started;      /* CLOCK_MONOTONIC, first program */
         bool term_sent, kill_sent;
         bool failed;
+        bool journal_started;    /* the handover journal knows an agent started */
         size_t line_len;
         char line[HP_OUTPUT_LINE_MAX + 1];
         usec_t out_window;       /* CLOCK_MONOTONIC, start of the output rate-limit window */
@@ -118,6 +119,7 @@ void observe_stopping(struct manager *m);
 void handover_note_queued(struct manager *m, const struct uevent *ev);
 void handover_note_dropped(struct manager *m, const struct uevent *view);
 void handover_note_done(struct manager *m, const struct uevent *ev);
+void handover_note_started(struct manager *m, const struct uevent *ev);
 
 /* The structured log fields of @ev. */
 static inline void fields_of(const struct uevent *ev, struct log_fields *f)

@@ -288,6 +288,11 @@ static int job_start_next(struct job *j)
                         j->program = m->cfg.agent;
                 }
 
+                /* Before the spawn: a crash right after it must count as a re-run. */
+                if (!j->journal_started) {
+                        handover_note_started(m, j->ev);
+                        j->journal_started = true;
+                }
                 spawn_env_build(j->ev, &env);
                 r = spawn_agent_full(j->program, j->ev->name, &env, false, &sr);
                 if (r < 0) {

@@ -43,6 +43,8 @@ static void ctl_status(void *userdata, struct control_status *ret)
                 .finished = m->stats.finished,
                 .failed = m->stats.failed,
                 .timeouts = m->stats.timeouts,
+                .taken_over = m->stats.taken_over,
+                .reruns = m->stats.reruns,
                 .resync = rs.enabled,
                 .resyncs = rs.passes,
                 .resync_changed = rs.changed,
@@ -314,12 +316,16 @@ static void status_format(struct manager *m, char *buf, size_t size)
 {
         const struct ledger *l = &m->ledger;
 
-        snprintf(buf, size,
-                 "%s: %" PRIu64 " processed, %zu queued, %zu running, %" PRIu64 " gaps (%" PRIu64 " missing), "
-                 "%" PRIu64 " duplicates, %" PRIu64 " overflows",
-                 m->stopping ? "Stopping" : m->paused ? "Paused" : "Processing uevents", l->processed,
-                 scheduler_queued(m->scheduler), scheduler_running(m->scheduler), l->gaps, l->missing,
-                 l->duplicates, l->overflows);
+        int n = snprintf(buf, size,
+                         "%s: %" PRIu64 " processed, %zu queued, %zu running, %" PRIu64 " gaps (%" PRIu64
+                         " missing), %" PRIu64 " duplicates, %" PRIu64 " overflows",
+                         m->stopping ? "Stopping" : m->paused ? "Paused" : "Processing uevents", l->processed,
+                         scheduler_queued(m->scheduler), scheduler_running(m->scheduler), l->gaps, l->missing,
+                         l->duplicates, l->overflows);
+
+        if (m->stats.taken_over > 0 && n > 0 && (size_t)n < size)
+                snprintf(buf + n, size - (size_t)n, ", %" PRIu64 " taken over (%" PRIu64 " re-run)",
+                         m->stats.taken_over, m->stats.reruns);
 }
 
 static void status_send(struct manager *m, bool stopping)

@@ -310,6 +310,13 @@ void manager_drain_input(struct manager *m)
                 m->stats.received++;
                 observe_datagram(m, data, size, mono, real);
                 manager_process_datagram(m, data, size, mono, real);
+                /* Journalled (or dropped on purpose): only now may the socket forget it. */
+                r = uevent_source_consume(m->source);
+                if (r < 0) {
+                        log_error_errno(r, "reading uevents failed");
+                        (void)sd_event_exit(m->event, r);
+                        return;
+                }
         }
         manager_dispatch(m);
 }

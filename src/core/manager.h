@@ -61,6 +61,8 @@ struct manager_stats {
         uint64_t finished;     /* events whose job completed */
         uint64_t failed;       /* jobs with a non-zero exit, signal, timeout or exec failure */
         uint64_t timeouts;
+        uint64_t taken_over;   /* events run again from the previous instance's handover journal */
+        uint64_t reruns;       /* of them, events whose agent that instance had started */
         uint64_t peak_held;    /* most events held (queued + running) at once */
 };
 

@@ -131,8 +131,11 @@ static int drain(struct recorder *rc)
                 } else if (r == -EPERM || r == -EMSGSIZE) {
                         rc->dropped++;
                         r = 0;
-                } else if (r > 0)
+                } else if (r > 0) {
                         r = append_datagram(rc, data, size);
+                        if (r >= 0)
+                                r = uevent_source_consume(rc->src);
+                }
                 if (r < 0)
                         return r;
         }

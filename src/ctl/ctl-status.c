@@ -40,6 +40,9 @@ static void print_counters(const char *rec)
                " removed), %" PRIu64 " devices known\n",
                num(rec, "resync") ? "on" : "off", num(rec, "resyncs"), num(rec, "resync_changed"),
                num(rec, "resync_added"), num(rec, "resync_removed"), num(rec, "devices"));
+        printf("Handover: %" PRIu64 " events taken over from the previous instance, %" PRIu64
+               " of them re-run (their agent had started)\n",
+               num(rec, "taken_over"), num(rec, "reruns"));
 }
 
 static void print_gap(const char *rec, bool first)

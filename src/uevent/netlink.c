@@ -4,6 +4,11 @@
  * recvmsg() because we need the sender address, the credentials and
  * MSG_TRUNC, all of which mnl_socket_recvfrom() hides.
  *
+ * Reading is in two steps: recvmsg(MSG_PEEK) hands the datagram out and
+ * leaves it queued; uevent_source_consume() takes it off once the caller
+ * has put it somewhere safe (the handover journal).  A daemon killed in
+ * between finds it again in the socket, which outlives it under systemd.
+ *
  * Trust (UEVENT_TRUST_KERNEL): a datagram is the kernel's only if the sender
  * port id is 0, it came on group 1, SCM_CREDENTIALS are present with uid 0,
  * and it was not truncated.  Everything else is counted and dropped.
@@ -134,8 +139,29 @@ struct uevent_source *uevent_source_free(struct uevent_source *s)
         return NULL;
 }
 
+int uevent_source_consume(struct uevent_source *s)
+{
+        if (!s->peeked)
+                return 0;
+        /* A zero-length read takes the datagram at the head of the queue
+         * off it, the one peeked: nobody else reads this socket. */
+        for (;;) {
+                if (recv(s->fd, NULL, 0, MSG_DONTWAIT | MSG_TRUNC) >= 0)
+                        break;
+                if (errno == EINTR)
+                        continue;
+                return negative_errno();
+        }
+        s->peeked = false;
+        return 0;
+}
+
 static int drop(struct uevent_source *s, enum uevent_source_drop d, uint32_t pid, uid_t uid)
 {
+        int r = uevent_source_consume(s);
+
+        if (r < 0)
+                return r;
         s->dropped[d]++;
         s->last_drop = d;
         s->last_pid = pid;
@@ -162,7 +188,11 @@ int uevent_source_receive(struct uevent_source *s, const char **ret_data, size_t
         const struct ucred *cred = NULL;
         ssize_t n;
 
-        n = recvmsg(s->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        /* The previous datagram is done with, whatever the caller did. */
+        n = uevent_source_consume(s);
+        if (n < 0)
+                return (int)n;
+        n = recvmsg(s->fd, &msg, MSG_PEEK | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         if (n < 0) {
                 if (errno == EAGAIN || errno == EINTR)
                         return 0;
@@ -172,6 +202,7 @@ int uevent_source_receive(struct uevent_source *s, const char **ret_data, size_t
                 }
                 return negative_errno();
         }
+        s->peeked = true;
 
         for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
                 if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&

@@ -11,6 +11,7 @@
  * the next call.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -39,6 +40,7 @@ struct uevent_source {
         enum uevent_source_drop last_drop;
         uint32_t last_pid;
         uid_t last_uid;
+        bool peeked;                       /* a datagram was handed out and is still queued */
         char buf[];                        /* HP_UEVENT_MAX_SIZE + 1 */
 };
 
@@ -67,10 +69,15 @@ int uevent_source_adopt(int fd, enum uevent_trust trust, int rcvbuf, struct ueve
 struct uevent_source *uevent_source_free(struct uevent_source *s);
 
 /**
- * uevent_source_receive() - read one datagram.
+ * uevent_source_receive() - read one datagram, leaving it queued in the socket.
  * @s: source
  * @ret_data: set to the datagram (borrowed from @s until the next call)
  * @ret_size: its size
+ *
+ * The datagram is only peeked at: it stays in the socket until
+ * uevent_source_consume() or the next uevent_source_receive(), so a process
+ * killed while handling it leaves it to the next reader of the socket.
+ * Dropped datagrams are taken off at once.
  *
  * Return: 1 with a trusted datagram; 0 when nothing more is readable;
  * -ENOBUFS when the kernel dropped messages (counted in @s->enobufs; keep
@@ -79,5 +86,15 @@ struct uevent_source *uevent_source_free(struct uevent_source *s);
  * other negative errno on socket failure.
  */
 int uevent_source_receive(struct uevent_source *s, const char **ret_data, size_t *ret_size);
+
+/**
+ * uevent_source_consume() - take the datagram last returned off the socket.
+ * @s: source
+ *
+ * Call it once the datagram is accounted for (journalled, or dropped on
+ * purpose).  Nothing to do when none is pending.
+ * Return: 0 or negative errno.
+ */
+int uevent_source_consume(struct uevent_source *s);
 
 const char *uevent_source_drop_to_string(enum uevent_source_drop d);

@@ -2,10 +2,12 @@
 /*
  * The handover journal: what a new instance reads back after events were
  * written down and finished, the ledger mark, cutting back when idle,
- * compaction under load, torn tails, foreign files, and that events still
- * to restore are never cut away.
+ * compaction under load, torn tails, foreign files, that events still
+ * to restore are never cut away, STARTED records (re-runs) and version 1
+ * journals.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,7 +62,7 @@ static void expect_restore(struct handover *h, const uint64_t *want, size_t n_wa
         int r;
 
         check_int(handover_restore_pending(h), n_want);
-        while ((r = handover_restore_next(h, buf, &size, &seqnum)) > 0) {
+        while ((r = handover_restore_next(h, buf, &size, &seqnum, NULL)) > 0) {
                 check(n < n_want);
                 check_int(seqnum, want[n]);
                 check_int(size, dgram(seqnum, exp, sizeof(exp)));
@@ -219,7 +221,7 @@ static void test_restore_not_cut(void)
         add(h, 12);
         add(h, 13);
         n = reopen(h);
-        check_int(handover_restore_next(n, buf, &size, &seqnum), 1);
+        check_int(handover_restore_next(n, buf, &size, &seqnum, NULL), 1);
         check_int(seqnum, 11);
         /* The first restored event is dropped with nothing else held yet:
          * 12 and 13 are still to restore, so the journal must keep them. */
@@ -227,6 +229,62 @@ static void test_restore_not_cut(void)
         handover_free(n);
         n = reopen(h);
         expect_restore(n, want, 2);
+        handover_free(n);
+        handover_free(h);
+}
+
+/* STARTED records: a next instance knows which held events had their agent
+ * started (they run a second time), also after a compaction. */
+static void test_started(void)
+{
+        struct handover *h = NULL, *n;
+        char buf[HP_UEVENT_MAX_SIZE];
+        uint64_t seqnum;
+        size_t size, k = 0;
+        bool started;
+        int r;
+
+        check_int(handover_new(&h), 0);
+        for (uint64_t s = 1; s <= 16; s++) {
+                add(h, s);
+                if (s % 2 == 0)
+                        check_int(handover_started(h, s), 0);
+        }
+        /* Enough traffic for compactions; each event is started before it is done. */
+        for (uint64_t s = 17; s < 100017; s++) {
+                add(h, s);
+                check_int(handover_started(h, s), 0);
+                done(h, s, 16);
+        }
+        n = reopen(h);
+        check_int(handover_restore_pending(n), 16);
+        check_int(handover_restore_started(n), 8);
+        while ((r = handover_restore_next(n, buf, &size, &seqnum, &started)) > 0) {
+                check_int(seqnum, ++k);
+                check_int(started, seqnum % 2 == 0);
+        }
+        check_int(r, 0);
+        check_int(k, 16);
+        handover_free(n);
+        handover_free(h);
+}
+
+/* A version 1 journal (no STARTED records) is taken over, then marked version 2. */
+static void test_version_1(void)
+{
+        struct handover *h = NULL, *n;
+        static const uint64_t want[] = { 7, 9 };
+        uint32_t version = HANDOVER_VERSION_1;
+
+        check_int(handover_new(&h), 0);
+        add(h, 7);
+        add(h, 9);
+        check(pwrite(handover_fd(h), &version, sizeof(version), 8) == (ssize_t)sizeof(version));
+        n = reopen(h);
+        check_int(handover_restore_started(n), 0);
+        expect_restore(n, want, 2);
+        check(pread(handover_fd(h), &version, sizeof(version), 8) == (ssize_t)sizeof(version));
+        check_int(version, HANDOVER_VERSION);
         handover_free(n);
         handover_free(h);
 }
@@ -253,6 +311,8 @@ int main(void)
         run_test(test_duplicate_records);
         run_test(test_foreign_file);
         run_test(test_restore_not_cut);
+        run_test(test_started);
+        run_test(test_version_1);
         run_test(test_bad_input);
         return 0;
 }

@@ -300,6 +300,42 @@ static int test_kernel(void)
         return 0;
 }
 
+/* A datagram handed out stays in the socket until consumed: a reader that
+ * dies before consuming it leaves it to the next reader of the socket. */
+static void test_peek(void)
+{
+        static char big[HP_UEVENT_MAX_SIZE + 1];
+        static const char second[] = "add@/x\0ACTION=add\0DEVPATH=/x\0SUBSYSTEM=s\0SEQNUM=2";
+        struct uevent_source *s, *next;
+        const char *got = NULL;
+        size_t n = 0;
+        int peer, keep;
+
+        s = pair_source(SOCK_DGRAM, &peer);
+        keep = fcntl(s->fd, F_DUPFD_CLOEXEC, 3);
+        check(keep >= 0);
+        check(send(peer, dgram, sizeof(dgram) - 1, 0) == (ssize_t)sizeof(dgram) - 1);
+        check(send(peer, second, sizeof(second), 0) == (ssize_t)sizeof(second));
+        receive_expect(s, dgram, sizeof(dgram) - 1);
+        /* Killed before consuming it: the next instance gets the same datagram. */
+        uevent_source_free(s);
+        check_int(uevent_source_adopt(keep, UEVENT_TRUST_ANY, 0, &next), 0);
+        receive_expect(next, dgram, sizeof(dgram) - 1);
+        check_int(uevent_source_consume(next), 0);
+        check_int(uevent_source_consume(next), 0); /* nothing pending: a no-op */
+        receive_expect(next, second, sizeof(second));
+        /* The next receive consumes the previous datagram by itself. */
+        check_int(uevent_source_receive(next, &got, &n), 0);
+        /* A dropped datagram is taken off at once. */
+        memset(big, 'x', sizeof(big));
+        check(send(peer, big, sizeof(big), 0) == (ssize_t)sizeof(big));
+        check_int(uevent_source_receive(next, &got, &n), -EMSGSIZE);
+        check_int(uevent_source_consume(next), 0);
+        check(recv(next->fd, big, sizeof(big), MSG_DONTWAIT) < 0 && errno == EAGAIN);
+        uevent_source_free(next);
+        safe_close(peer);
+}
+
 int main(int argc, char **argv)
 {
         if (argc > 1 && strcmp(argv[1], "kernel") == 0)
@@ -310,5 +346,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "== test_pair(SOCK_SEQPACKET)\n");
         test_pair(SOCK_SEQPACKET);
         run_test(test_smuggled_fds);
+        run_test(test_peek);
         return 0;
 }
