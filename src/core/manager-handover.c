@@ -99,6 +99,11 @@ static void restore(struct manager *m)
         /* A SEQNUM above the kernel's own is from another boot: keep the kernel's baseline. */
         if (last > 0 && (m->ledger.baseline == 0 || last <= m->ledger.baseline) && m->ledger.processed == 0)
                 ledger_init(&m->ledger, last);
+        /* A previous instance killed between journalling its last event and
+         * taking it off the socket left it there: the first datagram read
+         * may be that one again. */
+        m->takeover_last = last;
+        m->takeover_check = last > 0;
         m->handover_restoring = true;
         while ((r = handover_restore_next(m->handover, buf, &size, &seqnum, &started)) > 0) {
                 if (n++ == 0)

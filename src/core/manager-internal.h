@@ -84,6 +84,10 @@ struct manager {
         struct handover *handover;  /* NULL: no handover journal (manager-handover.c) */
         bool handover_restoring;    /* re-running the events a previous instance held */
         bool handover_failed;       /* a journal write failed (reported once) */
+        /* After a takeover: the previous instance's last SEQNUM, which may
+         * still be in the socket (it is consumed only after journalling). */
+        uint64_t takeover_last;
+        bool takeover_check;        /* the first datagram after a takeover is not read yet */
         manager_status_fn status_fn; /* service status (manager-observe.c) */
         void *status_userdata;
         sd_event_source *status_timer;

@@ -153,6 +153,14 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
         view.received = mono;
         view.received_real = real;
         fields_of(&view, &f);
+        if (m->takeover_check && !m->handover_restoring) {
+                m->takeover_check = false;
+                if (view.seqnum == m->takeover_last) {
+                        log_internal(LOG_INFO, 0, &f, "read again from the socket after the takeover; the "
+                                                      "handover journal had it, dropped");
+                        return;
+                }
+        }
 
         verdict = ledger_account(&m->ledger, view.seqnum, &gap);
         observe_received(m, &view, verdict, &gap);

@@ -12,7 +12,9 @@
 #  c. systemctl restart, several times during a 10,000-event burst of real
 #     uevents, loses none of them (distinct SYNTH_UUIDs run = COUNT; events
 #     run twice because a restart killed their agent are reported); and so
-#     do two crashes (SIGKILL to hotplugd, restarted by systemd);
+#     do 20 crashes (SIGKILL to hotplugd at random moments, restarted by
+#     systemd) during another burst of the same size: every event runs at
+#     least once, and each one that runs twice was counted as a re-run;
 #  d. systemctl stop is clean: exit status 0, the running agent finished,
 #     nothing left running;
 #  e. journalctl SEQNUM=N finds the event's lines with their fields.
@@ -24,13 +26,21 @@
 #
 # Environment: HOTPLUGD, HOTPLUGCTL, AGENT_DUMP, UEVENT_BURST (built
 # binaries), UNIT_DIR (generated units), SBINDIR, BINDIR (configured paths).
-# HOTPLUGD_NSPAWN_COUNT overrides the burst size (default 10000);
+# HOTPLUGD_NSPAWN_COUNT overrides the burst size (default 10000, 2000 when
+# HOTPLUGD_SANITIZED=1: an instrumented daemon is several times slower);
 # HOTPLUGD_NSPAWN_KEEP=DIR keeps a copy of the work directory (agent runs,
 # the hotplugd journal of a failed run) in DIR.
 set -u
 
-COUNT=${HOTPLUGD_NSPAWN_COUNT:-10000}
+if [ "${HOTPLUGD_SANITIZED:-0}" = 1 ]; then
+        COUNT=${HOTPLUGD_NSPAWN_COUNT:-2000}
+else
+        COUNT=${HOTPLUGD_NSPAWN_COUNT:-10000}
+fi
 RESTARTS=4
+CRASHES=20
+# Waits follow progress: they fail only when nothing moved for this long.
+IDLE=${HOTPLUGD_NSPAWN_IDLE:-60}
 CACHE=/var/cache/hotplugd-test
 ROOTFS_KEY=debian-bookworm-minbase-systemd-1
 NAME=hotplugd-test-$$
@@ -271,6 +281,34 @@ runs_of() {
         grep -l "^env:SYNTH_UUID=$1" "$S"/runs/* 2>/dev/null | grep -v '\.tmp$'
 }
 
+# Distinct events with SYNTH_UUID prefix $1 that ran at least once.
+distinct_of() {
+        grep -h "^env:SYNTH_UUID=$1" "$S"/runs/* 2>/dev/null | sort -u | wc -l
+}
+
+# wait_progress WHAT CMD...: until CMD succeeds.  Fails only when the runs
+# directory (files and bytes) and the daemon's main PID stayed the same for
+# $IDLE s: a slow, loaded machine is given all the time it needs.
+wait_progress() {
+        local what=$1 sig last_sig= idle_since=$SECONDS
+        shift
+        while ! "$@"; do
+                sig="$(find "$S/runs" -type f -printf '%s\n' 2>/dev/null | awk '{n++; b += $1} END {print n, b}') $(svc_show MainPID)"
+                if [ "$sig" != "$last_sig" ]; then
+                        last_sig=$sig
+                        idle_since=$SECONDS
+                elif ((SECONDS - idle_since > IDLE)); then
+                        fail "$what: nothing moved for $IDLE s ($sig)"
+                fi
+                sleep 0.5
+        done
+}
+
+# At least COUNT distinct events with SYNTH_UUID prefix PREFIX ran.
+all_ran() { # all_ran PREFIX COUNT
+        [ "$(distinct_of "$1")" -ge "$2" ]
+}
+
 # ---- a. socket activation by the first uevent --------------------------------------------
 
 [ "$(in_ct systemctl is-active hotplugd.service)" = inactive ] || fail "hotplugd.service runs before its socket"
@@ -356,13 +394,8 @@ while ((restarts < RESTARTS)); do
 done
 wait "$burst_pid" || fail "uevent-burst failed: $(cat "$T/burst.out")"
 log "burst: $(cat "$T/burst.out")"
-deadline=$((SECONDS + 600))
-while ((SECONDS < deadline)); do
-        n=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort -u | wc -l)
-        ((n >= COUNT)) && break
-        [ "$(in_ct systemctl is-active hotplugd.service)" = active ] || fail "hotplugd.service is not active"
-        sleep 0.5
-done
+wait_progress "the restart burst ($(distinct_of "$prefix") of $COUNT run)" all_ran "$prefix" "$COUNT"
+[ "$(in_ct systemctl is-active hotplugd.service)" = active ] || fail "hotplugd.service is not active"
 t_done=$(date +%s%N)
 total=$(runs_of "$prefix" | wc -l)
 distinct=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort -u | wc -l)
@@ -383,45 +416,62 @@ echo "burst: $COUNT events, $restarts restarts, $distinct distinct run ($((COUNT
 echo "ok (c): $restarts restarts during a $COUNT-event burst lost none of them"
 
 # ---- c2. crashes during a burst ---------------------------------------------------------------
-# SIGKILL to hotplugd alone: systemd restarts it (Restart=on-failure) and
-# kills the agents it left; the journal in the fd store survives.  An event
-# whose agent was killed runs again (counted as run twice).
+# SIGKILL to hotplugd alone, $CRASHES times at random moments while a burst
+# is processed: systemd restarts it (Restart=on-failure) and kills the
+# agents it left; the journal in the fd store and the uevent socket survive.
+# An event read but not yet journalled is still in the socket (it is taken
+# off only after journalling); an event whose agent had started runs again
+# and is counted as a re-run.
 
-CRASHES=2
-CCOUNT=$((COUNT / 5))
 prefix=$(cut -c1-23 </proc/sys/kernel/random/uuid)
-log "burst of $CCOUNT uevents with $CRASHES crashes (SIGKILL) of hotplugd"
-burst "$CCOUNT" "$prefix" >"$T/burst.out" 2>&1 &
+rerun_lines_before=$(in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -c "^took over" || true)
+log "burst of $COUNT uevents with $CRASHES crashes (SIGKILL) of hotplugd"
+t_crash=$(date +%s%N)
+burst "$COUNT" "$prefix" >"$T/burst.out" 2>&1 &
 burst_pid=$!
+restarted() { # restarted OLD_PID: a new main process is up
+        local pid
+        pid=$(svc_show MainPID)
+        [ "$pid" != 0 ] && [ "$pid" != "$1" ] && [ "$(in_ct systemctl is-active hotplugd.service)" = active ]
+}
+crashes=0
 for ((c = 1; c <= CRASHES; c++)); do
-        sleep 0.5
+        # A random moment: 0 to 199 ms after the previous restart.
+        sleep "0.$(printf '%03d' $((RANDOM % 200)))"
         old_pid=$(svc_show MainPID)
         in_ct systemctl kill --kill-who=main --signal=SIGKILL hotplugd.service || fail "systemctl kill failed"
-        for ((i = 0; i < 200; i++)); do
-                pid=$(svc_show MainPID)
-                [ "$pid" != 0 ] && [ "$pid" != "$old_pid" ] &&
-                        [ "$(in_ct systemctl is-active hotplugd.service)" = active ] && break
-                sleep 0.05
-        done
-        [ "$pid" != "$old_pid" ] || fail "hotplugd was not restarted after a crash"
-        log "crash $c: restarted as pid $pid, $(runs_of "$prefix" | wc -l) of $CCOUNT run so far"
+        crashes=$c
+        wait_progress "restart after crash $c" restarted "$old_pid"
+        n=$(distinct_of "$prefix")
+        ((c % 5 == 0)) && log "crash $c: restarted as pid $(svc_show MainPID), $n of $COUNT run so far"
+        ((n >= COUNT)) && break
 done
 wait "$burst_pid" || fail "uevent-burst failed: $(cat "$T/burst.out")"
-deadline=$((SECONDS + 300))
-while ((SECONDS < deadline)); do
-        n=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort -u | wc -l)
-        ((n >= CCOUNT)) && break
-        sleep 0.5
-done
+wait_progress "the crash burst ($(distinct_of "$prefix") of $COUNT run)" all_ran "$prefix" "$COUNT"
+t_crash_done=$(date +%s%N)
 ctotal=$(runs_of "$prefix" | wc -l)
-cdistinct=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort -u | wc -l)
+cdistinct=$(distinct_of "$prefix")
 ctwice=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort | uniq -d | wc -l)
 cnrestarts=$(svc_show NRestarts)
-echo "crashes: $CCOUNT events, $CRASHES crashes ($cnrestarts automatic restarts), $cdistinct distinct run" \
-        "($((CCOUNT - cdistinct)) lost), $((ctotal - cdistinct)) extra runs ($ctwice events ran twice)"
-[ "$cnrestarts" = "$CRASHES" ] || fail "expected $CRASHES automatic restarts, systemd counted $cnrestarts"
-[ "$cdistinct" = "$CCOUNT" ] || fail "$((CCOUNT - cdistinct)) of $CCOUNT events lost across $CRASHES crashes"
-echo "ok (c): $CRASHES crashes during a $CCOUNT-event burst lost none of them"
+in_ct journalctl --no-pager -u hotplugd.service -o cat >"$T/journal-crash.txt"
+takeovers=$(grep "^took over" "$T/journal-crash.txt" | tail -n +$((rerun_lines_before + 1)))
+ctook=$(sed -n 's/^took over \([0-9]*\) event.*/\1/p' <<<"$takeovers" | awk '{s += $1} END {print s + 0}')
+creruns=$(sed -n 's/.*, \([0-9]*\) of them re-run.*/\1/p' <<<"$takeovers" | awk '{s += $1} END {print s + 0}')
+cdups=$(grep -c "duplicate SEQNUM" "$T/journal-crash.txt" || true)
+reread=$(grep -c "read again from the socket after the takeover" "$T/journal-crash.txt" || true)
+status_handover=$(in_ct "$BINDIR/hotplugctl" status | grep "^Handover:")
+echo "crashes: $COUNT events, $crashes crashes ($cnrestarts automatic restarts), $cdistinct distinct run" \
+        "($((COUNT - cdistinct)) lost), $((ctotal - cdistinct)) extra runs ($ctwice events ran twice)," \
+        "$ctook taken over from the journal, $creruns counted as re-runs, $reread read again from the socket," \
+        "$cdups duplicate report(s), $(((t_crash_done - t_crash) / 1000000)) ms"
+echo "crashes: last instance's status: $status_handover"
+[ "$cnrestarts" = "$crashes" ] || fail "expected $crashes automatic restarts, systemd counted $cnrestarts"
+((crashes >= CRASHES)) || fail "the burst was over after $crashes of $CRASHES crashes"
+[ "$cdistinct" = "$COUNT" ] || fail "$((COUNT - cdistinct)) of $COUNT events lost across $crashes crashes"
+((ctwice <= creruns)) || fail "$ctwice events ran twice but only $creruns re-runs were counted"
+[ "$cdups" = 0 ] || fail "the ledger counted duplicates across crashes"
+[ -n "$status_handover" ] || fail "hotplugctl status has no Handover: line"
+echo "ok (c): $crashes crashes during a $COUNT-event burst lost none of them; every event run twice was counted"
 
 # ---- d. a clean stop, with an agent running -------------------------------------------------
 
@@ -452,5 +502,6 @@ in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -q "^stopped:" || 
 echo "ok (d): systemctl stop: result success, exit status 0, the running agent finished, nothing left"
 
 echo "nspawn test: start to READY $ready_ms ms; restarts: $((COUNT - distinct)) of $COUNT lost," \
-        "$((total - distinct)) run twice over $restarts restarts; crashes: $((CCOUNT - cdistinct)) of $CCOUNT lost," \
-        "$((ctotal - cdistinct)) run twice over $CRASHES crashes; $(($(date +%s) - T_START)) s in all"
+        "$((total - distinct)) run twice over $restarts restarts; crashes: $((COUNT - cdistinct)) of $COUNT lost," \
+        "$((ctotal - cdistinct)) run twice over $crashes crashes ($creruns re-runs counted);" \
+        "$(($(date +%s) - T_START)) s in all"
