@@ -93,17 +93,18 @@ static void restore(struct manager *m)
         uint64_t last = handover_ledger_last(m->handover), seqnum = 0, first = 0;
         char buf[HP_UEVENT_MAX_SIZE];
         size_t size, n = 0, again = 0;
-        bool started;
+        bool started, same_boot;
         int r;
 
         /* A SEQNUM above the kernel's own is from another boot: keep the kernel's baseline. */
-        if (last > 0 && (m->ledger.baseline == 0 || last <= m->ledger.baseline) && m->ledger.processed == 0)
+        same_boot = last > 0 && (m->ledger.baseline == 0 || last <= m->ledger.baseline) && m->ledger.processed == 0;
+        if (same_boot)
                 ledger_init(&m->ledger, last);
         /* A previous instance killed between journalling its last event and
          * taking it off the socket left it there: the first datagram read
          * may be that one again. */
         m->takeover_last = last;
-        m->takeover_check = last > 0;
+        m->takeover_check = same_boot;
         m->handover_restoring = true;
         while ((r = handover_restore_next(m->handover, buf, &size, &seqnum, &started)) > 0) {
                 if (n++ == 0)
