@@ -416,22 +416,22 @@ echo "burst: $COUNT events, $restarts restarts, $distinct distinct run ($((COUNT
 echo "ok (c): $restarts restarts during a $COUNT-event burst lost none of them"
 
 # ---- c2. crashes during a burst ---------------------------------------------------------------
-# SIGKILL to hotplugd alone, $CRASHES times at random moments while a burst
-# is processed: systemd restarts it (Restart=on-failure) and kills the
-# agents it left; the journal in the fd store and the uevent socket survive.
-# An event read but not yet journalled is still in the socket (it is taken
-# off only after journalling); an event whose agent had started runs again
-# and is counted as a re-run.
+# SIGKILL to hotplugd alone, $CRASHES times while it reads a burst: the
+# burst is written in $CRASHES chunks, each once the previous ones ran, and
+# each kill lands 0-15 ms after its chunk started, while the daemon is
+# reading (writing 500 events takes about 8 ms, reading them longer).  systemd restarts hotplugd
+# (Restart=on-failure) and kills the agents it left; the journal in the fd
+# store and the uevent socket survive.  An event read but not journalled is
+# still in the socket (it is taken off only after journalling); an event
+# whose agent had started runs again and is counted as a re-run.
 
-# Each agent takes 20 s / COUNT (2 ms, 10 ms in a sanitizer build): the
-# burst then lasts well beyond the 20 crashes, on a fast machine too.
-echo $((20000 / COUNT)) >"$S/sleep_ms"
-prefix=$(cut -c1-23 </proc/sys/kernel/random/uuid)
+echo 0 >"$S/sleep_ms"
+base=$(cut -c1-19 </proc/sys/kernel/random/uuid)   # 8-4-4-4 less the last 4 hex digits
+prefix=$base
+chunk=$((COUNT / CRASHES))
 rerun_lines_before=$(in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -c "^took over" || true)
-log "burst of $COUNT uevents with $CRASHES crashes (SIGKILL) of hotplugd"
+log "burst of $COUNT uevents in $CRASHES chunks, each with a crash (SIGKILL) of hotplugd while it reads"
 t_crash=$(date +%s%N)
-burst "$COUNT" "$prefix" >"$T/burst.out" 2>&1 &
-burst_pid=$!
 restarted() { # restarted OLD_PID: a new main process is up
         local pid
         pid=$(svc_show MainPID)
@@ -439,17 +439,23 @@ restarted() { # restarted OLD_PID: a new main process is up
 }
 crashes=0
 for ((c = 1; c <= CRASHES; c++)); do
-        # A random moment: 0 to 199 ms after the previous restart.
-        sleep "0.$(printf '%03d' $((RANDOM % 200)))"
+        # The previous chunks ran: the daemon is idle, and the kill below
+        # lands while it reads this chunk (not while it takes over a queue).
+        wait_progress "chunk $((c - 1)) ($(distinct_of "$prefix") run)" all_ran "$prefix" $(((c - 1) * chunk))
         old_pid=$(svc_show MainPID)
-        in_ct systemctl kill --kill-who=main --signal=SIGKILL hotplugd.service || fail "systemctl kill failed"
+        n=$chunk
+        ((c == CRASHES)) && n=$((COUNT - (CRASHES - 1) * chunk))
+        burst "$n" "$base$(printf '%04x' "$c")" >"$T/burst.out" 2>&1 &
+        burst_pid=$!
+        # From the host, by PID: systemctl kill takes tens of ms to arrive.
+        host_pid=$(pgrep -o -f "^$SBINDIR/hotplugd") || fail "no hotplugd process before crash $c"
+        sleep "0.0$(printf '%02d' $((RANDOM % 16)))"
+        kill -KILL "$host_pid" || fail "cannot kill hotplugd (pid $host_pid on the host)"
         crashes=$c
+        wait "$burst_pid" || fail "uevent-burst failed: $(cat "$T/burst.out")"
         wait_progress "restart after crash $c" restarted "$old_pid"
-        n=$(distinct_of "$prefix")
-        ((c % 5 == 0)) && log "crash $c: restarted as pid $(svc_show MainPID), $n of $COUNT run so far"
-        ((n >= COUNT)) && break
+        ((c % 5 == 0)) && log "crash $c: restarted as pid $(svc_show MainPID), $(distinct_of "$prefix") of $COUNT run so far"
 done
-wait "$burst_pid" || fail "uevent-burst failed: $(cat "$T/burst.out")"
 wait_progress "the crash burst ($(distinct_of "$prefix") of $COUNT run)" all_ran "$prefix" "$COUNT"
 t_crash_done=$(date +%s%N)
 ctotal=$(runs_of "$prefix" | wc -l)
