@@ -231,31 +231,44 @@ log "booting the container $NAME"
 ) >"$T/nspawn.log" 2>&1 </dev/null &
 NSPAWN_PID=$!
 
-# The container's init: the child of nspawn in another PID namespace.
+# The container's init: the child of nspawn in another PID namespace, once
+# it runs systemd (a child that is gone, or not yet exec'd, does not count).
 my_pidns=$(readlink /proc/self/ns/pid)
-for ((i = 0; i < 200; i++)); do
+for ((i = 0; i < 20 * IDLE; i++)); do
         kill -0 "$NSPAWN_PID" 2>/dev/null || fail "systemd-nspawn exited"
         for p in $(pgrep -P "$NSPAWN_PID"); do
-                if [ "$(readlink "/proc/$p/ns/pid" 2>/dev/null)" != "$my_pidns" ]; then
+                ns=$(readlink "/proc/$p/ns/pid" 2>/dev/null)
+                if [ -n "$ns" ] && [ "$ns" != "$my_pidns" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = systemd ]; then
                         INIT_PID=$p
                 fi
         done
         [ -n "$INIT_PID" ] && break
         sleep 0.05
 done
-[ -n "$INIT_PID" ] || fail "no container init process"
+[ -n "$INIT_PID" ] || fail "no container init process after $IDLE s"
 
 in_ct() {
         nsenter -t "$INIT_PID" -a -- "$@"
 }
 
+# Booting: as long as the console shows progress (a loaded machine may
+# take a while), until systemd says it is up.
 state=
-for ((i = 0; i < 120; i++)); do
+last_sig=
+idle_since=$SECONDS
+while :; do
         state=$(in_ct systemctl is-system-running 2>/dev/null)
         case $state in running | degraded) break ;; esac
+        kill -0 "$NSPAWN_PID" 2>/dev/null || fail "systemd-nspawn exited while the container booted"
+        sig="$state $(stat -c %s "$T/nspawn.log" 2>/dev/null)"
+        if [ "$sig" != "$last_sig" ]; then
+                last_sig=$sig
+                idle_since=$SECONDS
+        elif ((SECONDS - idle_since > IDLE)); then
+                fail "the container's systemd did not finish booting: '$state', no progress for $IDLE s"
+        fi
         sleep 0.5
 done
-case $state in running | degraded) ;; *) fail "the container's systemd did not finish booting: '$state'" ;; esac
 log "container up (system $state), init pid $INIT_PID"
 
 # Install.
