@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "envbuf.h"
+#include "macro.h"
 
 int env_key_valid(const char *key, size_t len)
 {
@@ -25,7 +26,7 @@ int env_key_valid(const char *key, size_t len)
 
 /* Keys no agent gets (hotplugd(8), ENVIRONMENT): the kernel sends none of
  * them, so refusing them costs a real event nothing. */
-static const char *const refused_keys[] = {
+static const char refused_keys[][17] = {
         /* Fixed by the agent contract. */
         "HOME", "PATH",
         /* What glibc itself drops for set-user-ID programs (unsecvars.h):
@@ -48,13 +49,17 @@ int env_key_refused(const char *key, size_t len)
 {
         if (!key || len == 0)
                 return 0;
-        for (size_t i = 0; i < sizeof(refused_keys) / sizeof(refused_keys[0]); i++)
-                if (strlen(refused_keys[i]) == len && memcmp(key, refused_keys[i], len) == 0)
+        /* Called for every key of every event: the first byte rejects nearly
+         * all without a call.  The name ends at [len] and the key holds no
+         * NUL, so equal bytes mean equal strings. */
+        for (size_t i = 0; len < sizeof(refused_keys[0]) && i < ELEMENTSOF(refused_keys); i++)
+                if (refused_keys[i][0] == key[0] && refused_keys[i][len] == '\0' &&
+                    memcmp(key, refused_keys[i], len) == 0)
                         return 1;
-        for (size_t i = 0; i < sizeof(refused_prefixes) / sizeof(refused_prefixes[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(refused_prefixes); i++) {
                 size_t plen = strlen(refused_prefixes[i]);
 
-                if (len >= plen && memcmp(key, refused_prefixes[i], plen) == 0)
+                if (len >= plen && key[0] == refused_prefixes[i][0] && memcmp(key, refused_prefixes[i], plen) == 0)
                         return 1;
         }
         return 0;

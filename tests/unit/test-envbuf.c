@@ -101,6 +101,7 @@ static void test_refused_keys(void)
                 "PS4", "CDPATH", "GLOBIGNORE", "EXECIGNORE", "BASH_XTRACEFD", "POSIXLY_CORRECT",
                 "BASH_FUNC_x", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERL5LIB", "PERLLIB",
                 "PERL5OPT", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH", "OPENSSL_CONF",
+                "OPENSSL_MODULES", "OPENSSL_ENGINES", "PYTHONUSERBASE", "PERL5DB",
         };
         static const char *const passed[] = {
                 "ACTION", "DEVPATH", "SUBSYSTEM", "SEQNUM", "DEVPATH_OLD", "MAJOR", "MINOR", "DEVNAME",
@@ -108,7 +109,8 @@ static void test_refused_keys(void)
                 "SYNTH_UUID", "SYNTH_ARG_LD_PRELOAD", "SYNTH_ARG_IFS", "PHYSDEVPATH", "PHYSDEVBUS",
                 "PHYSDEVDRIVER", "DEVICE", "HOTPLUGD_RESYNC", "LD", "LDX", "ENVX", "XENV", "IFS2",
                 "PATHS", "HOMEDIR", "MALLOC", "TMPDIRS", "ld_preload", "Path", "home", "PS1", "TZ",
-                "LANG", "LC_ALL",
+                "LANG", "LC_ALL", "RESOLV_HOST_CONFX", "RESOLV_HOST_CON", "POSIXLY_CORRECT_",
+                "OPENSSL_ENGINESX", "E", "I", "P", "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
