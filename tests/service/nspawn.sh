@@ -251,24 +251,37 @@ in_ct() {
         nsenter -t "$INIT_PID" -a -- "$@"
 }
 
+# wait_until WHAT SIGNATURE CMD...: until CMD succeeds.  Fails only when the
+# output of SIGNATURE (a function saying how far things got) stayed the same
+# for $IDLE s: a slow, loaded machine is given all the time it needs.
+wait_until() {
+        local what=$1 signature=$2 sig last_sig='' idle_since=$SECONDS
+        shift 2
+        while ! "$@"; do
+                sig=$("$signature")
+                if [ "$sig" != "$last_sig" ]; then
+                        last_sig=$sig
+                        idle_since=$SECONDS
+                elif ((SECONDS - idle_since > IDLE)); then
+                        fail "$what: nothing moved for $IDLE s ($sig)"
+                fi
+                sleep 0.5
+        done
+}
+
 # Booting: as long as the console shows progress (a loaded machine may
 # take a while), until systemd says it is up.
 state=
-last_sig=
-idle_since=$SECONDS
-while :; do
-        state=$(in_ct systemctl is-system-running 2>/dev/null)
-        case $state in running | degraded) break ;; esac
+system_up() {
         kill -0 "$NSPAWN_PID" 2>/dev/null || fail "systemd-nspawn exited while the container booted"
-        sig="$state $(stat -c %s "$T/nspawn.log" 2>/dev/null)"
-        if [ "$sig" != "$last_sig" ]; then
-                last_sig=$sig
-                idle_since=$SECONDS
-        elif ((SECONDS - idle_since > IDLE)); then
-                fail "the container's systemd did not finish booting: '$state', no progress for $IDLE s"
-        fi
-        sleep 0.5
-done
+        state=$(in_ct systemctl is-system-running 2>/dev/null)
+        case $state in running | degraded) return 0 ;; esac
+        return 1
+}
+boot_progress() {
+        echo "system '$state', console $(stat -c %s "$T/nspawn.log" 2>/dev/null) bytes"
+}
+wait_until "the container's boot" boot_progress system_up
 log "container up (system $state), init pid $INIT_PID"
 
 # Install.
@@ -299,22 +312,16 @@ distinct_of() {
         grep -h "^env:SYNTH_UUID=$1" "$S"/runs/* 2>/dev/null | sort -u | wc -l
 }
 
-# wait_progress WHAT CMD...: until CMD succeeds.  Fails only when the runs
-# directory (files and bytes) and the daemon's main PID stayed the same for
-# $IDLE s: a slow, loaded machine is given all the time it needs.
+# How far the agents and the service got: runs (files and bytes), main PID.
+runs_progress() {
+        echo "$(find "$S/runs" -type f -printf '%s\n' 2>/dev/null | awk '{n++; b += $1} END {print n, b}') $(svc_show MainPID)"
+}
+
+# wait_progress WHAT CMD...: until CMD succeeds, while the runs move.
 wait_progress() {
-        local what=$1 sig last_sig= idle_since=$SECONDS
+        local what=$1
         shift
-        while ! "$@"; do
-                sig="$(find "$S/runs" -type f -printf '%s\n' 2>/dev/null | awk '{n++; b += $1} END {print n, b}') $(svc_show MainPID)"
-                if [ "$sig" != "$last_sig" ]; then
-                        last_sig=$sig
-                        idle_since=$SECONDS
-                elif ((SECONDS - idle_since > IDLE)); then
-                        fail "$what: nothing moved for $IDLE s ($sig)"
-                fi
-                sleep 0.5
-        done
+        wait_until "$what" runs_progress "$@"
 }
 
 # At least COUNT distinct events with SYNTH_UUID prefix PREFIX ran.
