@@ -26,7 +26,7 @@ int env_key_valid(const char *key, size_t len)
 
 /* Keys no agent gets (hotplugd(8), ENVIRONMENT): the kernel sends none of
  * them, so refusing them costs a real event nothing. */
-static const char refused_keys[][17] = {
+static const char *const refused_keys[] = {
         /* Fixed by the agent contract. */
         "HOME", "PATH",
         /* What glibc itself drops for set-user-ID programs (unsecvars.h):
@@ -50,16 +50,15 @@ int env_key_refused(const char *key, size_t len)
         if (!key || len == 0)
                 return 0;
         /* Called for every key of every event: the first byte rejects nearly
-         * all without a call.  The name ends at [len] and the key holds no
-         * NUL, so equal bytes mean equal strings. */
-        for (size_t i = 0; len < sizeof(refused_keys[0]) && i < ELEMENTSOF(refused_keys); i++)
-                if (refused_keys[i][0] == key[0] && refused_keys[i][len] == '\0' &&
+         * all of them before strlen() and memcmp(). */
+        for (size_t i = 0; i < ELEMENTSOF(refused_keys); i++)
+                if (refused_keys[i][0] == key[0] && strlen(refused_keys[i]) == len &&
                     memcmp(key, refused_keys[i], len) == 0)
                         return 1;
         for (size_t i = 0; i < ELEMENTSOF(refused_prefixes); i++) {
                 size_t plen = strlen(refused_prefixes[i]);
 
-                if (len >= plen && key[0] == refused_prefixes[i][0] && memcmp(key, refused_prefixes[i], plen) == 0)
+                if (key[0] == refused_prefixes[i][0] && len >= plen && memcmp(key, refused_prefixes[i], plen) == 0)
                         return 1;
         }
         return 0;
