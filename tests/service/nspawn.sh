@@ -231,31 +231,12 @@ log "booting the container $NAME"
 ) >"$T/nspawn.log" 2>&1 </dev/null &
 NSPAWN_PID=$!
 
-# The container's init: the child of nspawn in another PID namespace, once
-# it runs systemd (a child that is gone, or not yet exec'd, does not count).
-my_pidns=$(readlink /proc/self/ns/pid)
-for ((i = 0; i < 20 * IDLE; i++)); do
-        kill -0 "$NSPAWN_PID" 2>/dev/null || fail "systemd-nspawn exited"
-        for p in $(pgrep -P "$NSPAWN_PID"); do
-                ns=$(readlink "/proc/$p/ns/pid" 2>/dev/null)
-                if [ -n "$ns" ] && [ "$ns" != "$my_pidns" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = systemd ]; then
-                        INIT_PID=$p
-                fi
-        done
-        [ -n "$INIT_PID" ] && break
-        sleep 0.05
-done
-[ -n "$INIT_PID" ] || fail "no container init process after $IDLE s"
-
-in_ct() {
-        nsenter -t "$INIT_PID" -a -- "$@"
-}
-
 # wait_until WHAT SIGNATURE CMD...: until CMD succeeds.  Fails only when the
 # output of SIGNATURE (a function saying how far things got) stayed the same
 # for $IDLE s: a slow, loaded machine is given all the time it needs.
+# CMD is tried every $WAIT_POLL s (0.5 unless the caller sets it).
 wait_until() {
-        local what=$1 signature=$2 sig last_sig='' idle_since=$SECONDS
+        local what=$1 signature=$2 sig last_sig='' idle_since=$SECONDS poll=${WAIT_POLL:-0.5}
         shift 2
         while ! "$@"; do
                 sig=$("$signature")
@@ -265,8 +246,32 @@ wait_until() {
                 elif ((SECONDS - idle_since > IDLE)); then
                         fail "$what: nothing moved for $IDLE s ($sig)"
                 fi
-                sleep 0.5
+                sleep "$poll"
         done
+}
+
+# The container's init: the child of nspawn in another PID namespace, once
+# it runs systemd (a child that is gone, or not yet exec'd, does not count).
+my_pidns=$(readlink /proc/self/ns/pid)
+init_found() {
+        local p ns
+        kill -0 "$NSPAWN_PID" 2>/dev/null || fail "systemd-nspawn exited"
+        for p in $(pgrep -P "$NSPAWN_PID"); do
+                ns=$(readlink "/proc/$p/ns/pid" 2>/dev/null)
+                if [ -n "$ns" ] && [ "$ns" != "$my_pidns" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = systemd ]; then
+                        INIT_PID=$p
+                        return 0
+                fi
+        done
+        return 1
+}
+nspawn_progress() {
+        echo "console $(stat -c %s "$T/nspawn.log" 2>/dev/null) bytes, children $(pgrep -P "$NSPAWN_PID" | tr '\n' ' ')"
+}
+WAIT_POLL=0.05 wait_until "the container's init" nspawn_progress init_found
+
+in_ct() {
+        nsenter -t "$INIT_PID" -a -- "$@"
 }
 
 # Booting: as long as the console shows progress (a loaded machine may
@@ -338,12 +343,9 @@ before=$(in_ct systemctl is-active hotplugd.service)
 u=$(cat /proc/sys/kernel/random/uuid)
 t_trigger=$(date +%s%N)
 echo "change $u" >/sys/class/net/lo/uevent
-for ((i = 0; i < 200; i++)); do
-        [ -n "$(runs_of "$u")" ] && break
-        sleep 0.05
-done
+ran() { [ -n "$(runs_of "$1")" ]; }
+WAIT_POLL=0.05 wait_progress "the first uevent's agent run" ran "$u"
 run=$(runs_of "$u" | head -n 1)
-[ -n "$run" ] || fail "the first uevent was not run by the agent within 10 s"
 [ "$(in_ct systemctl is-active hotplugd.service)" = active ] || fail "hotplugd.service is not active after activation"
 first_seqnum=$(sed -n 's/^env:SEQNUM=//p' "$run")
 agent_start=$(sed -n 's/^start=//p' "$run")
@@ -363,11 +365,12 @@ active_enter=$(svc_show ActiveEnterTimestampMonotonic)
 ready_ms=$(((active_enter - exec_start) / 1000))
 ready_us=$((active_enter - exec_start))
 echo "ok (b): READY=1 reached systemd: socket-activated start to READY $ready_ms ms ($ready_us us)"
-for ((i = 0; i < 60; i++)); do
+status_reached() {
         status=$(svc_show StatusText)
-        case $status in *processed*) break ;; esac
-        sleep 0.1
-done
+        case $status in *processed*) return 0 ;; esac
+        return 1
+}
+wait_progress "STATUS= from hotplugd" status_reached
 case $status in
 *" processed, "*" queued, "*" running, "*" gaps "*) echo "ok (b): STATUS= reached systemd: $status" ;;
 *) fail "no STATUS= with figures reached systemd: '$status'" ;;
@@ -510,14 +513,16 @@ echo 1500 >"$S/sleep_ms"
 u=$(cat /proc/sys/kernel/random/uuid)
 echo "change $u" >/sys/class/net/lo/uevent
 running_seq=
-for ((i = 0; i < 200; i++)); do
+slow_agent_running() {
+        local p
         for p in $(pgrep -f "^$SHARE_IN/agent "); do
                 running_seq=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^SEQNUM=//p')
-                [ -n "$running_seq" ] && break 2
+                [ -n "$running_seq" ] && return 0
         done
-        sleep 0.05
-done
-[ -n "$running_seq" ] || fail "no slow agent started"
+        return 1
+}
+# Quick polls: the stop below must land while this agent still runs.
+WAIT_POLL=0.05 wait_progress "the slow agent's start" slow_agent_running
 in_ct systemctl stop hotplugd.socket hotplugd.service || fail "systemctl stop failed"
 result=$(svc_show Result)
 status=$(svc_show ExecMainStatus)
