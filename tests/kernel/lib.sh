@@ -8,6 +8,8 @@
 
 set -u
 
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/until.sh"
+
 T_DIR=$(mktemp -d /tmp/hotplugd-test.XXXXXX)
 T_CLEANUP=()
 T_DAEMON_PID=
@@ -105,33 +107,12 @@ t_progress() {
         echo "$cpu/$(find "$T_DIR" -maxdepth 3 -type f -printf '%s\n' 2>/dev/null | awk '{ n++; s += $1 } END { print n "/" s }')"
 }
 
-# _t_until IDLE PROBE CMD...: run CMD until it succeeds.  Gives up (returns
-# 1) only when CMD has failed for IDLE seconds in a row while PROBE (a
-# command line, word-split) printed the same thing: no fixed total, however
-# long each try of CMD takes.
-_t_until() {
-        local idle=$(($1 * 1000000)) probe=$2 last now since=${EPOCHREALTIME/./}
-        shift 2
-        last=$($probe)
-        until "$@" >/dev/null; do
-                sleep 0.05
-                now=$($probe)
-                if [ "$now" != "$last" ]; then
-                        last=$now
-                        since=${EPOCHREALTIME/./}
-                elif ((${EPOCHREALTIME/./} - since >= idle)); then
-                        return 1
-                fi
-        done
-        return 0
-}
-
 # Wait until a command succeeds.  Gives up (returns 1) only when it has
 # failed for $1 seconds in a row with no progress (t_progress) meanwhile.
 t_wait_for() {
         local idle=$1
         shift
-        _t_until "$idle" t_progress "$@"
+        until_progress "$idle" t_progress "$@"
 }
 
 _t_cpu_of() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
@@ -142,7 +123,7 @@ _t_exited() { ! kill -0 "$1" 2>/dev/null || [ "$(awk '{ print $3 }' "/proc/$1/st
 # has neither exited nor used CPU time for $3 seconds (default $T_IDLE).
 t_wait_pid_exit() {
         local _st
-        _t_until "${3:-$T_IDLE}" "_t_cpu_of $1" _t_exited "$1" || return 1
+        until_progress "${3:-$T_IDLE}" "_t_cpu_of $1" _t_exited "$1" || return 1
         wait "$1"
         _st=$?
         printf -v "$2" '%s' "$_st"
@@ -153,7 +134,7 @@ t_wait_pid_exit() {
 # settle).  Each settle is short; the wait gives up only when settle has
 # not succeeded for ${1:-$T_IDLE} s with no progress (t_progress).
 t_settle() {
-        _t_until "${1:-$T_IDLE}" t_progress "$HOTPLUGCTL" settle --timeout 2
+        until_progress "${1:-$T_IDLE}" t_progress "$HOTPLUGCTL" settle --timeout 2
 }
 
 # The run file (path) whose environment has KEY=VALUE, or nothing.

@@ -41,6 +41,8 @@ RESTARTS=4
 CRASHES=20
 # Waits follow progress: they fail only when nothing moved for this long.
 IDLE=${HOTPLUGD_NSPAWN_IDLE:-60}
+UNTIL_POLL=0.5 # the bursts' checks read thousands of run files: not too often
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/until.sh"
 CACHE=/var/cache/hotplugd-test
 ROOTFS_KEY=debian-bookworm-minbase-systemd-1
 NAME=hotplugd-test-$$
@@ -231,23 +233,13 @@ log "booting the container $NAME"
 ) >"$T/nspawn.log" 2>&1 </dev/null &
 NSPAWN_PID=$!
 
-# wait_until WHAT SIGNATURE CMD...: until CMD succeeds.  Fails only when the
+# wait_until WHAT SIGNATURE CMD...: until CMD succeeds; fails only when the
 # output of SIGNATURE (a function saying how far things got) stayed the same
-# for $IDLE s: a slow, loaded machine is given all the time it needs.
-# CMD is tried every $WAIT_POLL s (0.5 unless the caller sets it).
+# for $IDLE s.  CMD is tried every $UNTIL_POLL s.
 wait_until() {
-        local what=$1 signature=$2 sig last_sig='' idle_since=$SECONDS poll=${WAIT_POLL:-0.5}
+        local what=$1 signature=$2
         shift 2
-        while ! "$@"; do
-                sig=$("$signature")
-                if [ "$sig" != "$last_sig" ]; then
-                        last_sig=$sig
-                        idle_since=$SECONDS
-                elif ((SECONDS - idle_since > IDLE)); then
-                        fail "$what: nothing moved for $IDLE s ($sig)"
-                fi
-                sleep "$poll"
-        done
+        until_progress "$IDLE" "$signature" "$@" || fail "$what: nothing moved for $IDLE s ($("$signature"))"
 }
 
 # The container's init: the child of nspawn in another PID namespace, once
@@ -268,7 +260,7 @@ init_found() {
 nspawn_progress() {
         echo "console $(stat -c %s "$T/nspawn.log" 2>/dev/null) bytes, children $(pgrep -P "$NSPAWN_PID" | tr '\n' ' ')"
 }
-WAIT_POLL=0.05 wait_until "the container's init" nspawn_progress init_found
+UNTIL_POLL=0.05 wait_until "the container's init" nspawn_progress init_found
 
 in_ct() {
         nsenter -t "$INIT_PID" -a -- "$@"
@@ -344,7 +336,7 @@ u=$(cat /proc/sys/kernel/random/uuid)
 t_trigger=$(date +%s%N)
 echo "change $u" >/sys/class/net/lo/uevent
 ran() { [ -n "$(runs_of "$1")" ]; }
-WAIT_POLL=0.05 wait_progress "the first uevent's agent run" ran "$u"
+UNTIL_POLL=0.05 wait_progress "the first uevent's agent run" ran "$u"
 run=$(runs_of "$u" | head -n 1)
 [ "$(in_ct systemctl is-active hotplugd.service)" = active ] || fail "hotplugd.service is not active after activation"
 first_seqnum=$(sed -n 's/^env:SEQNUM=//p' "$run")
@@ -522,7 +514,7 @@ slow_agent_running() {
         return 1
 }
 # Quick polls: the stop below must land while this agent still runs.
-WAIT_POLL=0.05 wait_progress "the slow agent's start" slow_agent_running
+UNTIL_POLL=0.05 wait_progress "the slow agent's start" slow_agent_running
 in_ct systemctl stop hotplugd.socket hotplugd.service || fail "systemctl stop failed"
 result=$(svc_show Result)
 status=$(svc_show ExecMainStatus)
