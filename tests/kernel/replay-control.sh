@@ -66,10 +66,7 @@ alive resume
         t_fail "settle returned with $(grep -c . "$T_DIR/replayed" 2>/dev/null) of $N replayed events done"
 echo "ok: settle returned once the $N replayed events were done"
 
-# The replay ends by itself, cleanly.
-for ((i = 0; i < 200; i++)); do
-        kill -0 "$T_DAEMON_PID" 2>/dev/null || break
-        sleep 0.1
-done
+# The replay ends by itself, cleanly (waited for as long as it moves).
+t_wait_for "$T_IDLE" _t_exited "$T_DAEMON_PID" || true
 t_stop_daemon
 grep -q "read to the end" "$T_LOG" || t_fail "replay did not reach the end"
