@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "envbuf.h"
-#include "handlers.h"
-#include "uevent.h"
+#include "shared/envbuf.h"
+#include "pipeline/handlers.h"
+#include "uevent/uevent.h"
 
 #define KBD_IF "/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0"
 #define INPUT KBD_IF "/0003:046D:C31C.0001/input/input5"

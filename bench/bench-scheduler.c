@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "macro.h"
+#include "shared/macro.h"
 #include "scheduler-ref.h"
-#include "scheduler.h"
-#include "uevent.h"
+#include "pipeline/scheduler.h"
+#include "uevent/uevent.h"
 
 #define MAX_RUNNING 4
 

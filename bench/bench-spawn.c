@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "spawner.h"
-#include "uevent.h"
+#include "pipeline/spawner.h"
+#include "uevent/uevent.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3

@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "envbuf.h"
-#include "macro.h"
-#include "spawner.h"
-#include "uevent.h"
+#include "shared/envbuf.h"
+#include "shared/macro.h"
+#include "pipeline/spawner.h"
+#include "uevent/uevent.h"
 
 int main(int argc, char *argv[])
 {

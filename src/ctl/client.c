@@ -12,10 +12,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "ctl/client.h"
 #include "config.h"
-#include "ctl.h"
-#include "macro.h"
+#include "ctl/ctl.h"
+#include "shared/macro.h"
 
 const char *ctl_socket_path(void)
 {

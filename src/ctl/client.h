@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * hotplugctl's side of the control socket (protocol: src/core/control.h).
+ * hotplugctl's side of the control socket (protocol: src/control/control.h).
  * A connection is a plain fd; requests are one packet, replies are records
  * read one packet at a time (control-proto.h reads their fields).
  *
@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "bounds.h"
-#include "control-proto.h"
+#include "shared/bounds.h"
+#include "control/control-proto.h"
 
 /* Room for one reply record plus its NUL. */
 #define CTL_RECORD_SIZE (HP_CONTROL_RECORD_MAX + 1)

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "client.h"
-#include "ctl.h"
-#include "escape.h"
-#include "macro.h"
+#include "ctl/client.h"
+#include "ctl/ctl.h"
+#include "shared/escape.h"
+#include "shared/macro.h"
 
 #define FIELD_MAX HP_CONTROL_RECORD_MAX
 

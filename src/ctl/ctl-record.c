@@ -20,11 +20,11 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "macro.h"
-#include "netlink.h"
-#include "record.h"
-#include "time-util.h"
+#include "ctl/ctl.h"
+#include "shared/macro.h"
+#include "uevent/netlink.h"
+#include "uevent/record.h"
+#include "shared/time-util.h"
 
 #define SYNC_INTERVAL_USEC USEC_PER_SEC
 

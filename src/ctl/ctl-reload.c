@@ -6,8 +6,8 @@
  */
 #include <stdio.h>
 
-#include "client.h"
-#include "ctl.h"
+#include "ctl/client.h"
+#include "ctl/ctl.h"
 
 int verb_reload(int argc, char *argv[])
 {

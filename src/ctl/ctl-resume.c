@@ -3,8 +3,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "client.h"
-#include "ctl.h"
+#include "ctl/client.h"
+#include "ctl/ctl.h"
 
 int verb_resume(int argc, char *argv[])
 {

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client.h"
-#include "ctl.h"
-#include "macro.h"
+#include "ctl/client.h"
+#include "ctl/ctl.h"
+#include "shared/macro.h"
 
 #define SETTLE_DEFAULT_TIMEOUT_SEC 120
 

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client.h"
-#include "ctl.h"
-#include "escape.h"
-#include "macro.h"
+#include "ctl/client.h"
+#include "ctl/ctl.h"
+#include "shared/escape.h"
+#include "shared/macro.h"
 
 static uint64_t num(const char *rec, const char *key)
 {

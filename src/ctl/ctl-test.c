@@ -15,17 +15,17 @@
 #include <string.h>
 
 #include "config.h"
-#include "conffile.h"
-#include "ctl.h"
-#include "envbuf.h"
-#include "escape.h"
-#include "handlers.h"
-#include "log.h"
-#include "macro.h"
-#include "manager.h"
-#include "spawner.h"
-#include "sysfs.h"
-#include "uevent.h"
+#include "config/conffile.h"
+#include "ctl/ctl.h"
+#include "shared/envbuf.h"
+#include "shared/escape.h"
+#include "pipeline/handlers.h"
+#include "shared/log.h"
+#include "shared/macro.h"
+#include "loop/manager.h"
+#include "pipeline/spawner.h"
+#include "shared/sysfs.h"
+#include "uevent/uevent.h"
 
 /* hotplugd's default configuration file (see src/daemon/main.c). */
 #define DEFAULT_CONFIG_FILE HOTPLUGD_SYSCONFDIR "/hotplugd/hotplugd.conf"

@@ -16,11 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "escape.h"
-#include "macro.h"
-#include "record.h"
-#include "timeline.h"
+#include "ctl/ctl.h"
+#include "shared/escape.h"
+#include "shared/macro.h"
+#include "uevent/record.h"
+#include "ctl/timeline.h"
 
 struct args {
         const char *path, *output;

@@ -25,11 +25,11 @@
 
 #include <libudev.h>
 
-#include "client.h"
-#include "ctl.h"
-#include "escape.h"
-#include "macro.h"
-#include "uuid-set.h"
+#include "ctl/client.h"
+#include "ctl/ctl.h"
+#include "shared/escape.h"
+#include "shared/macro.h"
+#include "control/uuid-set.h"
 
 #define MAX_MATCHES 64
 

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "ctl.h"
-#include "log.h"
+#include "ctl/ctl.h"
+#include "shared/log.h"
 
 static const struct {
         const char *name;

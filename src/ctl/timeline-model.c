@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "macro.h"
-#include "timeline.h"
-#include "uevent.h"
+#include "shared/macro.h"
+#include "ctl/timeline.h"
+#include "uevent/uevent.h"
 
 #define UNKNOWN_LANE "(event not in recording)"
 

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "macro.h"
-#include "timeline.h"
+#include "shared/escape.h"
+#include "shared/macro.h"
+#include "ctl/timeline.h"
 
 #define LANE_W 40
 

@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "record.h"
-#include "time-util.h"
+#include "uevent/record.h"
+#include "shared/time-util.h"
 
 enum timeline_lanes {
         TIMELINE_LANES_DEVICE,     /* one lane per DEVPATH */

@@ -24,12 +24,12 @@
 #include <systemd/sd-daemon.h>
 
 #include "config.h"
-#include "conffile.h"
-#include "log.h"
-#include "macro.h"
-#include "manager.h"
-#include "replay.h"
-#include "service.h"
+#include "config/conffile.h"
+#include "shared/log.h"
+#include "shared/macro.h"
+#include "loop/manager.h"
+#include "uevent/replay.h"
+#include "daemon/service.h"
 
 #define EXIT_CONFIG 2
 #define EXIT_USAGE 64

@@ -18,9 +18,9 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "log.h"
-#include "macro.h"
-#include "service.h"
+#include "shared/log.h"
+#include "shared/macro.h"
+#include "daemon/service.h"
 
 #define NAME_QUEUE "queue"
 #define NAME_UEVENT "uevent"

@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "manager.h"
+#include "loop/manager.h"
 
 struct service {
         bool notify;          /* NOTIFY_SOCKET: a service manager listens */

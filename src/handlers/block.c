@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "builtin.h"
+#include "handlers/builtin.h"
 
 static const char *const block_subsystems[] = { "block", NULL };
 static const char *const block_keys[] = { "MAJOR", "MINOR", NULL };

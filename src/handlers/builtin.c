@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "devcache.h"
-#include "sysfs.h"
+#include "handlers/builtin.h"
+#include "pipeline/devcache.h"
+#include "shared/sysfs.h"
 
 const struct hotplugd_handler *const builtin_handlers[] = {
         &builtin_physdev,

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "handler-internal.h"
+#include "pipeline/handler-internal.h"
 
 static inline bool builtin_recalling(const struct hotplugd_event *e)
 {

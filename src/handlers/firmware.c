@@ -33,8 +33,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "builtin.h"
-#include "sysfs.h"
+#include "handlers/builtin.h"
+#include "shared/sysfs.h"
 
 static const char *const firmware_subsystems[] = { "firmware", NULL };
 

@@ -9,8 +9,8 @@
  */
 #include <string.h>
 
-#include "builtin.h"
-#include "sysfs.h"
+#include "handlers/builtin.h"
+#include "shared/sysfs.h"
 
 static const char *const input_subsystems[] = { "input", NULL };
 static const char *const input_keys[] = { "PRODUCT", NULL };

@@ -6,8 +6,8 @@
  * rx-N/tx-N queue kobjects come as SUBSYSTEM=queues and are dropped by the
  * default filter policy, not here.
  */
-#include "builtin.h"
-#include "sysfs.h"
+#include "handlers/builtin.h"
+#include "shared/sysfs.h"
 
 static const char *const net_subsystems[] = { "net", NULL };
 static const char *const net_keys[] = { "INTERFACE", "IFINDEX", NULL };

@@ -9,8 +9,8 @@
  */
 #include <string.h>
 
-#include "builtin.h"
-#include "sysfs.h"
+#include "handlers/builtin.h"
+#include "shared/sysfs.h"
 
 static const char *const pci_subsystems[] = { "pci", NULL };
 static const char *const pci_keys[] = { "PCI_CLASS", "PCI_ID", "PCI_SUBSYS_ID", "PCI_SLOT_NAME", "MODALIAS", NULL };

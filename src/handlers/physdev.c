@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "builtin.h"
-#include "sysfs.h"
+#include "handlers/builtin.h"
+#include "shared/sysfs.h"
 
 #define PATH_MAX_ 4096
 

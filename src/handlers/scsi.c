@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "builtin.h"
+#include "handlers/builtin.h"
 
 static const char *const scsi_subsystems[] = { "scsi", NULL };
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "handlers/builtin.h"
 
 static const char *const usb_subsystems[] = { "usb", NULL };
 static const char *const usb_keys[] = { "DEVICE", "PRODUCT", "TYPE", "INTERFACE", NULL };

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "envbuf.h"
-#include "macro.h"
+#include "shared/envbuf.h"
+#include "shared/macro.h"
 
 int env_key_valid(const char *key, size_t len)
 {

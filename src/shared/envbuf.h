@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bounds.h"
+#include "shared/bounds.h"
 
 struct envbuf {
         uint16_t used;                     /* bytes in data */

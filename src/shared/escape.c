@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "escape.h"
+#include "shared/escape.h"
 
 static size_t escaped_len(unsigned char c)
 {

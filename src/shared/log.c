@@ -14,8 +14,8 @@
 
 #include <systemd/sd-journal.h>
 
-#include "escape.h"
-#include "log.h"
+#include "shared/escape.h"
+#include "shared/log.h"
 
 static int max_level = LOG_INFO;
 static int use_journal;

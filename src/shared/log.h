@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <syslog.h>
 
-#include "macro.h"
+#include "shared/macro.h"
 
 enum log_target {
         LOG_TARGET_AUTO,    /* journal if stderr is the journal stream, else stderr */

@@ -11,8 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "sysfs.h"
+#include "shared/macro.h"
+#include "shared/sysfs.h"
 
 #define SYSFS_PATH_MAX 4096
 

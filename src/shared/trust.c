@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "trust.h"
+#include "shared/macro.h"
+#include "shared/trust.h"
 
 const char *trust_reason(const struct stat *st)
 {

@@ -22,9 +22,9 @@
 
 #include <libmnl/libmnl.h>
 
-#include "bounds.h"
-#include "macro.h"
-#include "netlink.h"
+#include "shared/bounds.h"
+#include "shared/macro.h"
+#include "uevent/netlink.h"
 
 #define UEVENT_GROUP_KERNEL 1u
 

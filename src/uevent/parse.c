@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "uevent.h"
+#include "uevent/uevent.h"
 
 static const char *const reject_names[_UEVENT_REJECT_MAX] = {
         [UEVENT_OK] = "ok",

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "macro.h"
-#include "rebroadcast.h"
+#include "shared/macro.h"
+#include "uevent/rebroadcast.h"
 
 int rebroadcast_new(unsigned group, struct rebroadcast **ret)
 {

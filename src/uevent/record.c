@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "record.h"
+#include "shared/macro.h"
+#include "uevent/record.h"
 
 /* Reader window: room for one full record and some to scan ahead. */
 #define READ_WINDOW (64 * 1024)

@@ -70,8 +70,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "bounds.h"
-#include "time-util.h"
+#include "shared/bounds.h"
+#include "shared/time-util.h"
 
 #define RECORD_MAGIC "\x89HPDREC\n"
 #define RECORD_VERSION 1

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "macro.h"
-#include "replay.h"
+#include "shared/macro.h"
+#include "uevent/replay.h"
 
 usec_t replay_scale(usec_t d, double speed)
 {

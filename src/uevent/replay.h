@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record.h"
-#include "time-util.h"
+#include "uevent/record.h"
+#include "shared/time-util.h"
 
 struct replay_clock {
         double speed;      /* > 0: recorded time / speed; 0: no waiting */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "envbuf.h"
-#include "uevent.h"
+#include "shared/envbuf.h"
+#include "uevent/uevent.h"
 
 static const char *lookup(const char *entries, const uint16_t *off, unsigned n, const char *key)
 {

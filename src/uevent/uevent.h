@@ -30,8 +30,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "bounds.h"
-#include "time-util.h"
+#include "shared/bounds.h"
+#include "shared/time-util.h"
 
 struct envbuf;
 

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conffile.h"
+#include "config/conffile.h"
 #include "fuzz.h"
-#include "manager.h"
+#include "loop/manager.h"
 
 static unsigned count_lines(const uint8_t *data, size_t size)
 {

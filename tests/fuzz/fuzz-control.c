@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control-proto.h"
+#include "control/control-proto.h"
 #include "fuzz.h"
 
 static void check_escaped(const char *s)

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "envbuf.h"
-#include "escape.h"
+#include "shared/envbuf.h"
+#include "shared/escape.h"
 #include "fuzz.h"
-#include "spawner.h"
-#include "uevent.h"
+#include "pipeline/spawner.h"
+#include "uevent/uevent.h"
 
 /* The rules of uevent.h, checked from the outside. */
 static void check_view(const struct uevent *ev, const char *buf, size_t size)

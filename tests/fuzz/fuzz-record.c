@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "record.h"
+#include "uevent/record.h"
 
 static uint32_t le32(const uint8_t *p)
 {

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bounds.h"
+#include "shared/bounds.h"
 #include "fuzz.h"
-#include "timeline.h"
+#include "ctl/timeline.h"
 
 struct input {
         const uint8_t *p;

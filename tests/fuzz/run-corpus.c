@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bounds.h"
+#include "shared/bounds.h"
 #include "fuzz.h"
 
 /* Files larger than this are a mistake in the corpus, not an input. */

@@ -41,7 +41,7 @@ syn_short |= set(re.findall(r"Fl ([a-zA-Z]) Ar", synopsis))
 compare("short option", short, syn_short, "hotplugd.8 SYNOPSIS")
 
 # hotplugd.conf keys: the key table in conffile.c vs ".It Cm KEY" in hotplugd.conf.5.
-conf_c = read("src/core/conffile.c")
+conf_c = read("src/config/conffile.c")
 code_keys = set(re.findall(r'KEY\(CONF_[A-Z_]+, "([a-z0-9-]+)"', conf_c))
 conf5 = read("man/hotplugd.conf.5")
 man_keys = set(re.findall(r"^\.It Cm ([a-z0-9-]+) No =", conf5, re.M))

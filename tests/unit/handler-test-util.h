@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "envbuf.h"
-#include "handlers.h"
-#include "spawner.h"
+#include "shared/envbuf.h"
+#include "pipeline/handlers.h"
+#include "pipeline/spawner.h"
 #include "test.h"
-#include "uevent.h"
+#include "uevent/uevent.h"
 
 struct run {
         char buf[HP_UEVENT_MAX_SIZE];

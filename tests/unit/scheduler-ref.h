@@ -4,7 +4,7 @@
 /*
  * The reference model of the scheduler: the first, naive implementation
  * (O(queue) per call), kept as the specification that the indexed one in
- * src/core/scheduler.c is compared against (tests/unit/test-scheduler.c) and
+ * src/pipeline/scheduler.c is compared against (tests/unit/test-scheduler.c) and
  * timed against (bench/bench-scheduler.c).  It keeps its per-event record in
  * ev->owner_data, so one event can be held by both at once.
  */
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheduler.h"
-#include "uevent.h"
+#include "pipeline/scheduler.h"
+#include "uevent/uevent.h"
 
 struct ref_item {
         struct uevent *ev;

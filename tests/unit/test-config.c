@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "conffile.h"
-#include "manager.h"
+#include "config/conffile.h"
+#include "loop/manager.h"
 #include "test.h"
 
 static int parse(const char *text, struct conf *c, struct conf_error *err)

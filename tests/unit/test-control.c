@@ -18,12 +18,12 @@
 
 #include <systemd/sd-event.h>
 
-#include "client.h"
-#include "control-proto.h"
-#include "control.h"
-#include "ledger.h"
+#include "ctl/client.h"
+#include "control/control-proto.h"
+#include "control/control.h"
+#include "pipeline/ledger.h"
 #include "test.h"
-#include "uuid-set.h"
+#include "control/uuid-set.h"
 
 #define U1 "0f8fad5b-d9cb-469f-a165-70867728950e"
 #define U2 "7c9e6679-7425-40de-944b-e07fc1f90ae7"

@@ -2,7 +2,7 @@
 /* The DEVPATH cache: lookups, replacement, LRU eviction, subtree drop, size bound. */
 #include <errno.h>
 
-#include "devcache.h"
+#include "pipeline/devcache.h"
 #include "test.h"
 
 static void test_basic(void)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devset.h"
+#include "recovery/devset.h"
 #include "test.h"
 
 static size_t count_by_iteration(const struct devset *s)

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "envbuf.h"
-#include "macro.h"
+#include "shared/envbuf.h"
+#include "shared/macro.h"
 #include "test.h"
 
 /* The entries joined with '|' for compact comparisons. */

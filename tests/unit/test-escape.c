@@ -2,7 +2,7 @@
 /* escape_bytes()/escape_cstr(): what is escaped, NUL, and truncation. */
 #include <string.h>
 
-#include "escape.h"
+#include "shared/escape.h"
 #include "test.h"
 
 static const char *esc(const char *s, size_t len, size_t size)

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 
 #include "handler-test-util.h"
-#include "log.h"
-#include "macro.h"
+#include "shared/log.h"
+#include "shared/macro.h"
 
 static struct run R;
 static char dir[] = "/tmp/hotplugd-handlers.XXXXXX";

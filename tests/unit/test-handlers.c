@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "handler-test-util.h"
-#include "sysfs.h"
+#include "shared/sysfs.h"
 
 #define ROOT FIXTURE_DIR "/sysfs"
 #define KBD "/devices/pci0000:00/0000:00:14.0/usb1/1-2"

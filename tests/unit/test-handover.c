@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bounds.h"
-#include "handover.h"
-#include "macro.h"
+#include "shared/bounds.h"
+#include "recovery/handover.h"
+#include "shared/macro.h"
 #include "test.h"
 
 static size_t dgram(uint64_t seqnum, char *buf, size_t size)

@@ -4,7 +4,7 @@
  * SEQNUMs and overflow reports with the verdict (and gap) expected for each,
  * then the counters and the open gaps expected at the end.
  */
-#include "ledger.h"
+#include "pipeline/ledger.h"
 #include "test.h"
 
 #define MAX_STEPS 40

@@ -11,8 +11,8 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "log.h"
-#include "manager.h"
+#include "shared/log.h"
+#include "loop/manager.h"
 #include "test.h"
 
 #define N_EVENTS 100000

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "envbuf.h"
-#include "macro.h"
+#include "shared/envbuf.h"
+#include "shared/macro.h"
 #include "test.h"
-#include "uevent.h"
+#include "uevent/uevent.h"
 
 /* ---- datagrams captured from NETLINK_KOBJECT_UEVENT group 1, byte for byte ---- */
 

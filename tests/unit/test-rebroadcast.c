@@ -16,8 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "rebroadcast.h"
+#include "shared/macro.h"
+#include "uevent/rebroadcast.h"
 #include "test.h"
 
 #define TEST_GROUP 27

@@ -12,10 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "record.h"
+#include "shared/macro.h"
+#include "uevent/record.h"
 #include "test.h"
-#include "uevent.h"
+#include "uevent/uevent.h"
 
 static char dir[] = "/tmp/test-record.XXXXXX";
 

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "replay.h"
+#include "shared/macro.h"
+#include "uevent/replay.h"
 #include "test.h"
 
 static void test_clock(void)

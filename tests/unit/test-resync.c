@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bounds.h"
-#include "resync.h"
+#include "shared/bounds.h"
+#include "recovery/resync.h"
 #include "test.h"
-#include "uevent.h"
+#include "uevent/uevent.h"
 
 static void fill(struct devset *s, const char *const *list)
 {

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "macro.h"
+#include "shared/macro.h"
 #include "scheduler-ref.h"
-#include "scheduler.h"
+#include "pipeline/scheduler.h"
 #include "test.h"
-#include "uevent.h"
+#include "uevent/uevent.h"
 
 /* An event with room for its strings. */
 struct tev {

@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "netlink.h"
+#include "shared/macro.h"
+#include "uevent/netlink.h"
 #include "test.h"
-#include "uevent.h"
+#include "uevent/uevent.h"
 
 static const char dgram[] =
         "add@/devices/virtual/net/hpv3284p\0"

@@ -17,11 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "envbuf.h"
-#include "macro.h"
-#include "spawner.h"
+#include "shared/envbuf.h"
+#include "shared/macro.h"
+#include "pipeline/spawner.h"
 #include "test.h"
-#include "uevent.h"
+#include "uevent/uevent.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3

@@ -25,10 +25,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "record.h"
+#include "shared/macro.h"
+#include "uevent/record.h"
 #include "test.h"
-#include "timeline.h"
+#include "ctl/timeline.h"
 
 static char dir[] = "/tmp/test-timeline.XXXXXX";
 

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Shared inside the control socket module only (control.c: sockets, clients
+ * and output; control-request.c: what each request does).  Not for the
+ * manager: it uses control.h.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "control/control-proto.h"
+#include "control/control.h"
+#include "control/uuid-set.h"
+#define MAX_WORDS (HP_CONTROL_REQUEST_MAX / 2 + 1)
+
+enum client_state {
+        CLIENT_IDLE,
+        CLIENT_SETTLE,
+        CLIENT_UUIDS,     /* wait-uuids in progress */
+        CLIENT_MONITOR,
+        CLIENT_CLOSING,   /* flushing a final error, then dropped */
+};
+
+/* Queued reply records, each stored as a 2-byte length then the bytes. */
+struct outq {
+        char *buf;
+        size_t head, tail, cap;
+};
+
+struct client {
+        struct control *ctl;
+        struct client *prev, *next;
+        int fd;
+        sd_event_source *io;
+        sd_event_source *timer;
+        enum client_state state;
+        bool monitor_processed;
+        uint64_t settle_target;
+        bool settle_synced;       /* the uevent socket was read to the end since the request */
+        struct uuid_set uuids;
+        size_t progress_step, progress_next;
+        struct outq out;
+};
+
+struct control {
+        sd_event *event;
+        const struct control_ops *ops;
+        void *userdata;
+        int fd;
+        char *path;               /* set if we created (and so unlink) the socket */
+        sd_event_source *listen_io;
+        sd_event_source *reaper;
+        struct client *clients;
+        size_t n_clients;
+        struct client *dead;
+};
+
+/* control.c */
+void client_drop(struct client *cl);
+int client_send(struct client *cl, const struct ctlmsg *m);
+void client_reply(struct client *cl, const struct ctlmsg *m);
+void client_error(struct client *cl, int error, const char *message);
+void client_ok(struct client *cl);
+void client_wait_over(struct client *cl);
+
+/* control-request.c */
+void control_handle_request(struct client *cl, char *req);
+void settle_check_all(struct control *c);
+void uuids_finish(struct client *cl);
+void uuids_progress(struct client *cl);
+void add_gap_fields(struct ctlmsg *m, const struct ledger_gap *g);

@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control socket's requests: what status, pause, resume, reload, settle,
+ * watch-uuids, forget-uuids, wait-uuids and monitor do (protocol: control.h).  Replies go
+ * through client_reply(), which may drop the client: after each reply,
+ * cl->fd < 0 means the client is gone and nothing more may be sent.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/bounds.h"
+#include "control/control-internal.h"
+#include "shared/macro.h"
+
+/* ---- settle ---------------------------------------------------------------- */
+
+static bool settle_satisfied(struct control *c, const struct client *cl, struct control_progress *p)
+{
+        c->ops->progress(c->userdata, p);
+        /* Replaying: the SEQNUMs are the recording's, not the kernel's; settled
+         * once every event replayed so far is done. */
+        if (p->replaying)
+                return p->lowest_held == 0;
+        if (p->lowest_held != 0 && p->lowest_held <= cl->settle_target)
+                return false;
+        return p->last_seen >= cl->settle_target || cl->settle_synced;
+}
+
+static void settle_check(struct client *cl)
+{
+        struct control_progress p;
+        struct ctlmsg m;
+
+        if (cl->state != CLIENT_SETTLE || !settle_satisfied(cl->ctl, cl, &p))
+                return;
+        client_wait_over(cl);
+        ctlmsg_init(&m, "ok");
+        ctlmsg_add_u64(&m, "seqnum", cl->settle_target);
+        ctlmsg_add_u64(&m, "last", p.last_seen);
+        client_reply(cl, &m);
+}
+
+void settle_check_all(struct control *c)
+{
+        struct client *cl, *next;
+
+        for (cl = c->clients; cl; cl = next) {
+                next = cl->next; /* a reply may drop cl */
+                settle_check(cl);
+        }
+}
+
+static int on_settle_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct client *cl = userdata;
+        struct control_progress p;
+        struct ctlmsg m;
+
+        cl->ctl->ops->progress(cl->ctl->userdata, &p);
+        client_wait_over(cl);
+        ctlmsg_init(&m, "timeout");
+        ctlmsg_add_u64(&m, "seqnum", cl->settle_target);
+        ctlmsg_add_u64(&m, "lowest_held", p.lowest_held);
+        ctlmsg_add_u64(&m, "last", p.last_seen);
+        client_reply(cl, &m);
+        return 0;
+}
+
+/* ---- SYNTH_UUIDs -------------------------------------------------------------- */
+
+void uuids_progress(struct client *cl)
+{
+        struct ctlmsg m;
+
+        if (cl->uuids.done < cl->progress_next)
+                return;
+        while (cl->progress_next <= cl->uuids.done)
+                cl->progress_next += cl->progress_step;
+        ctlmsg_init(&m, "progress");
+        ctlmsg_add_u64(&m, "done", cl->uuids.done);
+        ctlmsg_add_u64(&m, "total", cl->uuids.n);
+        client_reply(cl, &m);
+}
+
+void uuids_finish(struct client *cl)
+{
+        struct ctlmsg m;
+
+        ctlmsg_init(&m, "ok");
+        ctlmsg_add_u64(&m, "done", cl->uuids.done);
+        ctlmsg_add_u64(&m, "total", cl->uuids.n);
+        client_wait_over(cl);
+        uuid_set_clear(&cl->uuids);
+        client_reply(cl, &m);
+}
+
+struct missing_list {
+        char buf[HP_CONTROL_RECORD_MAX / 2];
+        size_t len;
+};
+
+static bool add_missing(const char *uuid, void *arg)
+{
+        struct missing_list *l = arg;
+        size_t n = strlen(uuid);
+
+        if (l->len + n + 2 > sizeof(l->buf))
+                return false;
+        if (l->len > 0)
+                l->buf[l->len++] = ',';
+        memcpy(l->buf + l->len, uuid, n + 1);
+        l->len += n;
+        return true;
+}
+
+static int on_uuids_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct client *cl = userdata;
+        struct missing_list l = { .len = 0 };
+        struct ctlmsg m;
+
+        l.buf[0] = '\0';
+        uuid_set_foreach_pending(&cl->uuids, add_missing, &l);
+        ctlmsg_init(&m, "timeout");
+        ctlmsg_add_u64(&m, "done", cl->uuids.done);
+        ctlmsg_add_u64(&m, "total", cl->uuids.n);
+        ctlmsg_add_str(&m, "missing", l.buf);
+        client_wait_over(cl);
+        uuid_set_clear(&cl->uuids);
+        client_reply(cl, &m);
+        return 0;
+}
+
+/* ---- requests ---------------------------------------------------------------- */
+
+struct agent_visit {
+        struct client *cl;
+        usec_t now;
+};
+
+static void send_agent(const struct control_agent *a, void *arg)
+{
+        struct agent_visit *v = arg;
+        struct ctlmsg m;
+
+        if (v->cl->fd < 0)
+                return;
+        ctlmsg_init(&m, "agent");
+        ctlmsg_add_u64(&m, "seqnum", a->seqnum);
+        ctlmsg_add_i64(&m, "pid", a->pid);
+        ctlmsg_add_u64(&m, "age_ms", v->now > a->started ? (v->now - a->started) / USEC_PER_MSEC : 0);
+        ctlmsg_add_str(&m, "devpath", a->devpath);
+        ctlmsg_add_str(&m, "program", a->program);
+        client_reply(v->cl, &m);
+}
+
+void add_gap_fields(struct ctlmsg *m, const struct ledger_gap *g)
+{
+        ctlmsg_add_u64(m, "first", g->first);
+        ctlmsg_add_u64(m, "last", g->last);
+        ctlmsg_add_u64(m, "count", g->last - g->first + 1);
+        ctlmsg_add_str(m, "class", gap_class_to_string(g->class));
+}
+
+static void status_counters(struct ctlmsg *m, const struct control_status *s)
+{
+        const struct ledger *l = s->ledger;
+
+        ctlmsg_init(m, "status");
+        ctlmsg_add_u64(m, "processed", l->processed);
+        ctlmsg_add_u64(m, "gaps", l->gaps);
+        ctlmsg_add_u64(m, "gaps_overflow", l->gaps_overflow);
+        ctlmsg_add_u64(m, "missing", l->missing);
+        ctlmsg_add_u64(m, "duplicates", l->duplicates);
+        ctlmsg_add_u64(m, "late", l->late);
+        ctlmsg_add_u64(m, "overflows", l->overflows);
+        ctlmsg_add_u64(m, "baseline", l->baseline);
+        ctlmsg_add_u64(m, "last", l->last);
+        ctlmsg_add_u64(m, "received", s->received);
+        ctlmsg_add_u64(m, "rejected", s->rejected);
+        ctlmsg_add_u64(m, "filtered", s->filtered);
+        ctlmsg_add_u64(m, "started", s->started);
+        ctlmsg_add_u64(m, "finished", s->finished);
+        ctlmsg_add_u64(m, "failed", s->failed);
+        ctlmsg_add_u64(m, "timeouts", s->timeouts);
+        ctlmsg_add_u64(m, "queued", s->queued);
+        ctlmsg_add_u64(m, "running", s->running);
+        ctlmsg_add_u64(m, "paused", s->paused);
+        ctlmsg_add_u64(m, "resync", s->resync);
+        ctlmsg_add_u64(m, "resyncs", s->resyncs);
+        ctlmsg_add_u64(m, "resync_changed", s->resync_changed);
+        ctlmsg_add_u64(m, "resync_added", s->resync_added);
+        ctlmsg_add_u64(m, "resync_removed", s->resync_removed);
+        ctlmsg_add_u64(m, "devices", s->devices);
+        ctlmsg_add_u64(m, "taken_over", s->taken_over);
+        ctlmsg_add_u64(m, "reruns", s->reruns);
+}
+
+static void req_status(struct client *cl)
+{
+        struct control *c = cl->ctl;
+        struct control_status s = { .ledger = NULL };
+        struct agent_visit v = { .cl = cl, .now = now_usec(CLOCK_MONOTONIC) };
+        struct ledger_gap g;
+        struct ctlmsg m;
+
+        c->ops->status(c->userdata, &s);
+        if (!s.ledger) {
+                client_error(cl, -EIO, "no ledger");
+                return;
+        }
+        status_counters(&m, &s);
+        client_reply(cl, &m);
+        for (unsigned i = 0; cl->fd >= 0 && ledger_recent_gap(s.ledger, i, &g); i++) {
+                ctlmsg_init(&m, "gap");
+                add_gap_fields(&m, &g);
+                client_reply(cl, &m);
+        }
+        if (cl->fd >= 0 && c->ops->for_each_agent)
+                c->ops->for_each_agent(c->userdata, send_agent, &v);
+        if (cl->fd >= 0) {
+                ctlmsg_init(&m, "end");
+                client_reply(cl, &m);
+        }
+}
+
+static int parse_u64(const char *s, uint64_t *ret)
+{
+        char *end;
+
+        if (!s || *s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        *ret = strtoull(s, &end, 10);
+        return errno != 0 || *end != '\0' ? -EINVAL : 0;
+}
+
+static int parse_timeout(const char *s, usec_t *ret)
+{
+        uint64_t ms;
+
+        if (parse_u64(s, &ms) < 0 || ms > (uint64_t)HP_CONTROL_TIMEOUT_MAX_SEC * 1000)
+                return -EINVAL;
+        *ret = ms * USEC_PER_MSEC;
+        return 0;
+}
+
+static int arm_timer(struct client *cl, usec_t timeout, sd_event_time_handler_t fn)
+{
+        return sd_event_add_time_relative(cl->ctl->event, &cl->timer, CLOCK_MONOTONIC, timeout, USEC_PER_MSEC,
+                                          fn, cl);
+}
+
+static void req_settle(struct client *cl, char **w, size_t n)
+{
+        struct control *c = cl->ctl;
+        uint64_t target;
+        usec_t timeout;
+        int r;
+
+        if (n != 3 || parse_u64(w[1], &target) < 0 || parse_timeout(w[2], &timeout) < 0) {
+                client_error(cl, -EINVAL, "usage: settle SEQNUM TIMEOUT_MS");
+                return;
+        }
+        /* Everything the kernel sent before the request is read now (or
+         * reading is off because the queue is full: then wait for a drain). */
+        r = c->ops->sync_input ? c->ops->sync_input(c->userdata) : 0;
+        if (r < 0) {
+                client_error(cl, r, "cannot read the uevent socket");
+                return;
+        }
+        if (cl->fd < 0)
+                return;
+        cl->state = CLIENT_SETTLE;
+        cl->settle_target = target;
+        cl->settle_synced = r > 0;
+        settle_check(cl);
+        if (cl->state == CLIENT_SETTLE && arm_timer(cl, timeout, on_settle_timeout) < 0) {
+                client_wait_over(cl);
+                client_error(cl, -ENOMEM, "cannot arm the timeout");
+        }
+}
+
+/* Waiting for triggered uevents makes no sense when none is read (replay). */
+static bool refuse_when_replaying(struct client *cl)
+{
+        struct control_progress p = { 0 };
+
+        cl->ctl->ops->progress(cl->ctl->userdata, &p);
+        if (!p.replaying)
+                return false;
+        client_error(cl, -EOPNOTSUPP,
+                     "the daemon is replaying a recording and reads no kernel uevents: triggered events would never arrive");
+        return true;
+}
+
+/* watch-uuids adds to the set; forget-uuids ticks off UUIDs whose uevent was never sent. */
+static void req_watch_uuids(struct client *cl, char **w, size_t n, bool forget)
+{
+        uint8_t u[16];
+        struct ctlmsg m;
+        int r;
+
+        if (refuse_when_replaying(cl))
+                return;
+        if (n < 2) {
+                client_error(cl, -EINVAL, forget ? "usage: forget-uuids UUID..." : "usage: watch-uuids UUID...");
+                return;
+        }
+        for (size_t i = 1; i < n; i++)
+                if (uuid_from_string(w[i], u) < 0) {
+                        client_error(cl, -EINVAL, "not a UUID");
+                        return;
+                }
+        for (size_t i = 1; i < n; i++) {
+                (void)uuid_from_string(w[i], u);
+                if (forget) {
+                        (void)uuid_set_mark(&cl->uuids, u);
+                        continue;
+                }
+                r = uuid_set_add(&cl->uuids, u);
+                if (r < 0) {
+                        client_error(cl, r, r == -ENOSPC ? "too many UUIDs watched" : "out of memory");
+                        return;
+                }
+        }
+        ctlmsg_init(&m, "ok");
+        ctlmsg_add_u64(&m, "watched", cl->uuids.n);
+        ctlmsg_add_u64(&m, "pending", uuid_set_pending(&cl->uuids));
+        client_reply(cl, &m);
+}
+
+static void req_wait_uuids(struct client *cl, char **w, size_t n)
+{
+        usec_t timeout;
+
+        if (refuse_when_replaying(cl))
+                return;
+        if (n != 2 || parse_timeout(w[1], &timeout) < 0) {
+                client_error(cl, -EINVAL, "usage: wait-uuids TIMEOUT_MS");
+                return;
+        }
+        cl->state = CLIENT_UUIDS;
+        if (uuid_set_pending(&cl->uuids) == 0) {
+                uuids_finish(cl);
+                return;
+        }
+        cl->progress_step = MAX(cl->uuids.n / 100, (size_t)1);
+        cl->progress_next = cl->uuids.done + cl->progress_step;
+        if (arm_timer(cl, timeout, on_uuids_timeout) < 0) {
+                client_wait_over(cl);
+                client_error(cl, -ENOMEM, "cannot arm the timeout");
+        }
+}
+
+static void req_monitor(struct client *cl, char **w, size_t n)
+{
+        if (n > 2 || (n == 2 && strcmp(w[1], "processed") != 0)) {
+                client_error(cl, -EINVAL, "usage: monitor [processed]");
+                return;
+        }
+        cl->state = CLIENT_MONITOR;
+        cl->monitor_processed = n == 2;
+        client_ok(cl);
+}
+
+static void req_simple(struct client *cl, int (*op)(void *userdata), const char *what)
+{
+        char msg[64];
+        int r;
+
+        r = op ? op(cl->ctl->userdata) : -EOPNOTSUPP;
+        if (r < 0) {
+                snprintf(msg, sizeof(msg), "%s failed: %s", what, strerror(-r));
+                client_error(cl, r, msg);
+                return;
+        }
+        client_ok(cl);
+}
+
+static void req_reload(struct client *cl)
+{
+        struct control *c = cl->ctl;
+        char err[512] = "";
+        int r;
+
+        r = c->ops->reload ? c->ops->reload(c->userdata, err, sizeof(err)) : -EOPNOTSUPP;
+        if (r < 0) {
+                if (!err[0])
+                        snprintf(err, sizeof(err), "reload failed: %s", strerror(-r));
+                client_error(cl, r, err);
+                return;
+        }
+        client_ok(cl);
+}
+
+/* Split @req (modified) at single spaces.  Return: word count, or -EINVAL. */
+static int split_words(char *req, char **w, size_t max)
+{
+        size_t n = 0;
+        char *p = req;
+
+        for (const char *q = req; *q; q++)
+                if ((unsigned char)*q < ' ' || (unsigned char)*q >= 0x7f)
+                        return -EINVAL;
+        while (*p) {
+                char *sp = strchr(p, ' ');
+                if (n == max || sp == p)
+                        return -EINVAL;
+                w[n++] = p;
+                if (!sp)
+                        break;
+                *sp = '\0';
+                p = sp + 1;
+                if (!*p)
+                        return -EINVAL; /* trailing space */
+        }
+        return (int)n;
+}
+
+void control_handle_request(struct client *cl, char *req)
+{
+        char *w[MAX_WORDS];
+        int n = split_words(req, w, ELEMENTSOF(w));
+
+        if (n <= 0) {
+                client_error(cl, -EINVAL, "malformed request");
+                return;
+        }
+        if (cl->state != CLIENT_IDLE) {
+                client_error(cl, -EBUSY, "a request is in progress on this connection");
+                return;
+        }
+        if (strcmp(w[0], "status") == 0 && n == 1)
+                req_status(cl);
+        else if (strcmp(w[0], "pause") == 0 && n == 1)
+                req_simple(cl, cl->ctl->ops->pause, "pause");
+        else if (strcmp(w[0], "resume") == 0 && n == 1)
+                req_simple(cl, cl->ctl->ops->resume, "resume");
+        else if (strcmp(w[0], "reload") == 0 && n == 1)
+                req_reload(cl);
+        else if (strcmp(w[0], "settle") == 0)
+                req_settle(cl, w, (size_t)n);
+        else if (strcmp(w[0], "watch-uuids") == 0)
+                req_watch_uuids(cl, w, (size_t)n, false);
+        else if (strcmp(w[0], "forget-uuids") == 0)
+                req_watch_uuids(cl, w, (size_t)n, true);
+        else if (strcmp(w[0], "wait-uuids") == 0)
+                req_wait_uuids(cl, w, (size_t)n);
+        else if (strcmp(w[0], "monitor") == 0)
+                req_monitor(cl, w, (size_t)n);
+        else
+                client_error(cl, -EINVAL, "unknown request");
+}
+

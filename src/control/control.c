@@ -1,0 +1,618 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control socket (protocol: control.h): the listening socket, clients,
+ * their output queues and the notifications; control-request.c says what
+ * each request does.
+ *
+ * Invariants:
+ *  - every live client is on c->clients and counted in n_clients; at most
+ *    HP_CONTROL_CLIENTS_MAX, all with uid 0 (SO_PEERCRED at accept);
+ *  - a client is never freed from inside a callback: client_drop() closes it
+ *    and moves it to c->dead, and a defer source frees it later, so notify
+ *    functions may run from anywhere (ops callbacks, other clients' requests);
+ *  - replies that the socket does not take at once wait in the client's
+ *    output queue, at most HP_CONTROL_OUTPUT_MAX bytes; past that a monitor is
+ *    dropped with a message and any other client is closed;
+ *  - a client waits for at most one thing at a time (settle, wait-uuids or
+ *    monitor); other requests meanwhile get an EBUSY error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "shared/bounds.h"
+#include "control/control-internal.h"
+#include "shared/log.h"
+#include "shared/macro.h"
+
+/* A client that was told why it is dropped gets this long to read it. */
+#define CLOSING_GRACE_USEC (5 * USEC_PER_SEC)
+/* Requests read from one client per wakeup, so one client cannot starve others. */
+#define REQUESTS_PER_WAKEUP 16
+#define ACCEPTS_PER_WAKEUP 16
+
+/* ---- clients: lifetime and output ---------------------------------------- */
+
+static void client_list_remove(struct client **list, struct client *cl)
+{
+        if (cl->prev)
+                cl->prev->next = cl->next;
+        else
+                *list = cl->next;
+        if (cl->next)
+                cl->next->prev = cl->prev;
+        cl->prev = cl->next = NULL;
+}
+
+static void client_list_add(struct client **list, struct client *cl)
+{
+        cl->next = *list;
+        if (*list)
+                (*list)->prev = cl;
+        *list = cl;
+}
+
+static struct client *client_free(struct client *cl)
+{
+        if (!cl)
+                return NULL;
+        sd_event_source_disable_unref(cl->io);
+        sd_event_source_disable_unref(cl->timer);
+        safe_close(cl->fd);
+        uuid_set_clear(&cl->uuids);
+        free(cl->out.buf);
+        free(cl);
+        return NULL;
+}
+
+/* Close @cl now; its memory is freed from the reaper. */
+void client_drop(struct client *cl)
+{
+        struct control *c = cl->ctl;
+
+        if (cl->fd < 0)
+                return;
+        client_list_remove(&c->clients, cl);
+        c->n_clients--;
+        cl->io = sd_event_source_disable_unref(cl->io);
+        cl->timer = sd_event_source_disable_unref(cl->timer);
+        cl->fd = safe_close(cl->fd);
+        client_list_add(&c->dead, cl);
+        (void)sd_event_source_set_enabled(c->reaper, SD_EVENT_ONESHOT);
+}
+
+static int on_reap(sd_event_source *s, void *userdata)
+{
+        struct control *c = userdata;
+
+        while (c->dead) {
+                struct client *cl = c->dead;
+                client_list_remove(&c->dead, cl);
+                client_free(cl);
+        }
+        return 0;
+}
+
+static void client_update_events(struct client *cl)
+{
+        uint32_t events = cl->state == CLIENT_CLOSING ? 0 : EPOLLIN;
+
+        if (cl->out.head != cl->out.tail)
+                events |= EPOLLOUT;
+        (void)sd_event_source_set_io_events(cl->io, events);
+}
+
+static int outq_push(struct outq *q, const char *rec, size_t len)
+{
+        size_t need = len + 2;
+
+        if (q->head > 0 && q->tail + need > q->cap) {
+                memmove(q->buf, q->buf + q->head, q->tail - q->head);
+                q->tail -= q->head;
+                q->head = 0;
+        }
+        if (q->tail + need > HP_CONTROL_OUTPUT_MAX)
+                return -ENOBUFS;
+        if (q->tail + need > q->cap) {
+                size_t cap = MAX(q->cap * 2, (size_t)4096);
+                char *buf;
+
+                cap = MIN(MAX(cap, q->tail + need), (size_t)HP_CONTROL_OUTPUT_MAX);
+                buf = realloc(q->buf, cap);
+                if (!buf)
+                        return -ENOMEM;
+                q->buf = buf;
+                q->cap = cap;
+        }
+        q->buf[q->tail] = (char)(len >> 8);
+        q->buf[q->tail + 1] = (char)(len & 0xff);
+        memcpy(q->buf + q->tail + 2, rec, len);
+        q->tail += need;
+        return 0;
+}
+
+/* Send what the socket takes. Return: 0, or negative errno if the peer is gone. */
+static int client_flush(struct client *cl)
+{
+        struct outq *q = &cl->out;
+
+        while (q->head != q->tail) {
+                size_t len = ((size_t)(unsigned char)q->buf[q->head] << 8) | (unsigned char)q->buf[q->head + 1];
+                ssize_t n = send(cl->fd, q->buf + q->head + 2, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+                if (n < 0) {
+                        if (errno == EAGAIN || errno == EINTR)
+                                break;
+                        return negative_errno();
+                }
+                q->head += len + 2;
+        }
+        if (q->head == q->tail)
+                q->head = q->tail = 0;
+        client_update_events(cl);
+        return 0;
+}
+
+/* Queue one record and send.  Return: 0, -ENOBUFS (queue full), or the peer's error; never drops. */
+int client_send(struct client *cl, const struct ctlmsg *m)
+{
+        int r;
+
+        if (cl->fd < 0)
+                return -EPIPE;
+        r = outq_push(&cl->out, m->buf, m->len);
+        if (r < 0)
+                return r;
+        return client_flush(cl);
+}
+
+static int on_closing_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        client_drop(userdata);
+        return 0;
+}
+
+/* Tell @cl why and close it once that is read (or after a grace period). */
+static void client_close_with(struct client *cl, int error, const char *message)
+{
+        struct ctlmsg m;
+
+        ctlmsg_init(&m, "error");
+        ctlmsg_add_i64(&m, "errno", error < 0 ? -error : error);
+        ctlmsg_add_str(&m, "message", message);
+        cl->out.head = cl->out.tail = 0; /* what it did not read is lost anyway */
+        cl->state = CLIENT_CLOSING;
+        uuid_set_clear(&cl->uuids);
+        cl->timer = sd_event_source_disable_unref(cl->timer);
+        if (client_send(cl, &m) < 0 || cl->out.head == cl->out.tail) {
+                client_drop(cl);
+                return;
+        }
+        if (sd_event_add_time_relative(cl->ctl->event, &cl->timer, CLOCK_MONOTONIC, CLOSING_GRACE_USEC, 0,
+                                       on_closing_timeout, cl) < 0)
+                client_drop(cl);
+}
+
+/* Send a reply; a client that cannot take it is closed. */
+void client_reply(struct client *cl, const struct ctlmsg *m)
+{
+        int r = client_send(cl, m);
+
+        if (r == -ENOBUFS || r == -ENOMEM)
+                client_close_with(cl, r, "too many unread replies, closing");
+        else if (r < 0)
+                client_drop(cl);
+}
+
+void client_error(struct client *cl, int error, const char *message)
+{
+        struct ctlmsg m;
+
+        ctlmsg_init(&m, "error");
+        ctlmsg_add_i64(&m, "errno", error < 0 ? -error : error);
+        ctlmsg_add_str(&m, "message", message);
+        client_reply(cl, &m);
+}
+
+void client_ok(struct client *cl)
+{
+        struct ctlmsg m;
+
+        ctlmsg_init(&m, "ok");
+        client_reply(cl, &m);
+}
+
+/* Back to idle after a wait ended. */
+void client_wait_over(struct client *cl)
+{
+        cl->state = CLIENT_IDLE;
+        cl->timer = sd_event_source_disable_unref(cl->timer);
+}
+
+/* Read one request.  Return: 1 handled, 0 nothing to read, negative: drop the client. */
+static int client_read_one(struct client *cl)
+{
+        char buf[HP_CONTROL_REQUEST_MAX + 1];
+        struct iovec iov = { .iov_base = buf, .iov_len = HP_CONTROL_REQUEST_MAX };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+        ssize_t n;
+
+        n = recvmsg(cl->fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
+        if (n < 0)
+                return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
+        if (n == 0)
+                return -ECONNRESET; /* end of stream */
+        if ((mh.msg_flags & MSG_TRUNC) || n > HP_CONTROL_REQUEST_MAX) {
+                client_error(cl, -EMSGSIZE, "request longer than the limit");
+                return 1;
+        }
+        if (memchr(buf, '\0', (size_t)n)) {
+                client_error(cl, -EINVAL, "malformed request");
+                return 1;
+        }
+        buf[n] = '\0';
+        control_handle_request(cl, buf);
+        return 1;
+}
+
+static int on_client(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        struct client *cl = userdata;
+
+        if (revents & EPOLLOUT) {
+                if (client_flush(cl) < 0) {
+                        client_drop(cl);
+                        return 0;
+                }
+                if (cl->state == CLIENT_CLOSING && cl->out.head == cl->out.tail) {
+                        client_drop(cl);
+                        return 0;
+                }
+        }
+        for (int i = 0; cl->fd >= 0 && cl->state != CLIENT_CLOSING && i < REQUESTS_PER_WAKEUP; i++) {
+                int r = client_read_one(cl);
+                if (r < 0) {
+                        client_drop(cl);
+                        return 0;
+                }
+                if (r == 0)
+                        break;
+        }
+        if (cl->fd >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && !(revents & EPOLLIN))
+                client_drop(cl);
+        return 0;
+}
+
+/* ---- accepting --------------------------------------------------------------- */
+
+static void refuse(int fd, int error, const char *message)
+{
+        struct ctlmsg m;
+        char junk[64];
+
+        ctlmsg_init(&m, "error");
+        ctlmsg_add_i64(&m, "errno", error);
+        ctlmsg_add_str(&m, "message", message);
+        (void)send(fd, m.buf, m.len, MSG_DONTWAIT | MSG_NOSIGNAL);
+        /* Closing with unread input would reset the peer before it reads
+         * why; but a peer that keeps sending must not hold the daemon here. */
+        for (int i = 0; i < HP_CONTROL_REFUSE_DRAIN_MAX; i++)
+                if (recv(fd, junk, sizeof(junk), MSG_DONTWAIT) <= 0)
+                        break;
+        safe_close(fd);
+}
+
+static int client_new(struct control *c, int fd)
+{
+        struct client *cl;
+        int r;
+
+        cl = calloc(1, sizeof(*cl));
+        if (!cl) {
+                safe_close(fd);
+                return -ENOMEM;
+        }
+        cl->ctl = c;
+        cl->fd = fd;
+        uuid_set_init(&cl->uuids);
+        r = sd_event_add_io(c->event, &cl->io, fd, EPOLLIN, on_client, cl);
+        if (r < 0) {
+                client_free(cl);
+                return r;
+        }
+        client_list_add(&c->clients, cl);
+        c->n_clients++;
+        return 0;
+}
+
+static int on_listen(sd_event_source *s, int lfd, uint32_t revents, void *userdata)
+{
+        struct control *c = userdata;
+
+        for (int i = 0; i < ACCEPTS_PER_WAKEUP; i++) {
+                struct ucred cred;
+                socklen_t len = sizeof(cred);
+                int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+                if (fd < 0)
+                        return 0; /* EAGAIN, or a peer that left already */
+                if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof(cred)) {
+                        safe_close(fd);
+                        continue;
+                }
+                if (cred.uid != 0) {
+                        refuse(fd, EPERM, "the hotplugd control socket is for root only");
+                        continue;
+                }
+                if (c->n_clients >= HP_CONTROL_CLIENTS_MAX) {
+                        refuse(fd, EBUSY, "too many control clients connected");
+                        continue;
+                }
+                (void)client_new(c, fd);
+        }
+        return 0;
+}
+
+/* Create the socket's directory, or check an existing one: a real
+ * directory (not a symbolic link) owned by root (our uid) and writable by
+ * nobody else, since whoever can write there can replace the socket. */
+static int make_parent_dir(const char *path)
+{
+        _cleanup_free_ char *dir = strdup(path);
+        struct stat st;
+        mode_t mask;
+        char *slash;
+        int r;
+
+        if (!dir)
+                return -ENOMEM;
+        slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+                return 0;
+        *slash = '\0';
+        /* 0755 whatever the daemon's umask (077): non-root clients must
+         * reach the socket to be told that it is for root only. */
+        mask = umask(022);
+        r = mkdir(dir, 0755);
+        (void)umask(mask);
+        if (r == 0)
+                return 0;
+        if (errno != EEXIST)
+                return log_error_errno(negative_errno(), "control socket directory %s: cannot create", dir);
+        if (lstat(dir, &st) < 0)
+                return log_error_errno(negative_errno(), "control socket directory %s: cannot stat", dir);
+        if (S_ISLNK(st.st_mode))
+                return log_error_errno(-EPERM, "control socket directory %s: is a symbolic link; refused", dir);
+        if (!S_ISDIR(st.st_mode))
+                return log_error_errno(-ENOTDIR, "control socket directory %s: not a directory; refused", dir);
+        if (st.st_uid != geteuid())
+                return log_error_errno(-EPERM, "control socket directory %s: owned by uid %u, not %u; refused", dir,
+                                       (unsigned)st.st_uid, (unsigned)geteuid());
+        if (st.st_mode & (S_IWGRP | S_IWOTH))
+                return log_error_errno(-EPERM, "control socket directory %s: writable by group or others "
+                                       "(mode %04o); refused", dir, (unsigned)(st.st_mode & 07777));
+        return 0;
+}
+
+/* Bind a new listening socket at @path, replacing a stale one. Return: fd or negative errno. */
+static int listen_at(const char *path)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        _cleanup_close_ int fd = -1, probe = -1;
+        mode_t mask;
+        int r;
+
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        strcpy(sa.sun_path, path);
+        r = make_parent_dir(path);
+        if (r < 0)
+                return r;
+        probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        if (probe < 0)
+                return negative_errno();
+        if (connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+                return -EADDRINUSE; /* another daemon answers there */
+        (void)unlink(path);
+
+        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return negative_errno();
+        /* Anyone may connect and be told; SO_PEERCRED decides who is served.
+         * The mode (0666) comes from the umask at bind time, so the socket
+         * never exists with another mode (no bind-then-chmod window). */
+        mask = umask(0111);
+        r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+        (void)umask(mask);
+        if (r < 0)
+                return negative_errno();
+        if (listen(fd, 64) < 0) {
+                r = negative_errno();
+                (void)unlink(path);
+                return r;
+        }
+        return take_fd(&fd);
+}
+
+int control_new(sd_event *event, const char *path, int listen_fd, const struct control_ops *ops, void *userdata,
+                struct control **ret)
+{
+        struct control *c;
+        int r;
+
+        c = calloc(1, sizeof(*c));
+        if (!c) {
+                safe_close(listen_fd);
+                return -ENOMEM;
+        }
+        c->event = sd_event_ref(event);
+        c->ops = ops;
+        c->userdata = userdata;
+        c->fd = listen_fd;
+        if (c->fd < 0) {
+                c->fd = listen_at(path);
+                if (c->fd < 0) {
+                        r = c->fd;
+                        goto fail;
+                }
+                c->path = strdup(path);
+                if (!c->path) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+        } else if (fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        r = sd_event_add_io(event, &c->listen_io, c->fd, EPOLLIN, on_listen, c);
+        if (r < 0)
+                goto fail;
+        r = sd_event_add_defer(event, &c->reaper, on_reap, c);
+        if (r < 0)
+                goto fail;
+        (void)sd_event_source_set_enabled(c->reaper, SD_EVENT_OFF);
+        *ret = c;
+        return 0;
+fail:
+        if (!c->path && c->fd >= 0 && path && listen_fd < 0)
+                (void)unlink(path);
+        control_free(c);
+        return r;
+}
+
+struct control *control_free(struct control *c)
+{
+        if (!c)
+                return NULL;
+        while (c->clients)
+                client_drop(c->clients);
+        on_reap(NULL, c);
+        sd_event_source_disable_unref(c->reaper);
+        sd_event_source_disable_unref(c->listen_io);
+        safe_close(c->fd);
+        if (c->path)
+                (void)unlink(c->path);
+        free(c->path);
+        sd_event_unref(c->event);
+        free(c);
+        return NULL;
+}
+
+int control_fd(const struct control *c)
+{
+        return c->fd;
+}
+
+size_t control_clients(const struct control *c)
+{
+        return c->n_clients;
+}
+
+/* ---- notifications ------------------------------------------------------------- */
+
+static const char *const kind_word[] = {
+        [CONTROL_EVENT_RECEIVED] = "received", [CONTROL_EVENT_GAP] = "gap",
+        [CONTROL_EVENT_OVERFLOW] = "overflow", [CONTROL_EVENT_QUEUED] = "queued",
+        [CONTROL_EVENT_FILTERED] = "filtered", [CONTROL_EVENT_STARTED] = "started",
+        [CONTROL_EVENT_FINISHED] = "finished",
+};
+
+static void event_record(const struct control_event *e, struct ctlmsg *m)
+{
+        usec_t t = e->time ? e->time : now_usec(CLOCK_REALTIME);
+
+        ctlmsg_init(m, kind_word[e->kind]);
+        if (e->kind == CONTROL_EVENT_GAP) {
+                add_gap_fields(m, &e->gap);
+                ctlmsg_add_time(m, "time", t);
+                return;
+        }
+        if (e->kind != CONTROL_EVENT_OVERFLOW)
+                ctlmsg_add_u64(m, "seqnum", e->seqnum);
+        ctlmsg_add_time(m, "time", t);
+        if (e->kind == CONTROL_EVENT_RECEIVED) {
+                ctlmsg_add_str(m, "action", e->action);
+                ctlmsg_add_str(m, "devpath", e->devpath);
+                ctlmsg_add_str(m, "subsystem", e->subsystem);
+                ctlmsg_add_str(m, "verdict", ledger_verdict_to_string(e->verdict));
+                ctlmsg_add_str(m, "uuid", e->uuid);
+                return;
+        }
+        if (e->kind == CONTROL_EVENT_STARTED)
+                ctlmsg_add_i64(m, "pid", e->pid);
+        ctlmsg_add_str(m, "devpath", e->devpath);
+        ctlmsg_add_str(m, "program", e->program);
+        if (e->kind == CONTROL_EVENT_FINISHED) {
+                ctlmsg_add_str(m, "status", e->status);
+                ctlmsg_add_u64(m, "duration_us", e->duration_usec);
+        }
+}
+
+void control_notify_event(struct control *c, const struct control_event *e)
+{
+        bool processed_only;
+        struct client *cl, *next;
+        struct ctlmsg m;
+        bool built = false;
+
+        if (!c || (unsigned)e->kind >= ELEMENTSOF(kind_word))
+                return;
+        processed_only = e->kind >= CONTROL_EVENT_QUEUED;
+        for (cl = c->clients; cl; cl = next) {
+                int r;
+
+                next = cl->next;
+                if (cl->state != CLIENT_MONITOR || (processed_only && !cl->monitor_processed))
+                        continue;
+                if (!built) {
+                        event_record(e, &m);
+                        built = true;
+                }
+                r = client_send(cl, &m);
+                if (r == -ENOBUFS || r == -ENOMEM)
+                        client_close_with(cl, -ENOBUFS, "monitor fell behind, events were lost; closing");
+                else if (r < 0)
+                        client_drop(cl);
+        }
+}
+
+void control_notify_processed(struct control *c, uint64_t seqnum)
+{
+        if (c)
+                settle_check_all(c);
+}
+
+void control_notify_input_drained(struct control *c)
+{
+        if (!c)
+                return;
+        for (struct client *cl = c->clients; cl; cl = cl->next)
+                if (cl->state == CLIENT_SETTLE)
+                        cl->settle_synced = true;
+        settle_check_all(c);
+}
+
+void control_notify_uuid(struct control *c, const char *uuid)
+{
+        struct client *cl, *next;
+        uint8_t u[16];
+
+        if (!c || !uuid || uuid_from_string(uuid, u) < 0)
+                return;
+        for (cl = c->clients; cl; cl = next) {
+                next = cl->next;
+                if (!uuid_set_mark(&cl->uuids, u) || cl->state != CLIENT_UUIDS)
+                        continue;
+                if (uuid_set_pending(&cl->uuids) == 0)
+                        uuids_finish(cl);
+                else
+                        uuids_progress(cl);
+        }
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The control socket: the daemon side of hotplugctl.
+ *
+ * Transport: AF_UNIX SOCK_SEQPACKET at HOTPLUGD_RUNDIR "/control" (mode 0666
+ * so that anyone gets a clear answer; only uid 0 is served, checked with
+ * SO_PEERCRED on accept).  One packet is one request or one reply record.
+ *
+ * Requests are one line of ASCII words separated by single spaces, at most
+ * HP_CONTROL_REQUEST_MAX bytes, no trailing newline:
+ *
+ *   status                          -> "status ..." "gap ..."* "agent ..."* "end"
+ *   pause | resume                  -> "ok"
+ *   reload                          -> "ok" | "error ..." (message says why)
+ *   settle SEQNUM TIMEOUT_MS        -> "ok seqnum=N last=L" once every event
+ *                                      with SEQNUM <= N was processed, or
+ *                                      "timeout seqnum=N lowest_held=S last=L"
+ *   watch-uuids UUID...             -> "ok watched=TOTAL pending=P": from now
+ *                                      on these SYNTH_UUIDs are ticked off as
+ *                                      processed.  Watch before writing the
+ *                                      uevent files, so none is missed.
+ *   forget-uuids UUID...            -> "ok watched=TOTAL pending=P": tick these
+ *                                      off unseen (their write failed)
+ *   wait-uuids TIMEOUT_MS           -> "progress done=D total=T"* then
+ *                                      "ok done=T total=T" or
+ *                                      "timeout done=D total=T missing=UUID..."
+ *                                      (the watch list is then cleared)
+ *   monitor [processed]             -> "ok", then one record per event until
+ *                                      the client closes
+ *
+ * Replies are records (control-proto.h): a word, then " key=value" fields
+ * with values escaped.  Every failure is "error errno=N message=TEXT"; a
+ * malformed request gets one and the connection stays usable.  Refusals at
+ * accept (not root, too many clients) send an error and close.
+ *
+ * Records:
+ *   status processed= gaps= gaps_overflow= missing= duplicates= late=
+ *          overflows= baseline= last= received= rejected= filtered= started=
+ *          finished= failed= timeouts= queued= running= paused=0|1
+ *          resync=0|1 resyncs= resync_changed= resync_added= resync_removed= devices=
+ *   gap first= last= count= class=unexplained|overflow   (newest first)
+ *   agent seqnum= pid= age_ms= devpath= program=
+ *   Monitor (time= is CLOCK_REALTIME seconds.microseconds):
+ *   received seqnum= time= action= devpath= subsystem= verdict=next|gap|late|duplicate [uuid=]
+ *   gap first= last= count= class= time=
+ *   overflow time=                                (the kernel dropped events)
+ *   and with "processed" also:
+ *   queued seqnum= time= devpath=
+ *   filtered seqnum= time= devpath=               (left without running anything)
+ *   started seqnum= time= pid= devpath= program=
+ *   finished seqnum= time= devpath= program= status= duration_us=
+ *   A monitor whose unread replies exceed HP_CONTROL_OUTPUT_MAX bytes gets
+ *   "error errno=105 message=..." after what it already has, and is closed.
+ *
+ * Settle rule: settle N is satisfied when no held (queued or running) event
+ * has SEQNUM <= N, and either the ledger has seen N or the uevent socket was
+ * read to the end after the request arrived (so any event <= N still
+ * unseen was not sent to us: another network namespace).
+ *
+ * The module does not own the event loop: it is given the manager's sd_event
+ * and adds its own sources (listening socket, one io source and one timer per
+ * client, one defer source).  That keeps per-client lifetimes here instead of
+ * in the manager.  It calls the manager only through struct control_ops.
+ *
+ * Every public function except control_new() and control_free() may be
+ * called from within an ops callback.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <systemd/sd-event.h>
+
+#include "pipeline/ledger.h"
+#include "shared/time-util.h"
+
+struct control;
+
+/* Filled by ops->status(); all pointers borrowed for the duration of the call. */
+struct control_status {
+        const struct ledger *ledger;
+        size_t queued;
+        size_t running;
+        bool paused;
+        uint64_t received, rejected, filtered, started, finished, failed, timeouts;
+        /* Handover: events taken over from the previous instance, and those run a second time. */
+        uint64_t taken_over, reruns;
+        /* Resync after overflow: on, passes done, totals, devices believed present. */
+        bool resync;
+        uint64_t resyncs, resync_changed, resync_added, resync_removed;
+        uint64_t devices;
+};
+
+/* One running agent, passed to the for_each_agent visitor (borrowed for the call). */
+struct control_agent {
+        uint64_t seqnum;
+        const char *devpath;
+        const char *program;
+        pid_t pid;
+        usec_t started;      /* CLOCK_MONOTONIC */
+};
+
+/* What settle needs to know. */
+struct control_progress {
+        uint64_t last_seen;    /* highest SEQNUM the ledger accepted, 0 before any */
+        uint64_t lowest_held;  /* lowest SEQNUM queued or running, 0 if none is held */
+        bool replaying;        /* --replay: events come from a recording, no kernel uevent is read */
+};
+
+struct control_ops {
+        /* Counters for "status". */
+        void (*status)(void *userdata, struct control_status *ret);
+        /* Call @fn once per running agent. */
+        void (*for_each_agent)(void *userdata, void (*fn)(const struct control_agent *a, void *arg), void *arg);
+        void (*progress)(void *userdata, struct control_progress *ret);
+        /* Read the uevent socket now until it is empty (not dispatching is
+         * fine).  Return: 1 if it was read to the end, 0 if reading is
+         * switched off (queue full), negative errno on failure. */
+        int (*sync_input)(void *userdata);
+        /* Stop / restart starting agents; events keep queueing.  0 or negative errno. */
+        int (*pause)(void *userdata);
+        int (*resume)(void *userdata);
+        /* Re-read the configuration.  On failure return negative errno and
+         * put the reason (file:line: why) in @err. */
+        int (*reload)(void *userdata, char *err, size_t err_size);
+};
+
+enum control_event_kind {
+        CONTROL_EVENT_RECEIVED,   /* valid datagram accounted by the ledger */
+        CONTROL_EVENT_GAP,        /* the ledger opened a gap */
+        CONTROL_EVENT_OVERFLOW,   /* receive-buffer overflow (ENOBUFS) */
+        CONTROL_EVENT_QUEUED,     /* pushed into the scheduler */
+        CONTROL_EVENT_FILTERED,   /* left the pipeline without an agent (filter, abort) */
+        CONTROL_EVENT_STARTED,    /* an agent program started */
+        CONTROL_EVENT_FINISHED,   /* that program ended */
+};
+
+/* An event for monitor clients; strings borrowed for the call, NULL if unknown. */
+struct control_event {
+        enum control_event_kind kind;
+        uint64_t seqnum;
+        usec_t time;                  /* CLOCK_REALTIME; 0: now */
+        const char *action;
+        const char *devpath;
+        const char *subsystem;
+        const char *uuid;             /* SYNTH_UUID */
+        enum ledger_verdict verdict;  /* RECEIVED */
+        struct ledger_gap gap;        /* GAP */
+        pid_t pid;                    /* STARTED */
+        const char *program;          /* STARTED, FINISHED */
+        const char *status;           /* FINISHED: "exit 0", "signal 9 (Killed)", ... */
+        usec_t duration_usec;         /* FINISHED */
+};
+
+/**
+ * control_new() - listen on the control socket.
+ * @event: the manager's loop (a reference is taken)
+ * @path: socket path, e.g. HOTPLUGD_RUNDIR "/control" (borrowed; copied).
+ *        Its parent directory is created (0755) if missing; a stale socket
+ *        is replaced, a live one (a daemon answers) is -EADDRINUSE.
+ * @listen_fd: an already bound listening SOCK_SEQPACKET socket to adopt
+ *        (consumed, even on failure), or -1 to create one at @path
+ * @ops: manager callbacks (borrowed; must outlive the control)
+ * @userdata: passed to every op
+ * @ret: the control, owned by the caller (control_free())
+ * Return: 0 or negative errno.
+ */
+int control_new(sd_event *event, const char *path, int listen_fd, const struct control_ops *ops, void *userdata,
+                struct control **ret);
+
+/* Close every client and the socket, unlink the path if we created it. Accepts NULL; returns NULL. */
+struct control *control_free(struct control *c);
+
+/* The listening socket (borrowed), e.g. for a file-descriptor store. */
+int control_fd(const struct control *c);
+
+/* Clients connected now (for tests and status). */
+size_t control_clients(const struct control *c);
+
+/**
+ * control_notify_event() - tell monitor clients about @e.
+ * @c: control (may be NULL: then nothing happens)
+ * @e: the event (borrowed for the call)
+ */
+void control_notify_event(struct control *c, const struct control_event *e);
+
+/**
+ * control_notify_processed() - an event left the pipeline.
+ * @c: control (may be NULL)
+ * @seqnum: its SEQNUM
+ *
+ * Call after the event is no longer held (finished, filtered, aborted,
+ * dropped as a duplicate), so that ops->progress() no longer counts it.
+ * Settle waiters are answered here.
+ */
+void control_notify_processed(struct control *c, uint64_t seqnum);
+
+/* The manager read the uevent socket until it was empty (may answer settle waiters). */
+void control_notify_input_drained(struct control *c);
+
+/**
+ * control_notify_uuid() - an event with SYNTH_UUID=@uuid left the pipeline.
+ * @c: control (may be NULL)
+ * @uuid: the value (borrowed); anything not a UUID is ignored
+ *
+ * Call for every such event whatever became of it (ran, filtered, aborted).
+ */
+void control_notify_uuid(struct control *c, const char *uuid);

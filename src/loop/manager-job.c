@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Jobs: running the agent (or the hotplug.d programs) for one event.
+ *
+ * Invariants: a running event has exactly one struct job (ev->owner_data),
+ * which owns the child's source (sd-event kills and reaps the child if the
+ * source goes first), its output pipe source and its timeout timer; a job
+ * ends in job_finish(), which hands the event back through
+ * manager_event_done().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+
+#include "shared/escape.h"
+#include "shared/log.h"
+#include "shared/macro.h"
+#include "loop/manager-internal.h"
+#include "pipeline/spawner.h"
+#include "uevent/uevent.h"
+
+/* ---- jobs ---------------------------------------------------------------- */
+
+static int job_start_next(struct job *j);
+
+static struct job *job_free(struct job *j)
+{
+        if (!j)
+                return NULL;
+        if (j->prev)
+                j->prev->next = j->next;
+        else if (j->m->jobs == j)
+                j->m->jobs = j->next;
+        if (j->next)
+                j->next->prev = j->prev;
+        /* A child source that owns its process kills and reaps it if still running. */
+        sd_event_source_disable_unref(j->child);
+        sd_event_source_disable_unref(j->out);
+        sd_event_source_disable_unref(j->timer);
+        for (size_t i = 0; i < j->n_scripts; i++)
+                free(j->scripts[i]);
+        free(j->scripts);
+        free(j);
+        return NULL;
+}
+
+/* The event's job is over: give the event back to the scheduler, free it, run more. */
+static void job_finish(struct job *j)
+{
+        struct manager *m = j->m;
+        struct uevent *ev = j->ev;
+        struct log_fields f;
+
+        if (j->failed)
+                m->stats.failed++;
+        m->stats.finished++;
+        if (j->n_scripts > 0 || m->cfg.hotplug_d) {
+                fields_of(ev, &f);
+                f.duration_usec = (int64_t)(now_usec(CLOCK_MONOTONIC) - j->job_started);
+                log_internal(LOG_DEBUG, 0, &f, "%zu hotplug.d program(s) done", j->n_scripts);
+        }
+        ev->owner_data = NULL;
+        job_free(j);
+        manager_event_done(m, ev);
+}
+
+void manager_event_done(struct manager *m, struct uevent *ev)
+{
+        scheduler_done(m->scheduler, ev);
+        observe_done(m, ev);
+        free(ev);
+
+        if (m->source_paused && !m->stopping && scheduler_held(m->scheduler) <= m->resume_mark) {
+                m->source_paused = false;
+                if (m->source_io)
+                        sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
+        }
+        manager_dispatch(m);
+}
+
+/* Say how many output lines the rate limit kept out of the log, if any. */
+static void job_report_suppressed(struct job *j)
+{
+        struct log_fields f;
+
+        if (j->out_suppressed == 0)
+                return;
+        fields_of(j->ev, &f);
+        f.agent = j->program;
+        log_internal(LOG_WARNING, 0, &f, "%s: %" PRIu64 " output lines suppressed (more than %d in %llus)",
+                     j->program, j->out_suppressed, HP_OUTPUT_LOG_LINES_MAX,
+                     (unsigned long long)(HP_OUTPUT_LOG_INTERVAL_USEC / USEC_PER_SEC));
+        j->out_suppressed = 0;
+}
+
+static void job_log_line(struct job *j, const char *line, size_t len)
+{
+        char esc[HP_OUTPUT_LINE_MAX * 4 + 4];
+        struct log_fields f;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (now - j->out_window >= HP_OUTPUT_LOG_INTERVAL_USEC) {
+                /* The window ended: report what it suppressed, open the next. */
+                job_report_suppressed(j);
+                j->out_window = now;
+                j->out_lines = 0;
+        }
+        if (j->out_lines >= HP_OUTPUT_LOG_LINES_MAX) {
+                j->out_suppressed++;
+                return;
+        }
+        j->out_lines++;
+        fields_of(j->ev, &f);
+        f.agent = j->program;
+        escape_bytes(line, len, esc, sizeof(esc));
+        log_internal(LOG_INFO, 0, &f, "%s: %s", j->program, esc);
+}
+
+/*
+ * Read what the agent wrote, at most HP_OUTPUT_READ_MAX bytes (the pipe stays
+ * readable and the loop comes back after its other sources); log complete
+ * lines (and overlong pieces).  @final: the run is over, log the partial line
+ * and report suppressed lines.  Return: true if the read stopped at the bound.
+ */
+static bool job_read_output(struct job *j, bool final)
+{
+        int fd = j->out ? sd_event_source_get_io_fd(j->out) : -1;
+        char buf[4096];
+        size_t total = 0;
+        ssize_t n;
+
+        while (fd >= 0 && total < HP_OUTPUT_READ_MAX &&
+               (n = read(fd, buf, MIN(sizeof(buf), (size_t)HP_OUTPUT_READ_MAX - total))) > 0) {
+                total += (size_t)n;
+                for (ssize_t i = 0; i < n; i++) {
+                        if (buf[i] == '\n') {
+                                job_log_line(j, j->line, j->line_len);
+                                j->line_len = 0;
+                                continue;
+                        }
+                        j->line[j->line_len++] = buf[i];
+                        if (j->line_len == HP_OUTPUT_LINE_MAX) {
+                                job_log_line(j, j->line, j->line_len);
+                                j->line_len = 0;
+                        }
+                }
+        }
+        if (final && j->line_len > 0) {
+                job_log_line(j, j->line, j->line_len);
+                j->line_len = 0;
+        }
+        if (final)
+                job_report_suppressed(j);
+        return total >= HP_OUTPUT_READ_MAX;
+}
+
+static int on_job_output(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        struct job *j = userdata;
+
+        if (job_read_output(j, false))
+                return 0; /* more to read: come back on the next iteration */
+        if (revents & (EPOLLHUP | EPOLLERR)) {
+                /* Writer side closed: nothing more will come. */
+                job_read_output(j, true);
+                j->out = sd_event_source_disable_unref(j->out);
+        }
+        return 0;
+}
+
+static void status_string(const siginfo_t *si, bool timed_out, char *buf, size_t size)
+{
+        if (si->si_code == CLD_EXITED)
+                snprintf(buf, size, "exit %d%s", si->si_status, timed_out ? " after timeout" : "");
+        else
+                snprintf(buf, size, "signal %d (%s)%s", si->si_status, strsignal(si->si_status),
+                         timed_out ? ", timeout" : "");
+}
+
+static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
+{
+        struct job *j = userdata;
+        struct manager *m = j->m;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+        struct log_fields f;
+        char status[96];
+        bool ok = si->si_code == CLD_EXITED && si->si_status == 0;
+
+        /* Whatever is already in the pipe belongs to this run (up to the
+         * bound); do not wait for EOF, a background grandchild may hold the
+         * pipe open forever. */
+        (void)job_read_output(j, true);
+        j->out = sd_event_source_disable_unref(j->out);
+        j->timer = sd_event_source_disable_unref(j->timer);
+        j->child = sd_event_source_disable_unref(j->child);
+        if (j->term_sent)
+                /* Timed out: leave nothing of its process group behind. */
+                (void)kill(-j->pid, SIGKILL);
+
+        status_string(si, j->term_sent, status, sizeof(status));
+        observe_finished(m, j, si, status);
+        fields_of(j->ev, &f);
+        f.agent = j->program;
+        f.agent_status = status;
+        f.duration_usec = (int64_t)(now - j->started);
+        log_internal(ok ? LOG_INFO : LOG_WARNING, 0, &f, "%s %s finished", j->program, j->ev->name);
+        if (!ok)
+                j->failed = true;
+        (void)m;
+
+        if (job_start_next(j) <= 0)
+                job_finish(j);
+        return 0;
+}
+
+static int on_job_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct job *j = userdata;
+        struct manager *m = j->m;
+        struct log_fields f;
+
+        fields_of(j->ev, &f);
+        f.agent = j->program;
+        if (!j->term_sent) {
+                j->term_sent = true;
+                m->stats.timeouts++;
+                log_internal(LOG_WARNING, 0, &f, "%s timed out after %" PRIu64 "s, sending SIGTERM to its process group",
+                             j->program, m->cfg.timeout_usec / USEC_PER_SEC);
+                (void)kill(-j->pid, SIGTERM);
+                (void)sd_event_source_set_time(s, usec + m->cfg.kill_grace_usec);
+                return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        }
+        if (!j->kill_sent) {
+                j->kill_sent = true;
+                log_internal(LOG_WARNING, 0, &f, "%s still running, sending SIGKILL", j->program);
+                (void)kill(-j->pid, SIGKILL);
+        }
+        return 0;
+}
+
+static void log_exec_failure(struct job *j, int r)
+{
+        struct manager *m = j->m;
+        struct log_fields f;
+
+        fields_of(j->ev, &f);
+        f.agent = j->program;
+        f.agent_status = "exec failed";
+        if ((r == -ENOENT || r == -EACCES || r == -ENOEXEC) && !m->cfg.hotplug_d) {
+                /* The same missing agent would be reported for every event: say it once. */
+                if (!m->agent_missing_reported)
+                        log_internal(LOG_ERR, r, &f,
+                                     "cannot execute agent %s; events are dropped until it exists "
+                                     "(reported once)", j->program);
+                else
+                        log_internal(LOG_DEBUG, r, &f, "cannot execute agent %s", j->program);
+                m->agent_missing_reported = true;
+                return;
+        }
+        log_internal(LOG_ERR, r, &f, "cannot execute %s", j->program);
+}
+
+/* Start the next program of @j.  Return: 1 started, 0 nothing left, negative on failure (logged). */
+static int job_start_next(struct job *j)
+{
+        struct manager *m = j->m;
+        struct spawn_env env;
+        struct spawn_result sr;
+        int r;
+
+        for (;;) {
+                if (m->cfg.hotplug_d) {
+                        if (j->next_script >= j->n_scripts)
+                                return 0;
+                        j->program = j->scripts[j->next_script++];
+                } else {
+                        if (j->next_script > 0)
+                                return 0;
+                        j->next_script = 1;
+                        j->program = m->cfg.agent;
+                }
+
+                /* Before the spawn: a crash right after it must count as a re-run. */
+                if (!j->journal_started) {
+                        handover_note_started(m, j->ev);
+                        j->journal_started = true;
+                }
+                spawn_env_build(j->ev, &env);
+                r = spawn_agent_full(j->program, j->ev->name, &env, false, &sr);
+                if (r < 0) {
+                        j->failed = true;
+                        log_exec_failure(j, r);
+                        observe_exec_failed(m, j, r);
+                        continue; /* the next hotplug.d file, or done */
+                }
+                if (!m->cfg.hotplug_d && m->agent_missing_reported) {
+                        log_notice("agent %s can be executed again", j->program);
+                        m->agent_missing_reported = false;
+                }
+                m->stats.started++;
+                j->pid = sr.pid;
+                j->started = now_usec(CLOCK_MONOTONIC);
+                j->term_sent = j->kill_sent = false;
+                j->line_len = 0;
+                j->out_window = j->started;
+                j->out_lines = 0;
+                j->out_suppressed = 0;
+                observe_started(m, j);
+
+                /* sd-event opens the pidfd itself (no /proc fdinfo parsing per agent). */
+                r = sd_event_add_child(m->event, &j->child, sr.pid, WEXITED, on_job_exit, j);
+                if (r < 0) {
+                        /* Cannot watch it: do not leave it running unsupervised. */
+                        (void)kill(-sr.pid, SIGKILL);
+                        (void)waitpid(sr.pid, NULL, 0);
+                        safe_close(sr.outfd);
+                        log_error_errno(r, "SEQNUM=%" PRIu64 ": cannot watch agent", j->ev->seqnum);
+                        j->failed = true;
+                        continue;
+                }
+                (void)sd_event_source_set_child_process_own(j->child, true);
+
+                r = sd_event_add_io(m->event, &j->out, sr.outfd, EPOLLIN, on_job_output, j);
+                if (r < 0)
+                        safe_close(sr.outfd); /* output lost, the run is still supervised */
+                else
+                        (void)sd_event_source_set_io_fd_own(j->out, true);
+
+                /* Second-granular timeouts: a coarse accuracy lets sd-event coalesce
+                 * wake-ups instead of re-arming its timerfd for every agent. */
+                r = sd_event_add_time_relative(m->event, &j->timer, CLOCK_MONOTONIC, m->cfg.timeout_usec,
+                                               USEC_PER_SEC / 2, on_job_timeout, j);
+                if (r < 0)
+                        log_warning_errno(r, "SEQNUM=%" PRIu64 ": no timeout for agent", j->ev->seqnum);
+                return 1;
+        }
+}
+
+static void job_dry_run(struct manager *m, struct uevent *ev)
+{
+        struct spawn_env env;
+        struct log_fields f;
+        char line[8192], esc[2048];
+        size_t o = 0;
+
+        if (log_get_max_level() < LOG_INFO)
+                return;
+        spawn_env_build(ev, &env);
+        for (size_t i = 0; i < env.n && o < sizeof(line) - 1; i++) {
+                int k = snprintf(line + o, sizeof(line) - o, "%s%s", i ? " " : "",
+                                 escape_cstr(env.envp[i], esc, sizeof(esc)));
+                if (k < 0)
+                        break;
+                o = MIN(sizeof(line) - 1, o + (size_t)k);
+        }
+        fields_of(ev, &f);
+        if (m->cfg.hotplug_d) {
+                char **paths = NULL;
+                size_t n = 0;
+                if (hotplug_d_list(m->cfg.hotplug_d, ev->name, &paths, &n) >= 0) {
+                        for (size_t i = 0; i < n; i++) {
+                                log_internal(LOG_INFO, 0, &f, "would run: %s %s [%s]", paths[i], ev->name, line);
+                                free(paths[i]);
+                        }
+                        free(paths);
+                }
+                if (n == 0)
+                        log_internal(LOG_INFO, 0, &f, "would run nothing: no %s/{%s,default}/*.hotplug",
+                                     m->cfg.hotplug_d, ev->name);
+        } else
+                log_internal(LOG_INFO, 0, &f, "would run: %s %s [%s]", m->cfg.agent, ev->name, line);
+}
+
+static void job_start(struct manager *m, struct uevent *ev)
+{
+        struct job *j;
+        int r;
+
+        if (m->cfg.dry_run) {
+                job_dry_run(m, ev);
+                m->stats.finished++;
+                if (!manager_replay_dry_job(m, ev))
+                        manager_event_done(m, ev);
+                return;
+        }
+
+        j = calloc(1, sizeof(*j));
+        if (!j) {
+                log_error("SEQNUM=%" PRIu64 ": out of memory, event not run", ev->seqnum);
+                m->stats.aborted++;
+                manager_event_done(m, ev);
+                return;
+        }
+        j->m = m;
+        j->ev = ev;
+        j->next = m->jobs;
+        if (m->jobs)
+                m->jobs->prev = j;
+        m->jobs = j;
+        j->job_started = now_usec(CLOCK_MONOTONIC);
+        ev->owner_data = j;
+        if (m->cfg.hotplug_d) {
+                r = hotplug_d_list(m->cfg.hotplug_d, ev->name, &j->scripts, &j->n_scripts);
+                if (r < 0) {
+                        struct log_fields f;
+                        fields_of(ev, &f);
+                        log_internal(LOG_ERR, r, &f, "cannot list %s for %s", m->cfg.hotplug_d, ev->name);
+                        j->failed = true;
+                }
+        }
+        if (job_start_next(j) <= 0)
+                job_finish(j);
+}
+
+/*
+ * Start every event the scheduler lets run now (not while stopping or paused).
+ * A job can complete inside job_start() (dry run, failed spawn, no memory),
+ * and completing calls back here: that nested call returns at once and this
+ * loop picks up what the completion released, so the stack does not grow per
+ * event however deep the queue.
+ */
+void manager_dispatch(struct manager *m)
+{
+        struct uevent *ev;
+
+        if (m->dispatching)
+                return;
+        m->dispatching = true;
+        while (!m->stopping && !m->paused && (ev = scheduler_next(m->scheduler)))
+                job_start(m, ev);
+        m->dispatching = false;
+}
+
+/* Jobs still running at exit: freeing a job's child source kills (SIGKILL) and reaps it. */
+void manager_kill_running(struct manager *m)
+{
+        while (m->jobs) {
+                struct job *j = m->jobs;
+                struct uevent *ev = j->ev;
+
+                if (j->pid > 0)
+                        (void)kill(-j->pid, SIGKILL);
+                job_free(j);
+                scheduler_done(m->scheduler, ev);
+                free(ev);
+        }
+}

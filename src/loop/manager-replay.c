@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --replay FILE: a recording stands in for the kernel socket.  Datagrams go
+ * through the same parser, ledger, handlers and scheduler as live ones, at
+ * the recorded pace scaled by --speed (0: as fast as possible).
+ *
+ * With --dry-run each event "runs" for as long as its agent ran when it was
+ * recorded (scaled the same way), so the scheduler meets the same overlaps
+ * and the order and waits it prints are those of the live run.
+ *
+ * Invariants: one turn of the loop searches at most HP_REPLAY_RESYNC_STEP
+ * bytes of damage; an item borrowed from replay_next() is fed before the next
+ * call; at most max_queue events are held (feeding pauses); every dry-run
+ * timer owns its event until it fires or the replay is closed; no recorded
+ * agent time (one run or an event's sum) passes HP_REPLAY_MAX_RUN_USEC.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/log.h"
+#include "loop/manager-internal.h"
+#include "uevent/record.h"
+#include "uevent/replay.h"
+#include "pipeline/scheduler.h"
+
+struct run_time {
+        uint64_t seqnum;
+        usec_t mono; /* durations: HP_REPLAY_MAX_RUN_USEC + 1 marks a time cut to HP_REPLAY_MAX_RUN_USEC */
+};
+
+struct dry_job {
+        struct replay_state *st;
+        struct uevent *ev;
+        sd_event_source *timer;
+        struct dry_job *prev, *next;
+};
+
+struct replay_state {
+        struct manager *m;
+        struct replay *rp;
+        sd_event_source *timer;
+        struct replay_item item;
+        bool have_item;
+        bool finished;
+        usec_t start;              /* CLOCK_MONOTONIC of the first item */
+        struct run_time *durations; /* seqnum -> total recorded agent time, sorted */
+        size_t n_durations;
+        struct dry_job *dry_jobs;
+        uint64_t fed, problems;
+};
+
+static int cmp_run(const void *a, const void *b)
+{
+        const struct run_time *x = a, *y = b;
+
+        if (x->seqnum != y->seqnum)
+                return x->seqnum < y->seqnum ? -1 : 1;
+        return x->mono < y->mono ? -1 : x->mono > y->mono;
+}
+
+static int push_run(struct run_time **v, size_t *n, size_t *cap, uint64_t seqnum, usec_t mono)
+{
+        if (*n == *cap) {
+                size_t c = *cap ? *cap * 2 : 256;
+                struct run_time *nv = realloc(*v, c * sizeof(**v));
+                if (!nv)
+                        return -ENOMEM;
+                *v = nv;
+                *cap = c;
+        }
+        (*v)[(*n)++] = (struct run_time){ seqnum, mono };
+        return 0;
+}
+
+/* Add one run's time to an event's total; past HP_REPLAY_MAX_RUN_USEC (or wrapping) it becomes "cut". */
+static void add_duration(struct run_time *t, usec_t d)
+{
+        if (t->mono > HP_REPLAY_MAX_RUN_USEC || d > HP_REPLAY_MAX_RUN_USEC - t->mono)
+                t->mono = HP_REPLAY_MAX_RUN_USEC + 1;
+        else
+                t->mono += d;
+}
+
+/* Pair each recorded AGENT_START with the next AGENT_END of the same SEQNUM; sum per SEQNUM. */
+static int load_durations(struct replay_state *st, const char *path)
+{
+        struct run_time *starts = NULL, *ends = NULL;
+        size_t ns = 0, cs = 0, ne = 0, ce = 0, i = 0, j = 0, out = 0;
+        struct record_reader *r;
+        struct record rec;
+        int k;
+
+        if (record_reader_open(path, &r) < 0)
+                return 0; /* replay_open() reports it */
+        while ((k = record_reader_next(r, &rec)) != 0) {
+                if (k < 0)
+                        break;
+                if (k == RECORD_NEXT_PROBLEM)
+                        continue;
+                if (rec.type == RECORD_AGENT_START)
+                        k = push_run(&starts, &ns, &cs, rec.agent_start.seqnum, rec.agent_start.monotonic);
+                else if (rec.type == RECORD_AGENT_END && rec.agent_end.status != RECORD_AGENT_EXEC_FAILED)
+                        k = push_run(&ends, &ne, &ce, rec.agent_end.seqnum, rec.agent_end.monotonic);
+                if (k < 0)
+                        break;
+        }
+        record_reader_free(r);
+        if (ns > 0)
+                qsort(starts, ns, sizeof(*starts), cmp_run);
+        if (ne > 0)
+                qsort(ends, ne, sizeof(*ends), cmp_run);
+        /* Reuse @starts as the output: one entry per SEQNUM. */
+        while (i < ns && j < ne) {
+                if (starts[i].seqnum < ends[j].seqnum) {
+                        i++;
+                        continue;
+                }
+                if (starts[i].seqnum > ends[j].seqnum) {
+                        j++;
+                        continue;
+                }
+                usec_t d = ends[j].mono > starts[i].mono ? ends[j].mono - starts[i].mono : 0;
+                if (out == 0 || starts[out - 1].seqnum != starts[i].seqnum)
+                        starts[out++] = (struct run_time){ starts[i].seqnum, 0 };
+                add_duration(&starts[out - 1], d);
+                i++;
+                j++;
+        }
+        free(ends);
+        st->durations = starts;
+        st->n_durations = out;
+        return 0;
+}
+
+/* The recorded agent time of @seqnum (0: none); *ret_cut: it was cut to HP_REPLAY_MAX_RUN_USEC. */
+static usec_t recorded_duration(const struct replay_state *st, uint64_t seqnum, bool *ret_cut)
+{
+        struct run_time key = { seqnum, 0 };
+        size_t lo = 0, hi = st->n_durations;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (st->durations[mid].seqnum < key.seqnum)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (lo < st->n_durations && st->durations[lo].seqnum == seqnum) {
+                *ret_cut = st->durations[lo].mono > HP_REPLAY_MAX_RUN_USEC;
+                return MIN(st->durations[lo].mono, HP_REPLAY_MAX_RUN_USEC);
+        }
+        *ret_cut = false;
+        return 0;
+}
+
+static void feed(struct replay_state *st)
+{
+        struct manager *m = st->m;
+
+        st->fed++;
+        if (st->item.kind == REPLAY_OVERFLOW) {
+                ledger_note_overflow(&m->ledger);
+                observe_overflow(m);
+                log_warning("replayed receive-buffer overflow");
+                return;
+        }
+        m->stats.received++;
+        manager_process_datagram(m, st->item.data, st->item.size, now_usec(CLOCK_MONOTONIC),
+                                 st->item.realtime);
+}
+
+static void finish(struct replay_state *st)
+{
+        st->finished = true;
+        log_info("replay of %s read to the end: %" PRIu64 " item(s) fed, %" PRIu64 " problem(s)",
+                 st->m->cfg.replay_path, st->fed, st->problems);
+        manager_maybe_exit(st->m);
+}
+
+static int on_replay_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct replay_state *st = userdata;
+        struct manager *m = st->m;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+        char buf[512];
+        int r;
+
+        while (!m->stopping) {
+                if (!st->have_item) {
+                        r = replay_next(st->rp, &st->item);
+                        if (r == RECORD_NEXT_PROBLEM) {
+                                st->problems++;
+                                log_warning("%s: %s", m->cfg.replay_path,
+                                            record_problem_format(replay_problem(st->rp), buf, sizeof(buf)));
+                        }
+                        if (r == RECORD_NEXT_PROBLEM || r == RECORD_NEXT_AGAIN) {
+                                /* Damage (a search step at most): let the loop serve everything else, then go on. */
+                                (void)sd_event_source_set_time(s, now);
+                                (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+                                manager_dispatch(m);
+                                return 0;
+                        }
+                        if (r <= 0) {
+                                if (r < 0)
+                                        log_error_errno(r, "reading %s failed", m->cfg.replay_path);
+                                manager_dispatch(m);
+                                finish(st);
+                                return 0;
+                        }
+                        if (st->fed == 0 && st->start == 0)
+                                st->start = now;
+                        st->have_item = true;
+                }
+                usec_t due = st->start + st->item.due;
+                if (due > now || scheduler_held(m->scheduler) >= m->max_queue) {
+                        /* Not yet, or the queue is full: come back (soon, if only full). */
+                        (void)sd_event_source_set_time(s, due > now ? due : now + 10 * USEC_PER_MSEC);
+                        (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+                        manager_dispatch(m);
+                        return 0;
+                }
+                feed(st);
+                st->have_item = false;
+        }
+        return 0;
+}
+
+int manager_replay_open(struct manager *m)
+{
+        struct replay_state *st;
+        int r;
+
+        st = calloc(1, sizeof(*st));
+        if (!st)
+                return -ENOMEM;
+        st->m = m;
+        m->replay = st;
+        r = replay_open(m->cfg.replay_path, m->cfg.replay_speed, &st->rp);
+        if (r < 0)
+                return log_error_errno(r, "cannot replay %s", m->cfg.replay_path);
+        if (m->cfg.dry_run)
+                (void)load_durations(st, m->cfg.replay_path);
+        r = sd_event_add_time(m->event, &st->timer, CLOCK_MONOTONIC, 0, 1, on_replay_timer, st);
+        if (r < 0)
+                return r;
+        log_info("replaying %s at speed %g%s", m->cfg.replay_path, m->cfg.replay_speed,
+                 m->cfg.replay_speed == 0 ? " (no waiting)" : "");
+        return 0;
+}
+
+static void dry_job_free(struct dry_job *d)
+{
+        struct replay_state *st = d->st;
+
+        if (d->prev)
+                d->prev->next = d->next;
+        else
+                st->dry_jobs = d->next;
+        if (d->next)
+                d->next->prev = d->prev;
+        sd_event_source_disable_unref(d->timer);
+        free(d);
+}
+
+void manager_replay_close(struct manager *m)
+{
+        struct replay_state *st = m->replay;
+
+        if (!st)
+                return;
+        while (st->dry_jobs) {
+                struct uevent *ev = st->dry_jobs->ev;
+                dry_job_free(st->dry_jobs);
+                scheduler_done(m->scheduler, ev);
+                free(ev);
+        }
+        sd_event_source_disable_unref(st->timer);
+        replay_free(st->rp);
+        free(st->durations);
+        free(st);
+        m->replay = NULL;
+}
+
+static int on_dry_job(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct dry_job *d = userdata;
+        struct manager *m = d->st->m;
+        struct uevent *ev = d->ev;
+
+        dry_job_free(d);
+        manager_event_done(m, ev);
+        manager_maybe_exit(m);
+        return 0;
+}
+
+bool manager_replay_dry_job(struct manager *m, struct uevent *ev)
+{
+        struct replay_state *st = m->replay;
+        struct dry_job *d;
+        usec_t dur;
+        bool cut;
+
+        if (!st || !(m->cfg.replay_speed > 0))
+                return false;
+        dur = recorded_duration(st, ev->seqnum, &cut);
+        if (cut) {
+                struct log_fields f;
+
+                fields_of(ev, &f);
+                log_internal(LOG_WARNING, 0, &f, "recorded agent time over %llu s, cut to %llu s",
+                             (unsigned long long)(HP_REPLAY_MAX_RUN_USEC / USEC_PER_SEC),
+                             (unsigned long long)(HP_REPLAY_MAX_RUN_USEC / USEC_PER_SEC));
+        }
+        dur = replay_scale(dur, m->cfg.replay_speed);
+        if (dur == 0)
+                return false;
+        d = calloc(1, sizeof(*d));
+        if (!d)
+                return false;
+        d->st = st;
+        d->ev = ev;
+        if (sd_event_add_time_relative(m->event, &d->timer, CLOCK_MONOTONIC, dur, 1, on_dry_job, d) < 0) {
+                free(d);
+                return false;
+        }
+        d->next = st->dry_jobs;
+        if (d->next)
+                d->next->prev = d;
+        st->dry_jobs = d;
+        return true;
+}
+
+bool manager_replay_finished(const struct manager *m)
+{
+        return m->replay && m->replay->finished;
+}

@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Resync after a receive-buffer overflow: the manager's side (resync.h has
+ * the decisions).
+ *
+ * The manager keeps the set of devices it believes present, seeded from
+ * sysfs at start and updated by every accepted event.  When the source
+ * reports ENOBUFS the kernel has dropped events, and that set may be wrong.
+ * HP_RESYNC_DELAY_USEC after the last overflow (at most
+ * HP_RESYNC_DELAY_MAX_USEC after the first) a pass starts: sysfs is listed,
+ * the plan is made, and then, HP_RESYNC_BATCH operations per turn of the
+ * loop, each device that is gone gets a synthesised `remove` (injected past
+ * the ledger, with a SEQNUM from the ledger's gaps) and each device present
+ * gets "change UUID HOTPLUGD=resync" (or "add ..." if unknown) written to
+ * its uevent file.  One UUID serves the whole pass.
+ *
+ * Invariants:
+ *  - at most one pass runs; an overflow during a pass schedules the next
+ *    one for after it;
+ *  - when a pass is needed again soon after the last one (within twice the
+ *    current delay), the delay doubles, up to HP_RESYNC_BACKOFF_MAX_USEC;
+ *    it falls back to HP_RESYNC_DELAY_USEC after a quiet spell.  Two
+ *    daemons with tiny buffers, each overflowing the other with its pass,
+ *    so slow down instead of flooding the machine;
+ *  - a turn of the loop does at most HP_RESYNC_BATCH operations and stops
+ *    early after HP_RESYNC_TURN_USEC;
+ *  - after each uevent write the socket is drained before the next, so the
+ *    pass never has more than one of its own events in the receive buffer
+ *    and cannot overflow it by itself, however small it is;
+ *  - the pass waits while the manager is not reading (queue full) and is
+ *    abandoned when the manager stops;
+ *  - a synthesised remove is injected only if the device is still believed
+ *    present and is still absent from sysfs at that moment.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+
+#include "recovery/devset.h"
+#include "shared/envbuf.h"
+#include "shared/log.h"
+#include "shared/macro.h"
+#include "loop/manager-internal.h"
+#include "loop/manager-resync.h"
+#include "recovery/resync.h"
+#include "shared/sysfs.h"
+#include "control/uuid-set.h"
+
+#define RESYNC_RETRY_USEC (20 * USEC_PER_MSEC) /* a waiting pass looks again after this */
+
+struct manager_resync {
+        struct devset known;
+        sd_event_source *timer; /* starts the next pass */
+        sd_event_source *work;  /* a pass in progress: one batch per turn */
+        usec_t first_overflow;  /* CLOCK_MONOTONIC, 0: no overflow waiting for a pass */
+        usec_t last_end;        /* CLOCK_MONOTONIC end of the last pass, 0: none yet */
+        unsigned backoff;       /* passes in a row that were needed again soon after */
+        bool overflow_during_pass;
+        bool full_reported;
+        uint64_t seq_floor; /* highest SEQNUM given to a synthesised remove */
+        char prev_uuid[UUID_STRING_MAX];
+        struct resync_stats stats;
+
+        /* The pass in progress. */
+        bool running;
+        struct resync_plan plan;
+        size_t next;
+        int rootfd;
+        char uuid[UUID_STRING_MAX];
+        usec_t started;
+        usec_t busy, longest; /* time spent in the pass's own turns, and the longest one */
+        size_t n_sysfs;
+        size_t changed, added, removed, failed, kept, unplaced;
+};
+
+/* ---- the device set ------------------------------------------------------ */
+
+int manager_resync_open(struct manager *m)
+{
+        struct manager_resync *rs = calloc(1, sizeof(*rs));
+        usec_t t0 = now_usec(CLOCK_MONOTONIC);
+        int r;
+
+        if (!rs)
+                return -ENOMEM;
+        rs->rootfd = -1;
+        devset_init(&rs->known, 0);
+        m->resync = rs;
+        r = resync_scan(m->cfg.sysfs_root, &rs->known);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                log_warning_errno(r, "cannot list devices in %s/devices; a resync will send them all 'add'",
+                                  m->cfg.sysfs_root);
+        else
+                log_debug("%zu devices present in %s/devices (listed in %" PRIu64 " us)", rs->known.n,
+                          m->cfg.sysfs_root, now_usec(CLOCK_MONOTONIC) - t0);
+        return 0;
+}
+
+static void pass_free(struct manager_resync *rs)
+{
+        resync_plan_free(&rs->plan);
+        rs->rootfd = safe_close(rs->rootfd);
+        rs->running = false;
+}
+
+void manager_resync_close(struct manager *m)
+{
+        struct manager_resync *rs = m->resync;
+
+        if (!rs)
+                return;
+        pass_free(rs);
+        sd_event_source_disable_unref(rs->timer);
+        sd_event_source_disable_unref(rs->work);
+        devset_clear(&rs->known);
+        free(rs);
+        m->resync = NULL;
+}
+
+void manager_resync_note(struct manager *m, const struct uevent *view)
+{
+        struct manager_resync *rs = m->resync;
+        int r;
+
+        if (!rs)
+                return;
+        r = devset_note_event(&rs->known, view->action, view->devpath, view->subsystem, view->devpath_old);
+        if (r == -ENOSPC && !rs->full_reported) {
+                rs->full_reported = true;
+                log_warning("more than %d devices: further devices are not remembered, "
+                            "a resync sends them 'add'", HP_RESYNC_DEVICES_MAX);
+        }
+}
+
+static bool is_ours(const struct manager_resync *rs, const struct uevent *view)
+{
+        const char *arg, *uuid;
+
+        if (rs->stats.passes == 0 && !rs->running)
+                return false;
+        arg = uevent_get(view, RESYNC_SYNTH_KEY);
+        if (!arg || strcmp(arg, RESYNC_SYNTH_VALUE) != 0)
+                return false;
+        uuid = uevent_get(view, "SYNTH_UUID");
+        return uuid && ((rs->running && strcmp(uuid, rs->uuid) == 0) || strcmp(uuid, rs->prev_uuid) == 0);
+}
+
+void manager_resync_mark(struct manager *m, const struct uevent *view, struct envbuf *env)
+{
+        struct manager_resync *rs = m->resync;
+
+        if (!rs || !is_ours(rs, view))
+                return;
+        if (envbuf_add(env, RESYNC_ENV_KEY, "1") < 0)
+                log_debug("SEQNUM=%" PRIu64 ": no room left to add " RESYNC_ENV_KEY "=1", view->seqnum);
+}
+
+void manager_resync_stats(const struct manager *m, struct resync_stats *ret)
+{
+        const struct manager_resync *rs = m->resync;
+
+        *ret = rs ? rs->stats : (struct resync_stats){ .enabled = false };
+        ret->enabled = m->cfg.resync;
+        ret->running = rs && rs->running;
+        ret->devices = rs ? rs->known.n : 0;
+}
+
+/* ---- scheduling ---------------------------------------------------------- */
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
+static int on_work(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* Arm @src (created on first use) to fire once at @at, CLOCK_MONOTONIC. */
+static int arm(struct manager *m, sd_event_source **src, usec_t at, sd_event_time_handler_t fn, int64_t prio)
+{
+        int r;
+
+        if (!*src) {
+                r = sd_event_add_time(m->event, src, CLOCK_MONOTONIC, at, USEC_PER_MSEC, fn, m);
+                if (r < 0)
+                        return r;
+                (void)sd_event_source_set_priority(*src, prio);
+        } else {
+                r = sd_event_source_set_time(*src, at);
+                if (r < 0)
+                        return r;
+        }
+        return sd_event_source_set_enabled(*src, SD_EVENT_ONESHOT);
+}
+
+static usec_t delay_for(unsigned backoff)
+{
+        return MIN(HP_RESYNC_DELAY_USEC << MIN(backoff, 24u), HP_RESYNC_BACKOFF_MAX_USEC);
+}
+
+/* A new pass is needed at @now: back off if the last one ended only just before. */
+static void update_backoff(struct manager *m, usec_t now)
+{
+        struct manager_resync *rs = m->resync;
+
+        if (rs->last_end == 0 || now >= rs->last_end + 2 * delay_for(rs->backoff)) {
+                rs->backoff = 0;
+                return;
+        }
+        rs->backoff = MIN(rs->backoff + 1, 24u);
+        if (delay_for(rs->backoff) == HP_RESYNC_BACKOFF_MAX_USEC &&
+            delay_for(rs->backoff - 1) < HP_RESYNC_BACKOFF_MAX_USEC)
+                log_warning("the receive buffer (%d bytes) overflows again and again right after resync "
+                            "passes (another daemon resyncing?); resyncing at most every %llu s now",
+                            m->source->rcvbuf, HP_RESYNC_BACKOFF_MAX_USEC / USEC_PER_SEC);
+}
+
+static void schedule_pass(struct manager *m)
+{
+        struct manager_resync *rs = m->resync;
+        usec_t delay = delay_for(rs->backoff);
+        /* Debounce, but do not let overflows that keep coming put the pass off for long. */
+        usec_t at = MIN(now_usec(CLOCK_MONOTONIC) + delay,
+                        rs->first_overflow + MAX(delay, HP_RESYNC_DELAY_MAX_USEC));
+        int r;
+
+        r = arm(m, &rs->timer, at, on_timer, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                log_error_errno(r, "cannot schedule a resync");
+}
+
+void manager_resync_overflow(struct manager *m)
+{
+        struct manager_resync *rs = m->resync;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (!rs || !m->cfg.resync || m->stopping)
+                return;
+        if (rs->running) {
+                rs->overflow_during_pass = true; /* the next pass follows this one */
+                if (rs->first_overflow == 0)
+                        rs->first_overflow = now;
+                return;
+        }
+        if (rs->first_overflow == 0) {
+                rs->first_overflow = now;
+                update_backoff(m, now);
+        }
+        schedule_pass(m);
+}
+
+/* ---- a pass -------------------------------------------------------------- */
+
+/* The manager is not reading (queue full): what a pass writes could only pile up in the
+ * socket, and what the socket holds would look lost. */
+static bool must_wait(const struct manager *m)
+{
+        return m->source_paused || scheduler_held(m->scheduler) >= m->max_queue;
+}
+
+static bool still_there(const char *devpath, void *userdata)
+{
+        struct manager_resync *rs = userdata;
+        int fd = sysfs_open_dir(rs->rootfd, devpath);
+
+        safe_close(fd);
+        return fd >= 0;
+}
+
+static int new_uuid(char buf[UUID_STRING_MAX])
+{
+        uint8_t u[16];
+
+        if (getrandom(u, sizeof(u), GRND_NONBLOCK) != (ssize_t)sizeof(u))
+                return negative_errno();
+        u[6] = (uint8_t)((u[6] & 0x0f) | 0x40); /* version 4 */
+        u[8] = (uint8_t)((u[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+        uuid_to_string(u, buf);
+        return 0;
+}
+
+/* The kernel's last SEQNUM, 0 if unknown. */
+static uint64_t kernel_seqnum(int rootfd)
+{
+        char buf[32];
+
+        if (sysfs_read(rootfd, "kernel", "uevent_seqnum", buf, sizeof(buf)) <= 0)
+                return 0;
+        return strtoull(buf, NULL, 10);
+}
+
+/* Give the plan's removes SEQNUMs of lost events; those left without one wait for a later pass. */
+static int place_removes(struct manager *m, uint64_t kernel)
+{
+        struct manager_resync *rs = m->resync;
+        _cleanup_free_ uint64_t *seq = NULL;
+        size_t n = rs->plan.n_remove, got;
+
+        if (n == 0)
+                return 0;
+        seq = calloc(n, sizeof(*seq));
+        if (!seq)
+                return -ENOMEM;
+        got = resync_pick_seqnums(&m->ledger, rs->seq_floor, kernel, seq, n);
+        for (size_t i = 0; i < got; i++)
+                rs->plan.op[i].seqnum = seq[i];
+        if (got > 0)
+                rs->seq_floor = seq[got - 1];
+        return 0;
+}
+
+static int pass_prepare(struct manager *m)
+{
+        struct manager_resync *rs = m->resync;
+        struct devset now;
+        uint64_t kernel;
+        int r;
+
+        rs->rootfd = sysfs_open_root(m->cfg.sysfs_root);
+        if (rs->rootfd < 0)
+                return rs->rootfd;
+        /* Read the kernel's SEQNUM, then everything queued for us: what lies between is lost
+         * (unless reading stopped again: then the socket may still hold some of it). */
+        kernel = kernel_seqnum(rs->rootfd);
+        manager_drain_input(m);
+        if (must_wait(m))
+                kernel = 0;
+        devset_init(&now, 0);
+        r = resync_scan(m->cfg.sysfs_root, &now);
+        if (r >= 0)
+                r = resync_plan_build(&rs->known, &now, still_there, rs, HP_RESYNC_WRITES_MAX, &rs->plan);
+        rs->n_sysfs = now.n;
+        devset_clear(&now);
+        if (r >= 0)
+                r = place_removes(m, kernel);
+        if (r >= 0)
+                r = new_uuid(rs->uuid);
+        return r;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        struct manager_resync *rs = m->resync;
+        int r;
+
+        if (rs->running || m->stopping || !m->cfg.resync)
+                return 0;
+        if (must_wait(m)) {
+                /* Start only once everything queued for us can be read. */
+                r = arm(m, &rs->timer, now_usec(CLOCK_MONOTONIC) + RESYNC_RETRY_USEC, on_timer,
+                        SD_EVENT_PRIORITY_NORMAL);
+                if (r < 0)
+                        log_error_errno(r, "cannot schedule a resync");
+                return 0;
+        }
+        rs->first_overflow = 0;
+        rs->overflow_during_pass = false;
+        rs->next = 0;
+        rs->changed = rs->added = rs->removed = rs->failed = rs->kept = rs->unplaced = 0;
+        rs->started = now_usec(CLOCK_MONOTONIC);
+        rs->running = true;
+        r = pass_prepare(m);
+        rs->busy = rs->longest = now_usec(CLOCK_MONOTONIC) - rs->started;
+        if (r >= 0)
+                r = arm(m, &rs->work, 0, on_work, SD_EVENT_PRIORITY_IDLE);
+        if (r < 0) {
+                log_error_errno(r, "resync after overflow failed to start");
+                pass_free(rs);
+                return 0;
+        }
+        log_debug("resync: %zu devices in sysfs, %zu known; %zu to remove, %zu to add, %zu to change, "
+                  "%zu skipped (SYNTH_UUID=%s)",
+                  rs->n_sysfs, rs->known.n, rs->plan.n_remove, rs->plan.n_add, rs->plan.n_change,
+                  rs->plan.skipped, rs->uuid);
+        return 0;
+}
+
+static void do_remove(struct manager *m, const struct resync_op *op)
+{
+        struct manager_resync *rs = m->resync;
+        struct log_fields f = { .seqnum = op->seqnum, .devpath = op->devpath, .duration_usec = -1 };
+        char buf[HP_UEVENT_MAX_SIZE];
+        int len, r;
+
+        if (op->seqnum == 0) {
+                rs->unplaced++; /* stays believed present: a later pass tries again */
+                return;
+        }
+        if (!devset_get(&rs->known, op->devpath) || still_there(op->devpath, rs)) {
+                rs->kept++; /* a real event got there first */
+                return;
+        }
+        len = resync_remove_datagram(op->devpath, op->subsystem, op->seqnum, rs->uuid, buf, sizeof(buf));
+        r = len < 0 ? len : manager_inject_synthetic(m, buf, (size_t)len);
+        if (r < 0) {
+                log_internal(LOG_WARNING, r, &f, "cannot synthesise remove");
+                return;
+        }
+        (void)devset_remove(&rs->known, op->devpath);
+        rs->removed++;
+}
+
+static void do_write(struct manager *m, const struct resync_op *op)
+{
+        struct manager_resync *rs = m->resync;
+        struct log_fields f = { .devpath = op->devpath, .action = resync_action_to_string(op->action),
+                                .duration_usec = -1 };
+        _cleanup_close_ int dfd = -1, fd = -1;
+        char line[64 + UUID_STRING_MAX];
+        int len = snprintf(line, sizeof(line), "%s %s " RESYNC_SYNTH_ARG,
+                           resync_action_to_string(op->action), rs->uuid);
+
+        if (m->cfg.dry_run) {
+                log_internal(LOG_INFO, 0, &f, "resync would write \"%s\" to the uevent file", line);
+        } else {
+                dfd = sysfs_open_dir(rs->rootfd, op->devpath);
+                fd = dfd < 0 ? dfd : openat(dfd, "uevent", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0 || write(fd, line, (size_t)len) != len) {
+                        log_internal(LOG_DEBUG, dfd < 0 ? dfd : -errno, &f,
+                                     "resync: cannot write the uevent file, skipped");
+                        rs->failed++;
+                        return;
+                }
+        }
+        if (op->action == RESYNC_ADD)
+                rs->added++;
+        else
+                rs->changed++;
+}
+
+static void pass_end(struct manager *m)
+{
+        struct manager_resync *rs = m->resync;
+        usec_t took = now_usec(CLOCK_MONOTONIC) - rs->started;
+
+        log_notice("resync after overflow: %zu changed, %zu added, %zu removed, %zu failed, %zu skipped, "
+                   "%zu left for later; %zu devices in sysfs; %.1f ms, %.1f ms of it working, longest turn "
+                   "%.1f ms (SYNTH_UUID=%s)",
+                   rs->changed, rs->added, rs->removed, rs->failed, rs->plan.skipped, rs->unplaced,
+                   rs->n_sysfs, (double)took / 1000.0, (double)rs->busy / 1000.0,
+                   (double)rs->longest / 1000.0, rs->uuid);
+        rs->stats.passes++;
+        rs->stats.changed += rs->changed;
+        rs->stats.added += rs->added;
+        rs->stats.removed += rs->removed;
+        rs->stats.failed += rs->failed;
+        rs->stats.skipped += rs->plan.skipped;
+        memcpy(rs->prev_uuid, rs->uuid, sizeof(rs->uuid));
+        pass_free(rs);
+        rs->last_end = now_usec(CLOCK_MONOTONIC);
+        if (rs->overflow_during_pass) {
+                /* Events were lost during this pass: go again, later each time this repeats. */
+                update_backoff(m, rs->last_end);
+                schedule_pass(m);
+        }
+}
+
+static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        struct manager_resync *rs = m->resync;
+        usec_t t0 = now_usec(CLOCK_MONOTONIC);
+        int r;
+
+        if (!rs->running)
+                return 0;
+        if (m->stopping) {
+                log_info("stopping: resync abandoned after %zu of %zu operations", rs->next, rs->plan.n);
+                pass_free(rs);
+                return 0;
+        }
+        for (unsigned k = 0; k < HP_RESYNC_BATCH && rs->next < rs->plan.n && !must_wait(m) &&
+                             now_usec(CLOCK_MONOTONIC) - t0 < HP_RESYNC_TURN_USEC;
+             k++) {
+                const struct resync_op *op = &rs->plan.op[rs->next++];
+
+                if (op->action == RESYNC_REMOVE) {
+                        do_remove(m, op);
+                        manager_dispatch(m);
+                } else {
+                        do_write(m, op);
+                        manager_drain_input(m); /* our event is in the buffer now: take it */
+                }
+                if (m->stopping || !rs->running)
+                        return 0;
+        }
+        t0 = now_usec(CLOCK_MONOTONIC) - t0;
+        rs->busy += t0;
+        rs->longest = MAX(rs->longest, t0);
+        if (rs->next >= rs->plan.n) {
+                pass_end(m);
+                return 0;
+        }
+        r = arm(m, &rs->work, must_wait(m) ? now_usec(CLOCK_MONOTONIC) + RESYNC_RETRY_USEC : 0, on_work,
+                SD_EVENT_PRIORITY_IDLE);
+        if (r < 0) {
+                log_error_errno(r, "resync abandoned");
+                pass_free(rs);
+        }
+        return 0;
+}

@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The manager: one sd-event loop driving the pipeline.
+ *
+ * Invariants:
+ *  - every event held is in the scheduler exactly once, from push until its
+ *    job finished (scheduler_done) or it was popped at shutdown; the manager
+ *    frees it right after;
+ *  - a running event has exactly one struct job (ev->owner_data), which owns
+ *    the child's pidfd source, its output pipe source and its timer;
+ *  - the netlink source is drained completely each time it is readable,
+ *    unless the scheduler is full: then reading is switched off until the
+ *    held count falls below three quarters of the bound, and the kernel's
+ *    socket buffer keeps the rest (an overflow there is counted as a gap);
+ *  - no code runs in signal handlers: signals arrive through signalfd.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "shared/envbuf.h"
+#include "shared/escape.h"
+#include "shared/log.h"
+#include "shared/macro.h"
+#include "loop/manager.h"
+#include "loop/manager-internal.h"
+#include "loop/manager-resync.h"
+#include "pipeline/spawner.h"
+#include "uevent/uevent.h"
+
+void manager_config_init(struct manager_config *cfg)
+{
+        *cfg = (struct manager_config){
+                .agent = HOTPLUGD_DEFAULT_AGENT,
+                .ordering = ORDERING_DEVPATH,
+                .source_fd = -1,
+                .trust = UEVENT_TRUST_KERNEL,
+                .replay_speed = 1.0,
+                .sysfs_root = "/sys",
+                .resync = true,
+        };
+        cfg->handlers.sysfs_root = "/sys";
+        cfg->handlers.handler_dir = HOTPLUGD_HANDLER_DIR; /* may be absent: then no external handlers */
+}
+
+static unsigned default_max_children(void)
+{
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+        if (cpus < 1)
+                cpus = 1;
+        return (unsigned)MIN(2 * cpus + 16, (long)HP_CHILDREN_MAX);
+}
+
+static uint64_t read_kernel_seqnum(const char *sysfs_root)
+{
+        char path[4096], buf[32];
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "%s/kernel/uevent_seqnum", sysfs_root);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        return strtoull(buf, NULL, 10);
+}
+
+/* ---- input --------------------------------------------------------------- */
+
+static bool ratelimit(usec_t *last, uint64_t *suppressed, uint64_t *ret_suppressed)
+{
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (*last != 0 && now - *last < HP_REJECT_LOG_INTERVAL_USEC) {
+                (*suppressed)++;
+                return false;
+        }
+        *last = now;
+        *ret_suppressed = *suppressed;
+        *suppressed = 0;
+        return true;
+}
+
+static void log_reject(struct manager *m, const char *data, size_t size, enum uevent_reject why)
+{
+        char esc[512];
+        uint64_t suppressed;
+
+        m->stats.rejected++;
+        if ((unsigned)why < ELEMENTSOF(m->stats.rejected_by_class))
+                m->stats.rejected_by_class[why]++;
+        if (!ratelimit(&m->reject_last_log[why], &m->reject_suppressed[why], &suppressed))
+                return;
+        escape_bytes(data, MIN(size, (size_t)160), esc, sizeof(esc));
+        log_warning("dropped invalid uevent (%s, %zu bytes): \"%s\"%s; %" PRIu64
+                    " more of this class suppressed since the last report",
+                    uevent_reject_to_string(why), size, esc, size > 160 ? "..." : "", suppressed);
+}
+
+static void log_source_drop(struct manager *m, int r)
+{
+        uint64_t suppressed;
+
+        m->stats.dropped_sender++;
+        if (!ratelimit(&m->drop_last_log, &m->drop_suppressed, &suppressed))
+                return;
+        log_warning("dropped datagram: %s (sender port %" PRIu32 ", uid %d); %" PRIu64 " more suppressed",
+                    uevent_source_drop_to_string(m->source->last_drop), m->source->last_pid,
+                    (int)m->source->last_uid, suppressed);
+        (void)r;
+}
+
+static void log_gap(const struct ledger_gap *gap)
+{
+        if (gap->first == gap->last)
+                log_warning("SEQNUM gap: %" PRIu64 " missing (%s)", gap->first, gap_class_to_string(gap->class));
+        else
+                log_warning("SEQNUM gap: %" PRIu64 "-%" PRIu64 " missing, %" PRIu64 " events (%s)", gap->first,
+                            gap->last, gap->last - gap->first + 1, gap_class_to_string(gap->class));
+}
+
+static void queue_view(struct manager *m, const struct uevent *view, const struct log_fields *f);
+
+/* One valid datagram through ledger and handlers into the scheduler. */
+void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real)
+{
+        uint16_t vars[HP_UEVENT_MAX_VARS];
+        struct uevent view;
+        struct ledger_gap gap;
+        struct log_fields f;
+        enum uevent_reject why;
+        enum ledger_verdict verdict;
+
+        if (uevent_parse(data, size, vars, &view, &why) < 0) {
+                log_reject(m, data, size, why);
+                return;
+        }
+        view.received = mono;
+        view.received_real = real;
+        fields_of(&view, &f);
+        if (m->takeover_check && !m->handover_restoring) {
+                m->takeover_check = false;
+                if (view.seqnum == m->takeover_last) {
+                        log_internal(LOG_INFO, 0, &f, "read again from the socket after the takeover; the "
+                                                      "handover journal had it, dropped");
+                        return;
+                }
+        }
+
+        verdict = ledger_account(&m->ledger, view.seqnum, &gap);
+        observe_received(m, &view, verdict, &gap);
+        switch (verdict) {
+        case LEDGER_DUPLICATE:
+                log_internal(LOG_NOTICE, 0, &f, "duplicate SEQNUM, dropped");
+                observe_dropped(m, &view, false);
+                return;
+        case LEDGER_GAP:
+                log_gap(&gap);
+                observe_gap(m, &gap);
+                break;
+        case LEDGER_LATE:
+                log_internal(LOG_NOTICE, 0, &f, "late SEQNUM (arrived after a higher one)");
+                break;
+        case LEDGER_NEXT:
+                break;
+        }
+        manager_resync_note(m, &view);
+        queue_view(m, &view, &f);
+}
+
+/* One line per variable the agent environment refuses (the event runs without it). */
+static void log_refused(const struct uevent *ev, const struct log_fields *f)
+{
+        const char *refused[SPAWN_ENV_MAX];
+        size_t n = spawn_env_refused(ev, refused, ELEMENTSOF(refused));
+
+        for (size_t i = 0; i < n; i++)
+                log_internal(LOG_WARNING, 0, f, "variable %.*s refused, not passed to the agent",
+                             (int)strcspn(refused[i], "="), refused[i]);
+}
+
+/* A parsed event (past the ledger) through the handler chain into the scheduler. */
+static void queue_view(struct manager *m, const struct uevent *view, const struct log_fields *f)
+{
+        struct uevent *ev;
+        struct envbuf env;
+        char name[HP_NAME_MAX];
+        int r;
+
+        envbuf_init(&env);
+        r = handler_chain_run(m->handlers, view, &env, name);
+        if (r == HANDLER_FILTERED) {
+                m->stats.filtered++;
+                log_internal(LOG_DEBUG, 0, f, "filtered by handler");
+                observe_dropped(m, view, true);
+                return;
+        }
+        if (r < 0) {
+                m->stats.aborted++;
+                log_internal(LOG_ERR, r, f, "handler environment exceeds %d bytes / %d variables, event aborted",
+                             HP_ENV_ADD_MAX_BYTES, HP_ENV_ADD_MAX_VARS);
+                observe_dropped(m, view, false);
+                return;
+        }
+        manager_resync_mark(m, view, &env);
+
+        r = uevent_dup(view, &env, name[0] ? name : NULL, &ev);
+        if (r < 0) {
+                m->stats.aborted++;
+                log_internal(LOG_ERR, r, f, "cannot queue event");
+                observe_dropped(m, view, false);
+                return;
+        }
+        log_refused(ev, f);
+        r = scheduler_push(m->scheduler, ev);
+        if (r < 0) {
+                /* Reading stops before the bound, so this is out of memory. */
+                m->stats.aborted++;
+                log_internal(LOG_ERR, r, f, "cannot queue event");
+                observe_dropped(m, view, false);
+                free(ev);
+                return;
+        }
+        m->stats.queued++;
+        observe_queued(m, ev);
+        if (m->recorder || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG)
+                observe_waiting(m, ev, scheduler_blocker(m->scheduler, ev));
+        if (scheduler_held(m->scheduler) > m->stats.peak_held)
+                m->stats.peak_held = scheduler_held(m->scheduler);
+        log_internal(LOG_DEBUG, 0, f, "queued");
+}
+
+int manager_inject_synthetic(struct manager *m, const char *data, size_t size)
+{
+        uint16_t vars[HP_UEVENT_MAX_VARS];
+        enum uevent_reject why;
+        struct log_fields f;
+        struct uevent view;
+
+        if (uevent_parse(data, size, vars, &view, &why) < 0)
+                return -EBADMSG;
+        view.received = now_usec(CLOCK_MONOTONIC);
+        view.received_real = now_usec(CLOCK_REALTIME);
+        fields_of(&view, &f);
+        log_internal(LOG_DEBUG, 0, &f, "synthesised event");
+        queue_view(m, &view, &f);
+        return 0;
+}
+
+int manager_inject(struct manager *m, const char *data, size_t size)
+{
+        if (size == 0 || size > HP_UEVENT_MAX_SIZE)
+                return -EINVAL;
+        manager_process_datagram(m, data, size, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME));
+        return 0;
+}
+
+static int on_source(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        manager_drain_input(userdata);
+        return 0;
+}
+
+void manager_drain_input(struct manager *m)
+{
+        const char *data;
+        size_t size;
+        int r;
+
+        /* Drain everything readable before running anything (no socket: replaying). */
+        while (m->source && !m->stopping) {
+                if (scheduler_held(m->scheduler) >= m->max_queue) {
+                        if (!m->source_paused)
+                                log_notice("%zu events held (the limit): reading paused until %zu",
+                                           scheduler_held(m->scheduler), m->resume_mark);
+                        m->source_paused = true;
+                        sd_event_source_set_enabled(m->source_io, SD_EVENT_OFF);
+                        break;
+                }
+                r = uevent_source_receive(m->source, &data, &size);
+                if (r == 0) {
+                        observe_input_drained(m);
+                        break;
+                }
+                if (r == -ENOBUFS) {
+                        ledger_note_overflow(&m->ledger);
+                        observe_overflow(m);
+                        manager_resync_overflow(m);
+                        log_warning("netlink receive buffer overflowed: the kernel dropped events");
+                        continue;
+                }
+                if (r == -EPERM || r == -EMSGSIZE) {
+                        log_source_drop(m, r);
+                        continue;
+                }
+                if (r < 0) {
+                        log_error_errno(r, "reading uevents failed");
+                        (void)sd_event_exit(m->event, r);
+                        return;
+                }
+                usec_t mono = now_usec(CLOCK_MONOTONIC), real = now_usec(CLOCK_REALTIME);
+
+                m->stats.received++;
+                observe_datagram(m, data, size, mono, real);
+                manager_process_datagram(m, data, size, mono, real);
+                /* Journalled (or dropped on purpose): only now may the socket forget it. */
+                r = uevent_source_consume(m->source);
+                if (r < 0) {
+                        log_error_errno(r, "reading uevents failed");
+                        (void)sd_event_exit(m->event, r);
+                        return;
+                }
+        }
+        manager_dispatch(m);
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+static int on_shutdown_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+
+        log_warning("%zu agent(s) still running at the shutdown deadline, killing them",
+                    scheduler_running(m->scheduler));
+        return sd_event_exit(m->event, 0);
+}
+
+void manager_maybe_exit(struct manager *m)
+{
+        if (m->stopping && scheduler_running(m->scheduler) == 0)
+                sd_event_exit(m->event, 0);
+        else if (manager_replay_finished(m) && scheduler_held(m->scheduler) == 0)
+                sd_event_exit(m->event, 0);
+}
+
+void manager_stop(struct manager *m)
+{
+        size_t dropped = 0;
+        struct uevent *ev;
+
+        if (m->stopping)
+                return;
+        m->stopping = true;
+        if (m->source_io)
+                sd_event_source_set_enabled(m->source_io, SD_EVENT_OFF);
+        while ((ev = scheduler_pop_queued(m->scheduler))) {
+                dropped++;
+                free(ev);
+        }
+        log_info("stopping: %zu queued event(s) not run, waiting up to %" PRIu64 "s for %zu running agent(s)",
+                 dropped, m->cfg.shutdown_grace_usec / USEC_PER_SEC, scheduler_running(m->scheduler));
+        observe_stopping(m);
+        if (scheduler_running(m->scheduler) > 0)
+                (void)sd_event_add_time_relative(m->event, &m->shutdown_timer, CLOCK_MONOTONIC,
+                                                 m->cfg.shutdown_grace_usec, USEC_PER_MSEC,
+                                                 on_shutdown_deadline, m);
+        manager_maybe_exit(m);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct manager *m = userdata;
+
+        log_info("received %s", strsignal((int)si->ssi_signo));
+        manager_stop(m);
+        return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        (void)manager_reload(userdata, NULL, 0);
+        return 0;
+}
+
+static int on_post(sd_event_source *s, void *userdata)
+{
+        manager_maybe_exit(userdata);
+        return 0;
+}
+
+static int manager_open_source(struct manager *m)
+{
+        int r;
+
+        if (m->cfg.source_fd >= 0) {
+                r = uevent_source_adopt(m->cfg.source_fd, m->cfg.trust, m->cfg.rcvbuf, &m->source);
+                if (r < 0)
+                        return log_error_errno(r, "cannot use uevent socket fd %d", m->cfg.source_fd);
+                m->cfg.source_fd = -1;
+        } else {
+                r = uevent_source_open(m->cfg.rcvbuf, &m->source);
+                if (r < 0)
+                        return log_error_errno(r, "cannot open the kernel uevent socket");
+        }
+        if (m->source->rcvbuf < m->cfg.rcvbuf)
+                log_warning("netlink receive buffer is %d bytes, not the %d requested", m->source->rcvbuf,
+                            m->cfg.rcvbuf);
+        return 0;
+}
+
+int manager_new(const struct manager_config *cfg, struct manager **ret)
+{
+        struct manager *m;
+        int r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->cfg = *cfg;
+        if (!m->cfg.max_children)
+                m->cfg.max_children = default_max_children();
+        if (!m->cfg.max_queue)
+                m->cfg.max_queue = HP_QUEUE_MAX_DEFAULT;
+        if (!m->cfg.timeout_usec)
+                m->cfg.timeout_usec = HP_TIMEOUT_DEFAULT_SEC * USEC_PER_SEC;
+        if (!m->cfg.kill_grace_usec)
+                m->cfg.kill_grace_usec = HP_KILL_GRACE_SEC * USEC_PER_SEC;
+        if (!m->cfg.shutdown_grace_usec)
+                m->cfg.shutdown_grace_usec = HP_SHUTDOWN_GRACE_SEC * USEC_PER_SEC;
+        if (!m->cfg.rcvbuf)
+                m->cfg.rcvbuf = HP_RCVBUF_DEFAULT;
+        if (!m->cfg.sysfs_root)
+                m->cfg.sysfs_root = "/sys";
+        m->max_queue = m->cfg.max_queue;
+        m->resume_mark = m->max_queue - m->max_queue / 4;
+
+        /* The manager enforces max_queue itself (it can change on reload). */
+        r = scheduler_new(m->cfg.ordering, m->cfg.max_children, HP_QUEUE_MAX_LIMIT, &m->scheduler);
+        if (r < 0)
+                goto fail;
+        r = handler_chain_new(&m->cfg.handlers, &m->handlers);
+        if (r < 0) {
+                log_error_errno(r, "cannot set up handlers");
+                goto fail;
+        }
+
+        r = sd_event_new(&m->event);
+        if (r < 0)
+                goto fail;
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGCHLD);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        if ((r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m)) < 0 ||
+            (r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m)) < 0 ||
+            (r = sd_event_add_post(m->event, NULL, on_post, m)) < 0)
+                goto fail;
+        if ((r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m)) < 0)
+                goto fail;
+        (void)sd_event_set_watchdog(m->event, true);
+
+        if (m->cfg.replay_path) {
+                /* Replay: the recording is the only source; no kernel baseline. */
+                ledger_init(&m->ledger, 0);
+                r = manager_replay_open(m);
+                if (r < 0)
+                        goto fail;
+        } else {
+                r = manager_open_source(m);
+                if (r < 0)
+                        goto fail;
+                /* Baseline after the socket is live: nothing between can be missed. */
+                ledger_init(&m->ledger, read_kernel_seqnum(m->cfg.sysfs_root));
+
+                r = sd_event_add_io(m->event, &m->source_io, m->source->fd, EPOLLIN, on_source, m);
+                if (r < 0)
+                        goto fail;
+        }
+        r = manager_observe_open(m);
+        if (r < 0)
+                goto fail;
+        r = manager_resync_open(m);
+        if (r < 0)
+                goto fail;
+
+        *ret = m;
+        return 0;
+fail:
+        if (m->cfg.source_fd >= 0)
+                safe_close(m->cfg.source_fd);
+        manager_free(m);
+        return r;
+}
+
+struct manager *manager_free(struct manager *m)
+{
+        struct uevent *ev;
+
+        if (!m)
+                return NULL;
+        manager_kill_running(m);
+        manager_replay_close(m);
+        manager_resync_close(m);
+        manager_observe_close(m);
+        sd_event_source_disable_unref(m->shutdown_timer);
+        sd_event_source_disable_unref(m->source_io);
+        if (m->scheduler) {
+                while ((ev = scheduler_pop_queued(m->scheduler)))
+                        free(ev);
+        }
+        m->source = uevent_source_free(m->source);
+        m->handlers = handler_chain_free(m->handlers);
+        sd_event_unref(m->event);
+        scheduler_free(m->scheduler);
+        free(m->owned_agent);
+        free(m->owned_hotplug_d);
+        free(m->owned_handler_dir);
+        free(m->owned_sysfs);
+        free(m);
+        return NULL;
+}
+
+/* Replace *owned with a copy of @s (NULL allowed); *ret points at the copy. */
+static int replace_string(char **owned, const char *s, const char **ret)
+{
+        char *copy = NULL;
+
+        if (s && !(copy = strdup(s)))
+                return -ENOMEM;
+        free(*owned);
+        *owned = copy;
+        *ret = copy;
+        return 0;
+}
+
+int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
+{
+        struct manager_config n = m->cfg;
+        struct handler_chain *chain = NULL;
+        char *agent = NULL, *hd = NULL, *hdir = NULL, *sysfs = NULL;
+        int r;
+
+        n.ordering = cfg->ordering;
+        n.max_children = cfg->max_children ? cfg->max_children : default_max_children();
+        n.max_queue = cfg->max_queue ? cfg->max_queue : HP_QUEUE_MAX_DEFAULT;
+        n.timeout_usec = cfg->timeout_usec ? cfg->timeout_usec : HP_TIMEOUT_DEFAULT_SEC * USEC_PER_SEC;
+        n.kill_grace_usec = cfg->kill_grace_usec ? cfg->kill_grace_usec : HP_KILL_GRACE_SEC * USEC_PER_SEC;
+        n.handlers = cfg->handlers;
+        n.resync = cfg->resync;
+
+        /* Build everything that can fail first; commit only when all succeeded. */
+        r = replace_string(&agent, cfg->agent, &n.agent);
+        if (r >= 0)
+                r = replace_string(&hd, cfg->hotplug_d, &n.hotplug_d);
+        if (r >= 0)
+                r = replace_string(&hdir, cfg->handlers.handler_dir, &n.handlers.handler_dir);
+        if (r >= 0)
+                r = replace_string(&sysfs, cfg->handlers.sysfs_root, &n.handlers.sysfs_root);
+        if (r >= 0)
+                r = handler_chain_new(&n.handlers, &chain);
+        if (r < 0) {
+                free(agent);
+                free(hd);
+                free(hdir);
+                free(sysfs);
+                return r;
+        }
+
+        handler_chain_free(m->handlers);
+        m->handlers = chain;
+        free(m->owned_agent);
+        free(m->owned_hotplug_d);
+        free(m->owned_handler_dir);
+        free(m->owned_sysfs);
+        m->owned_agent = agent;
+        m->owned_hotplug_d = hd;
+        m->owned_handler_dir = hdir;
+        m->owned_sysfs = sysfs;
+        m->cfg = n;
+        m->max_queue = n.max_queue;
+        m->resume_mark = m->max_queue - m->max_queue / 4;
+        m->agent_missing_reported = false;
+        scheduler_set_mode(m->scheduler, n.ordering, n.max_children);
+        if (m->source_paused && scheduler_held(m->scheduler) <= m->resume_mark && !m->stopping) {
+                m->source_paused = false;
+                if (m->source_io)
+                        sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
+        }
+        manager_dispatch(m);
+        return 0;
+}
+
+void manager_set_reload(struct manager *m, manager_reload_fn fn, void *userdata)
+{
+        m->reload = fn;
+        m->reload_userdata = userdata;
+}
+
+int manager_reload(struct manager *m, char *err, size_t err_size)
+{
+        char buf[1024] = "";
+        int r;
+
+        if (!m->reload) {
+                snprintf(err ? err : buf, err ? err_size : sizeof(buf), "reloading is not supported here");
+                return -EOPNOTSUPP;
+        }
+        r = m->reload(m, m->reload_userdata, buf, sizeof(buf));
+        if (r < 0)
+                log_error("reload failed, keeping the running configuration: %s",
+                          buf[0] ? buf : strerror(-r));
+        else
+                log_info("configuration reloaded: agent %s, ordering %s, max %u children, %zu events held",
+                         m->cfg.hotplug_d ? m->cfg.hotplug_d : m->cfg.agent, ordering_to_string(m->cfg.ordering),
+                         m->cfg.max_children, scheduler_held(m->scheduler));
+        if (err && err_size)
+                snprintf(err, err_size, "%s", buf);
+        return r;
+}
+
+
+int manager_run(struct manager *m)
+{
+        int r;
+
+        log_info("listening: agent %s, ordering %s, max %u children, queue limit %zu, ledger baseline %" PRIu64,
+                 m->cfg.hotplug_d ? m->cfg.hotplug_d : m->cfg.agent, ordering_to_string(m->cfg.ordering),
+                 m->cfg.max_children, m->max_queue, m->ledger.baseline);
+        if (!m->cfg.hotplug_d && !m->cfg.dry_run && access(m->cfg.agent, X_OK) < 0)
+                log_warning_errno(errno, "agent %s is not executable now", m->cfg.agent);
+        r = sd_event_loop(m->event);
+        manager_kill_running(m);
+        log_info("stopped: %" PRIu64 " events processed, %" PRIu64 " agents started, %" PRIu64 " failed, "
+                 "%" PRIu64 " gaps, %" PRIu64 " duplicates, %" PRIu64 " overflows, peak queue %" PRIu64,
+                 m->ledger.processed, m->stats.started, m->stats.failed, m->ledger.gaps, m->ledger.duplicates,
+                 m->ledger.overflows, m->stats.peak_held);
+        return r;
+}
+
+const struct ledger *manager_ledger(const struct manager *m)
+{
+        return &m->ledger;
+}
+
+const struct manager_stats *manager_stats(const struct manager *m)
+{
+        return &m->stats;
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The manager owns the event loop (sd-event) and the pipeline:
+ *   source -> parse -> ledger -> handler chain -> scheduler -> jobs (agents)
+ * It is the one place that logs per-event lines.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pipeline/handlers.h"
+#include "pipeline/ledger.h"
+#include "uevent/netlink.h"
+#include "pipeline/scheduler.h"
+#include "shared/time-util.h"
+
+struct manager;
+struct uevent;
+
+struct manager_config {
+        const char *agent;          /* program run per event (single-agent mode) */
+        const char *hotplug_d;      /* multiplexer directory; overrides agent when set */
+        enum ordering ordering;
+        unsigned max_children;      /* 0: default min(2 * CPUs + 16, HP_CHILDREN_MAX) */
+        size_t max_queue;           /* events held at most; 0: HP_QUEUE_MAX_DEFAULT */
+        usec_t timeout_usec;        /* agent run time before SIGTERM; 0: HP_TIMEOUT_DEFAULT_SEC */
+        usec_t kill_grace_usec;     /* SIGTERM to SIGKILL; 0: HP_KILL_GRACE_SEC */
+        usec_t shutdown_grace_usec; /* how long running agents may finish at exit; 0: default */
+        bool dry_run;               /* log what would run, run nothing */
+        int rcvbuf;                 /* 0: HP_RCVBUF_DEFAULT */
+        int source_fd;              /* socket handed over (consumed); -1: open our own */
+        enum uevent_trust trust;    /* policy for source_fd */
+        const char *sysfs_root;     /* NULL: "/sys" */
+        struct handler_config handlers;
+        const char *control_path;   /* control socket; NULL: HOTPLUGD_RUNDIR "/control"; "" : none */
+        const char *record_path;    /* append every datagram and agent run to this recording */
+        const char *replay_path;    /* read datagrams from this recording instead of the kernel */
+        double replay_speed;        /* 1: recorded pace; 0: as fast as possible */
+        unsigned rebroadcast_group; /* re-send processed events on this netlink group; 0: off */
+        bool resync;                /* resync after a receive-buffer overflow (default on) */
+};
+
+void manager_config_init(struct manager_config *cfg);
+
+/* Pause/resume starting agents (events keep queueing). */
+void manager_pause(struct manager *m);
+void manager_resume(struct manager *m);
+
+/* Counters for status output and tests. */
+struct manager_stats {
+        uint64_t received;     /* datagrams the source accepted */
+        uint64_t rejected;     /* failed validation */
+        uint64_t rejected_by_class[32];
+        uint64_t dropped_sender;  /* dropped by the source's trust policy or truncated */
+        uint64_t filtered;     /* a handler's filter() said no */
+        uint64_t aborted;      /* environment overflow or out of memory */
+        uint64_t queued;       /* accepted into the scheduler */
+        uint64_t started;      /* agent processes started */
+        uint64_t finished;     /* events whose job completed */
+        uint64_t failed;       /* jobs with a non-zero exit, signal, timeout or exec failure */
+        uint64_t timeouts;
+        uint64_t taken_over;   /* events run again from the previous instance's handover journal */
+        uint64_t reruns;       /* of them, events whose agent that instance had started */
+        uint64_t peak_held;    /* most events held (queued + running) at once */
+};
+
+/**
+ * manager_new() - set up the pipeline and the event loop.
+ * @cfg: configuration (borrowed for the call; strings must outlive the manager)
+ * @ret: the manager, owned by the caller
+ * Return: 0 or negative errno (logged).
+ */
+int manager_new(const struct manager_config *cfg, struct manager **ret);
+struct manager *manager_free(struct manager *m);
+
+/**
+ * manager_run() - run until SIGTERM/SIGINT or a fatal error.
+ * Return: 0 on an orderly stop, negative errno on failure.
+ */
+int manager_run(struct manager *m);
+
+/**
+ * manager_reconfigure() - apply a new configuration without losing queued events.
+ * @m: manager
+ * @cfg: the new configuration (borrowed; strings are copied)
+ *
+ * Applies agent / hotplug-d, ordering, max-children, max-queue, timeout,
+ * kill-grace, resync and the handler settings (the handler chain is rebuilt; if that
+ * fails the old chain is kept).  Queued and running events keep their
+ * places; running agents keep their old timeout.  The source, dry-run and
+ * rcvbuf settings are not changed by a reload.
+ * Return: 0, or negative errno with nothing changed.
+ */
+int manager_reconfigure(struct manager *m, const struct manager_config *cfg);
+
+/*
+ * Reload callback (SIGHUP, `hotplugctl reload`): re-reads the configuration
+ * and calls manager_reconfigure().  On failure it writes the reason (e.g.
+ * "FILE:LINE: reason") into @err and returns negative errno; the running
+ * configuration stays.
+ */
+typedef int (*manager_reload_fn)(struct manager *m, void *userdata, char *err, size_t err_size);
+void manager_set_reload(struct manager *m, manager_reload_fn fn, void *userdata);
+
+/**
+ * manager_reload() - run the reload callback and log the outcome.
+ * Return: 0 or negative errno; @err (may be NULL) receives the reason.
+ */
+int manager_reload(struct manager *m, char *err, size_t err_size);
+
+/* Ask the loop to stop as on SIGTERM (for embedding and tests). */
+void manager_stop(struct manager *m);
+
+/**
+ * manager_inject() - run one datagram through the pipeline as if just read.
+ * @m: manager
+ * @data: the datagram (borrowed for the call; the event keeps its own copy)
+ * @size: its size, 1..HP_UEVENT_MAX_SIZE
+ *
+ * The datagram is validated and accounted by the ledger like any other;
+ * agents start at the next dispatch (manager_dispatch() or the loop).
+ * Return: 0 (the outcome is logged), or -EINVAL for an impossible size.
+ */
+int manager_inject(struct manager *m, const char *data, size_t size);
+
+/**
+ * manager_handover() - keep the held events in a journal that outlives the process.
+ * @m: manager, not yet running
+ * @fd: the journal a previous instance left (a memfd, consumed), or -1 for a new one
+ *
+ * With a previous journal the ledger continues after its highest SEQNUM
+ * and every event it still held is run again, lowest SEQNUM first, before
+ * the socket is read.  The caller hands manager_handover_fd() to whoever
+ * keeps it across a restart (the service manager's fd store).
+ * Return: 0, or negative errno (logged) and the manager runs without one.
+ */
+int manager_handover(struct manager *m, int fd);
+
+/* The journal's memfd (borrowed), or -1 without one. */
+int manager_handover_fd(const struct manager *m);
+
+/* The uevent socket (borrowed). */
+int manager_source_fd(const struct manager *m);
+
+/*
+ * Service status: @fn gets a one-line summary (queue and ledger figures) at
+ * most once a second while events come and go, and once more with
+ * @stopping set when the manager starts to stop.
+ */
+typedef void (*manager_status_fn)(struct manager *m, const char *status, bool stopping, void *userdata);
+void manager_set_status(struct manager *m, manager_status_fn fn, void *userdata);
+
+const struct ledger *manager_ledger(const struct manager *m);
+const struct manager_stats *manager_stats(const struct manager *m);

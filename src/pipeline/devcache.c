@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DEVPATH-keyed cache of learnt legacy variables (see devcache.h).
+ *
+ * Layout: one array of fixed-size slots, a power-of-two bucket array of
+ * slot indices chained through slot->next, and an LRU list through
+ * prev/lru_next.  Invariants: a slot is either on the free list or in
+ * exactly one bucket chain and on the LRU list; slot->buf holds the
+ * devpath (NUL-terminated) followed by data_size bytes of packed entries.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline/devcache.h"
+#include "shared/macro.h"
+#include "uevent/uevent.h"
+
+#define NIL UINT32_MAX
+
+struct slot {
+        uint32_t hash;
+        uint32_t next;               /* bucket chain, or free list */
+        uint32_t prev, lru_next;     /* LRU list (head = most recent) */
+        uint16_t devpath_len;
+        uint16_t data_size;
+        char buf[HP_DEVCACHE_SLOT_BYTES];
+};
+
+struct devcache {
+        struct slot *slots;
+        uint32_t *buckets;
+        uint32_t capacity, mask, used;
+        uint32_t free_head, lru_head, lru_tail;
+        struct devcache_stats stats;
+};
+
+static uint32_t hash_str(const char *s, size_t *len)
+{
+        uint32_t h = 2166136261u;
+        const char *p = s;
+
+        for (; *p; p++)
+                h = (h ^ (unsigned char)*p) * 16777619u;
+        *len = (size_t)(p - s);
+        return h;
+}
+
+int devcache_new(size_t capacity, struct devcache **ret)
+{
+        _cleanup_free_ struct devcache *c = NULL;
+        uint32_t nb = 1;
+
+        if (capacity == 0)
+                capacity = HP_DEVCACHE_DEFAULT;
+        capacity = MIN(capacity, (size_t)HP_DEVCACHE_MAX);
+        while (nb < capacity)
+                nb <<= 1;
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->slots = calloc(capacity, sizeof(struct slot));
+        c->buckets = malloc(nb * sizeof(uint32_t));
+        if (!c->slots || !c->buckets) {
+                free(c->slots);
+                free(c->buckets);
+                return -ENOMEM;
+        }
+        for (uint32_t i = 0; i < nb; i++)
+                c->buckets[i] = NIL;
+        for (uint32_t i = 0; i < capacity; i++)
+                c->slots[i].next = i + 1 < capacity ? i + 1 : NIL;
+        c->capacity = (uint32_t)capacity;
+        c->mask = nb - 1;
+        c->free_head = 0;
+        c->lru_head = c->lru_tail = NIL;
+        c->stats.capacity = capacity;
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+struct devcache *devcache_free(struct devcache *c)
+{
+        if (c) {
+                free(c->slots);
+                free(c->buckets);
+                free(c);
+        }
+        return NULL;
+}
+
+static void lru_unlink(struct devcache *c, uint32_t i)
+{
+        struct slot *s = &c->slots[i];
+
+        if (s->prev != NIL)
+                c->slots[s->prev].lru_next = s->lru_next;
+        else
+                c->lru_head = s->lru_next;
+        if (s->lru_next != NIL)
+                c->slots[s->lru_next].prev = s->prev;
+        else
+                c->lru_tail = s->prev;
+}
+
+static void lru_push_front(struct devcache *c, uint32_t i)
+{
+        struct slot *s = &c->slots[i];
+
+        s->prev = NIL;
+        s->lru_next = c->lru_head;
+        if (c->lru_head != NIL)
+                c->slots[c->lru_head].prev = i;
+        c->lru_head = i;
+        if (c->lru_tail == NIL)
+                c->lru_tail = i;
+}
+
+static uint32_t find(const struct devcache *c, const char *devpath, size_t len, uint32_t h)
+{
+        for (uint32_t i = c->buckets[h & c->mask]; i != NIL; i = c->slots[i].next) {
+                const struct slot *s = &c->slots[i];
+                if (s->hash == h && s->devpath_len == len && memcmp(s->buf, devpath, len) == 0)
+                        return i;
+        }
+        return NIL;
+}
+
+/* Take slot @i out of its bucket and the LRU list and put it on the free list. */
+static void release(struct devcache *c, uint32_t i)
+{
+        uint32_t *pp = &c->buckets[c->slots[i].hash & c->mask];
+
+        while (*pp != i)
+                pp = &c->slots[*pp].next;
+        *pp = c->slots[i].next;
+        lru_unlink(c, i);
+        c->slots[i].next = c->free_head;
+        c->free_head = i;
+        c->used--;
+}
+
+int devcache_get(struct devcache *c, const char *devpath, const char **data, size_t *size)
+{
+        size_t len;
+        uint32_t h = hash_str(devpath, &len), i = find(c, devpath, len, h);
+
+        if (i == NIL) {
+                c->stats.misses++;
+                return 0;
+        }
+        c->stats.hits++;
+        if (c->lru_head != i) {
+                lru_unlink(c, i);
+                lru_push_front(c, i);
+        }
+        *data = c->slots[i].buf + c->slots[i].devpath_len + 1;
+        *size = c->slots[i].data_size;
+        return 1;
+}
+
+int devcache_put(struct devcache *c, const char *devpath, const char *data, size_t size)
+{
+        size_t len;
+        uint32_t h = hash_str(devpath, &len), i = find(c, devpath, len, h);
+        struct slot *s;
+
+        if (i != NIL)
+                release(c, i);
+        if (len + 1 + size > HP_DEVCACHE_SLOT_BYTES) {
+                c->stats.too_big++;
+                return -E2BIG;
+        }
+        if (c->free_head == NIL) {
+                release(c, c->lru_tail);
+                c->stats.evictions++;
+        }
+        i = c->free_head;
+        s = &c->slots[i];
+        c->free_head = s->next;
+        s->hash = h;
+        s->devpath_len = (uint16_t)len;
+        s->data_size = (uint16_t)size;
+        memcpy(s->buf, devpath, len + 1);
+        if (size)
+                memcpy(s->buf + len + 1, data, size);
+        s->next = c->buckets[h & c->mask];
+        c->buckets[h & c->mask] = i;
+        lru_push_front(c, i);
+        c->used++;
+        c->stats.stores++;
+        return 0;
+}
+
+void devcache_drop(struct devcache *c, const char *devpath)
+{
+        size_t len;
+        uint32_t h = hash_str(devpath, &len), i = find(c, devpath, len, h);
+
+        if (i != NIL)
+                release(c, i);
+}
+
+void devcache_drop_tree(struct devcache *c, const char *devpath)
+{
+        size_t len = strlen(devpath);
+
+        for (uint32_t i = c->lru_head; i != NIL;) {
+                const struct slot *s = &c->slots[i];
+                uint32_t next = s->lru_next;
+                if (devpath_is_prefix(devpath, len, s->buf, s->devpath_len))
+                        release(c, i);
+                i = next;
+        }
+}
+
+void devcache_get_stats(const struct devcache *c, struct devcache_stats *ret)
+{
+        *ret = c->stats;
+        ret->used = c->used;
+}
+
+const char *packed_get(const char *data, size_t size, const char *key)
+{
+        size_t klen = strlen(key);
+
+        for (size_t o = 0; o < size;) {
+                const char *e = data + o;
+                size_t l = strlen(e);
+                if (l > klen && e[klen] == '=' && memcmp(e, key, klen) == 0)
+                        return e + klen + 1;
+                o += l + 1;
+        }
+        return NULL;
+}

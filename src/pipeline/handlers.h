@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The handler chain: kset-ops semantics (filter, name, add_env) applied to
+ * each event before it is queued.  Built-in handlers come from a static
+ * table; external ones are loaded from the handler directory (see
+ * include/hotplugd/handler.h for the ABI).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "shared/bounds.h"
+#include "shared/macro.h"
+
+struct uevent;
+struct envbuf;
+struct handler_chain;
+
+struct handler_config {
+        const char *sysfs_root;   /* "/sys" unless testing */
+        const char *handler_dir;  /* external *.so handlers, NULL: none */
+        bool pass_all;            /* --all: no handler may filter an event out */
+        bool input_strip_quotes;  /* input: NAME/PHYS without quotes (2.6.14 compat) */
+        /* Per-subsystem filter rules on top of the defaults, see filter-policy.h
+         * ("queues=drop,scsi=keep"); NULL: defaults only. */
+        const char *filter_policy;
+        bool firmware_loader;     /* built-in firmware loader (off by default) */
+        const char *firmware_path;/* ':'-separated search path; NULL: HP_FIRMWARE_PATH_DEFAULT */
+        size_t cache_size;        /* DEVPATH cache entries; 0: HP_DEVCACHE_DEFAULT */
+};
+
+#define HP_FIRMWARE_PATH_DEFAULT "/lib/firmware/updates:/lib/firmware"
+
+enum handler_verdict {
+        HANDLER_RUN = 1,     /* keep the event: run the agent */
+        HANDLER_FILTERED = 0 /* a filter() dropped it */
+};
+
+/**
+ * handler_chain_new() - build the chain (built-ins, then external handlers).
+ * @cfg: configuration (borrowed for the call; strings copied)
+ * @ret: the chain, owned by the caller
+ * Return: 0 or negative errno.  A broken external handler is logged and
+ * skipped, never an error here.
+ */
+int handler_chain_new(const struct handler_config *cfg, struct handler_chain **ret);
+struct handler_chain *handler_chain_free(struct handler_chain *c);
+DEFINE_FREEP(struct handler_chain, handler_chain_free)
+
+/**
+ * handler_chain_run() - apply the chain to one event.
+ * @c: chain
+ * @ev: the parsed event (borrowed, const)
+ * @env: receives the additions (borrowed; initialised by the caller)
+ * @name: receives argv[1] (HP_NAME_MAX bytes); left empty for "SUBSYSTEM"
+ *
+ * A handler whose hook returns an error other than -ENOMEM is disabled
+ * (with one log line) and the event goes on without it: a valid event is
+ * never lost to a broken handler.
+ *
+ * Return: HANDLER_RUN, HANDLER_FILTERED, or -ENOMEM when a handler
+ * overflowed the environment bound (the caller aborts this event only).
+ */
+int handler_chain_run(struct handler_chain *c, const struct uevent *ev, struct envbuf *env,
+                      char name[HP_NAME_MAX]);
+
+/* Who decided what, for hotplugctl test (all borrowed from the chain). */
+struct handler_trace {
+        const char *filtered_by;  /* handler id, "policy" or "pass-all"; NULL: kept by default */
+        const char *named_by;     /* handler id whose name() set argv[1], or NULL */
+        int from_cache;           /* legacy variables came from the DEVPATH cache */
+};
+
+/* handler_chain_run() that also fills @trace (may be NULL). */
+int handler_chain_run_traced(struct handler_chain *c, const struct uevent *ev, struct envbuf *env,
+                             char name[HP_NAME_MAX], struct handler_trace *trace);
+
+struct handler_info {
+        const char *id;       /* borrowed from the chain */
+        const char *file;     /* shared object path, NULL for a built-in */
+        bool builtin;
+        bool disabled;        /* init failed or a hook returned an error */
+};
+
+/* Number of handlers (built-in and loaded) and the description of handler @i. */
+size_t handler_chain_count(const struct handler_chain *c);
+int handler_chain_info(const struct handler_chain *c, size_t i, struct handler_info *ret);

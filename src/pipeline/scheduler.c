@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The dependency scheduler (see scheduler.h for the rule).
+ *
+ * Every held event has an item (ev->sched_data) in one of three states:
+ *  - BLOCKED: queued, and parked on the waiter list of one earlier related
+ *    held item (its "blocker"); it is looked at again only when that one
+ *    leaves.  It parks on a late blocker, usually its predecessor on the same
+ *    path, so a chain of events on one device wakes one event per finish.
+ *  - READY: queued, in the ready heap; when it was placed there no earlier
+ *    held item was related to it.  Only a late push (lower SEQNUM than one
+ *    already pushed) can change that; it bumps the epoch, and READY items of
+ *    an older epoch are checked again before they start.
+ *  - RUNNING: on the running list.
+ * All queued items are also in the queue heap (by SEQNUM), which serves
+ * ordering=strict and =none and scheduler_pop_queued().  These structures do
+ * not depend on the mode, so the mode can change at any time.
+ *
+ * Earlier related held items are found through the path index
+ * (pathindex.h) in O(path depth + log paths), never by a scan of the queue.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/macro.h"
+#include "pipeline/pathindex.h"
+#include "pipeline/scheduler.h"
+#include "uevent/uevent.h"
+
+enum item_state {
+        ITEM_BLOCKED,
+        ITEM_READY,
+        ITEM_RUNNING,
+};
+
+enum { HEAP_QUEUED, HEAP_READY, _HEAP_MAX };
+
+struct item {
+        struct uevent *ev;
+        struct item *blocker;       /* BLOCKED: the item it waits for */
+        struct item *waiters;       /* items parked on this one */
+        struct item *wprev, *wnext; /* in blocker->waiters, or (RUNNING) in s->running */
+        uint32_t hidx[_HEAP_MAX];   /* position in each heap */
+        uint32_t epoch;             /* READY: s->epoch when it became ready */
+        uint8_t state;
+        bool has_old;
+        struct pi_entry d;          /* by DEVPATH; d.seq is the SEQNUM */
+        struct pi_entry o[];        /* by DEVPATH_OLD: allocated only if has_old */
+};
+
+/*
+ * A 4-ary min-heap of items by SEQNUM, the SEQNUM copied into the slot so
+ * that sifting reads one cache line per level; each item knows its slot.
+ */
+struct slot {
+        uint64_t seq;
+        struct item *it;
+};
+
+struct heap {
+        struct slot *v;
+        size_t n, cap;
+        int which;
+};
+
+struct scheduler {
+        enum ordering mode;
+        unsigned max_running;
+        size_t max_held;
+        size_t n_running;
+        uint64_t max_seq;
+        uint32_t epoch;
+        bool pushed;
+        uint64_t rechecks;
+        struct heap heap[_HEAP_MAX];
+        struct item *running;
+        struct pathindex index;
+};
+
+const char *ordering_to_string(enum ordering o)
+{
+        switch (o) {
+        case ORDERING_DEVPATH:
+                return "devpath";
+        case ORDERING_STRICT:
+                return "strict";
+        case ORDERING_NONE:
+                return "none";
+        default:
+                return NULL;
+        }
+}
+
+int ordering_from_string(const char *s)
+{
+        for (int o = 0; o < _ORDERING_MAX; o++)
+                if (strcmp(s, ordering_to_string((enum ordering)o)) == 0)
+                        return o;
+        return -EINVAL;
+}
+
+/* ---- heaps --------------------------------------------------------------- */
+
+#define HEAP_ARITY 4
+
+static inline uint64_t seq_of(const struct item *it)
+{
+        return it->d.seq;
+}
+
+static void heap_set(struct heap *h, size_t i, struct slot x)
+{
+        h->v[i] = x;
+        x.it->hidx[h->which] = (uint32_t)i;
+}
+
+static void heap_sift_up(struct heap *h, size_t i, struct slot x)
+{
+        while (i > 0 && h->v[(i - 1) / HEAP_ARITY].seq > x.seq) {
+                heap_set(h, i, h->v[(i - 1) / HEAP_ARITY]);
+                i = (i - 1) / HEAP_ARITY;
+        }
+        heap_set(h, i, x);
+}
+
+static void heap_sift_down(struct heap *h, size_t i, struct slot x)
+{
+        for (;;) {
+                size_t c = HEAP_ARITY * i + 1, end = MIN(c + HEAP_ARITY, h->n), best = c;
+                if (c >= h->n)
+                        break;
+                for (size_t j = c + 1; j < end; j++)
+                        if (h->v[j].seq < h->v[best].seq)
+                                best = j;
+                if (h->v[best].seq >= x.seq)
+                        break;
+                heap_set(h, i, h->v[best]);
+                i = best;
+        }
+        heap_set(h, i, x);
+}
+
+static int heap_reserve(struct heap *h, size_t n)
+{
+        struct slot *v;
+        size_t cap;
+
+        if (n <= h->cap)
+                return 0;
+        if (n > UINT32_MAX)
+                return -ENOMEM;
+        cap = MAX(n, h->cap ? h->cap * 2 : 64);
+        v = realloc(h->v, cap * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        h->v = v;
+        h->cap = cap;
+        return 0;
+}
+
+/* Room must have been reserved. */
+static void heap_push(struct heap *h, struct item *it)
+{
+        heap_sift_up(h, h->n++, (struct slot){ .seq = seq_of(it), .it = it });
+}
+
+static void heap_remove(struct heap *h, struct item *it)
+{
+        size_t i = it->hidx[h->which];
+        struct slot last = h->v[--h->n];
+
+        if (last.it == it)
+                return;
+        if (i > 0 && h->v[(i - 1) / HEAP_ARITY].seq > last.seq)
+                heap_sift_up(h, i, last);
+        else
+                heap_sift_down(h, i, last);
+}
+
+static struct item *heap_top(const struct heap *h)
+{
+        return h->n > 0 ? h->v[0].it : NULL;
+}
+
+/* ---- lists --------------------------------------------------------------- */
+
+static void list_add(struct item **head, struct item *it)
+{
+        it->wprev = NULL;
+        it->wnext = *head;
+        if (*head)
+                (*head)->wprev = it;
+        *head = it;
+}
+
+static void list_del(struct item **head, struct item *it)
+{
+        if (it->wprev)
+                it->wprev->wnext = it->wnext;
+        else
+                *head = it->wnext;
+        if (it->wnext)
+                it->wnext->wprev = it->wprev;
+        it->wprev = it->wnext = NULL;
+}
+
+/* ---- dependencies -------------------------------------------------------- */
+
+static struct item *item_of(const struct pi_entry *e)
+{
+        size_t off = e->kind == PI_DEVPATH ? offsetof(struct item, d) : offsetof(struct item, o);
+        return (struct item *)((const char *)e - off);
+}
+
+static void find_earlier_related(const struct scheduler *s, const struct item *it, struct pi_hits *hits)
+{
+        *hits = (struct pi_hits){ .earliest.e = NULL };
+        pathindex_related(&s->index, &it->d, hits);
+        if (it->has_old)
+                pathindex_related(&s->index, &it->o[0], hits);
+}
+
+/* Put a queued, detached item where it belongs: parked on a blocker, or ready. */
+static void settle(struct scheduler *s, struct item *it)
+{
+        struct pi_hits hits;
+
+        find_earlier_related(s, it, &hits);
+        if (hits.wait_on.e) {
+                it->state = ITEM_BLOCKED;
+                it->blocker = item_of(hits.wait_on.e);
+                list_add(&it->blocker->waiters, it);
+        } else {
+                it->state = ITEM_READY;
+                it->epoch = s->epoch;
+                heap_push(&s->heap[HEAP_READY], it);
+        }
+}
+
+/* Take a queued item out of the ready heap or its blocker's waiter list. */
+static void detach(struct scheduler *s, struct item *it)
+{
+        if (it->state == ITEM_READY) {
+                heap_remove(&s->heap[HEAP_READY], it);
+        } else if (it->state == ITEM_BLOCKED) {
+                list_del(&it->blocker->waiters, it);
+                it->blocker = NULL;
+        }
+}
+
+/* @it is no longer held: unindex it, look again at what waited for it, free it. */
+static void leave(struct scheduler *s, struct item *it)
+{
+        struct item *w, *next;
+
+        pathindex_remove(&s->index, &it->d);
+        if (it->has_old)
+                pathindex_remove(&s->index, &it->o[0]);
+        for (w = it->waiters; w; w = next) {
+                next = w->wnext;
+                w->blocker = NULL;
+                w->wprev = w->wnext = NULL;
+                s->rechecks++;
+                settle(s, w);
+        }
+        it->ev->sched_data = NULL;
+        free(it);
+}
+
+/* ---- the interface ------------------------------------------------------- */
+
+int scheduler_new(enum ordering mode, unsigned max_running, size_t max_held, struct scheduler **ret)
+{
+        struct scheduler *s;
+
+        if ((unsigned)mode >= _ORDERING_MAX || max_running < 1 || max_held < 1)
+                return -EINVAL;
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->mode = mode;
+        s->max_running = max_running;
+        s->max_held = max_held;
+        s->heap[HEAP_QUEUED].which = HEAP_QUEUED;
+        s->heap[HEAP_READY].which = HEAP_READY;
+        *ret = s;
+        return 0;
+}
+
+struct scheduler *scheduler_free(struct scheduler *s)
+{
+        struct item *it, *next;
+
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->heap[HEAP_QUEUED].n; i++) {
+                it = s->heap[HEAP_QUEUED].v[i].it;
+                it->ev->sched_data = NULL;
+                free(it);
+        }
+        for (it = s->running; it; it = next) {
+                next = it->wnext;
+                it->ev->sched_data = NULL;
+                free(it);
+        }
+        for (int h = 0; h < _HEAP_MAX; h++)
+                free(s->heap[h].v);
+        pathindex_clear(&s->index);
+        free(s);
+        return NULL;
+}
+
+void scheduler_set_mode(struct scheduler *s, enum ordering mode, unsigned max_running)
+{
+        s->mode = mode;
+        s->max_running = max_running ? max_running : 1;
+}
+
+static int item_new(struct scheduler *s, struct uevent *ev, struct item **ret)
+{
+        bool has_old = ev->devpath_old != NULL;
+        struct item *it;
+        int r;
+
+        it = calloc(1, sizeof(*it) + (has_old ? sizeof(it->o[0]) : 0));
+        if (!it)
+                return -ENOMEM;
+        it->ev = ev;
+        it->has_old = has_old;
+        r = pathindex_add(&s->index, &it->d, PI_DEVPATH, ev->devpath, ev->devpath_len, ev->seqnum);
+        if (r < 0) {
+                free(it);
+                return r;
+        }
+        if (has_old) {
+                r = pathindex_add(&s->index, &it->o[0], PI_OLD, ev->devpath_old, strlen(ev->devpath_old),
+                                  ev->seqnum);
+                if (r < 0) {
+                        pathindex_remove(&s->index, &it->d);
+                        free(it);
+                        return r;
+                }
+        }
+        *ret = it;
+        return 0;
+}
+
+int scheduler_push(struct scheduler *s, struct uevent *ev)
+{
+        size_t n_queued = s->heap[HEAP_QUEUED].n;
+        struct item *it;
+        int r;
+
+        if (n_queued + s->n_running >= s->max_held)
+                return -ENOSPC;
+        for (int h = 0; h < _HEAP_MAX; h++) {
+                r = heap_reserve(&s->heap[h], n_queued + 1);
+                if (r < 0)
+                        return r;
+        }
+        r = item_new(s, ev, &it);
+        if (r < 0)
+                return r;
+        ev->sched_data = it;
+        /* A late event may be earlier than, and related to, a READY one. */
+        if (s->pushed && ev->seqnum < s->max_seq)
+                s->epoch++;
+        if (!s->pushed || ev->seqnum > s->max_seq)
+                s->max_seq = ev->seqnum;
+        s->pushed = true;
+        heap_push(&s->heap[HEAP_QUEUED], it);
+        settle(s, it);
+        return 0;
+}
+
+/* Lowest READY item that is still runnable after a late push, or NULL. */
+static struct item *next_ready(struct scheduler *s)
+{
+        struct item *it;
+
+        while ((it = heap_top(&s->heap[HEAP_READY])) && it->epoch != s->epoch) {
+                heap_remove(&s->heap[HEAP_READY], it);
+                s->rechecks++;
+                settle(s, it);
+        }
+        return it;
+}
+
+struct uevent *scheduler_next(struct scheduler *s)
+{
+        struct item *it;
+
+        if (s->n_running >= s->max_running)
+                return NULL;
+        switch (s->mode) {
+        case ORDERING_STRICT:
+                it = s->n_running == 0 ? heap_top(&s->heap[HEAP_QUEUED]) : NULL;
+                break;
+        case ORDERING_NONE:
+                it = heap_top(&s->heap[HEAP_QUEUED]);
+                break;
+        default:
+                it = next_ready(s);
+                break;
+        }
+        if (!it)
+                return NULL;
+        detach(s, it);
+        heap_remove(&s->heap[HEAP_QUEUED], it);
+        it->state = ITEM_RUNNING;
+        list_add(&s->running, it);
+        s->n_running++;
+        return it->ev;
+}
+
+void scheduler_done(struct scheduler *s, struct uevent *ev)
+{
+        struct item *it = ev->sched_data;
+
+        if (!it || it->state != ITEM_RUNNING)
+                return;
+        list_del(&s->running, it);
+        s->n_running--;
+        leave(s, it);
+}
+
+struct uevent *scheduler_pop_queued(struct scheduler *s)
+{
+        struct item *it = heap_top(&s->heap[HEAP_QUEUED]);
+        struct uevent *ev;
+
+        if (!it)
+                return NULL;
+        ev = it->ev;
+        detach(s, it);
+        heap_remove(&s->heap[HEAP_QUEUED], it);
+        leave(s, it);
+        return ev;
+}
+
+const struct uevent *scheduler_blocker(const struct scheduler *s, const struct uevent *ev)
+{
+        const struct item *it = ev->sched_data, *first;
+        struct pi_hits hits;
+
+        if (!it)
+                return NULL;
+        switch (s->mode) {
+        case ORDERING_DEVPATH:
+                find_earlier_related(s, it, &hits);
+                return hits.earliest.e ? item_of(hits.earliest.e)->ev : NULL;
+        case ORDERING_STRICT:
+                /* The earliest held event, if earlier; running ones are at most max_running. */
+                first = heap_top(&s->heap[HEAP_QUEUED]);
+                for (const struct item *r = s->running; r; r = r->wnext)
+                        if (!first || seq_of(r) < seq_of(first))
+                                first = r;
+                return first && seq_of(first) < seq_of(it) ? first->ev : NULL;
+        default:
+                return NULL;
+        }
+}
+
+uint64_t scheduler_rechecks(const struct scheduler *s)
+{
+        return s->rechecks;
+}
+
+size_t scheduler_queued(const struct scheduler *s)
+{
+        return s->heap[HEAP_QUEUED].n;
+}
+
+size_t scheduler_running(const struct scheduler *s)
+{
+        return s->n_running;
+}
+
+uint64_t scheduler_lowest_held(const struct scheduler *s)
+{
+        const struct item *q = heap_top(&s->heap[HEAP_QUEUED]);
+        uint64_t low = q ? seq_of(q) : 0;
+
+        /* Running events are at most max_running: a short walk. */
+        for (const struct item *it = s->running; it; it = it->wnext)
+                if (low == 0 || seq_of(it) < low)
+                        low = seq_of(it);
+        return low;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Starting one agent process, exactly per the agent contract:
+ *   argv = { AGENT, NAME, NULL }
+ *   envp = HOME=/, PATH=/sbin:/bin:/usr/sbin:/usr/bin, ACTION, DEVPATH,
+ *          SUBSYSTEM, SEQNUM, every other kernel key in the kernel's order
+ *          once, then the handler additions; never a key env_key_refused()
+ *          refuses (such as HOME, PATH or LD_PRELOAD from the event).
+ * The child gets stdin /dev/null, stdout+stderr on a pipe to us, its own
+ * process group, an empty signal mask, default dispositions, and no fd but
+ * 0-2.  Nothing of the daemon's environment leaks.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "shared/bounds.h"
+
+struct uevent;
+
+/* argv/envp pointers for one event: they point into the event (borrowed) or at constants. */
+#define SPAWN_ENV_MAX (6 + HP_UEVENT_MAX_VARS + HP_ENV_ADD_MAX_VARS + 1)
+
+struct spawn_env {
+        const char *envp[SPAWN_ENV_MAX];
+        size_t n;
+};
+
+/**
+ * spawn_env_build() - the agent environment of @ev.
+ * @ev: a dup'd event (borrowed; @ret points into it, keep @ev alive)
+ * @ret: filled, NULL-terminated
+ *
+ * Handler additions that repeat a kernel key replace it in place.  Keys
+ * env_key_refused() refuses (HOME, PATH, LD_PRELOAD, ...) are left out,
+ * from the kernel and from handlers alike.
+ */
+void spawn_env_build(const struct uevent *ev, struct spawn_env *ret);
+
+/**
+ * spawn_env_refused() - what spawn_env_build() leaves out of the environment of @ev.
+ * @ev: a dup'd event (borrowed)
+ * @ret: receives up to @max "KEY=VALUE" entries (borrowed from @ev)
+ * @max: room in @ret
+ *
+ * Every entry whose key env_key_refused() refuses, each key once: the
+ * kernel's entries in their order, then the handler additions whose key
+ * the kernel did not send.
+ * Return: the number stored in @ret.
+ */
+size_t spawn_env_refused(const struct uevent *ev, const char **ret, size_t max);
+
+struct spawn_result {
+        pid_t pid;
+        int pidfd;   /* owned by the caller, close-on-exec */
+        int outfd;   /* read end of the stdout/stderr pipe, owned by the caller, non-blocking, cloexec */
+};
+
+/**
+ * spawn_agent() - start @path as argv {@path, @name} with @env.
+ * @path: absolute path of the program
+ * @name: argv[1]
+ * @env: environment (borrowed)
+ * @ret: pid, pidfd and output pipe on success; untouched on failure
+ *
+ * Return: 0, or negative errno (-ENOENT / -EACCES / -ENOEXEC when the agent cannot be
+ * executed: posix_spawn reports exec failure synchronously).
+ */
+int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret);
+
+/*
+ * spawn_agent() with a choice: without @want_pidfd, ret->pidfd is -1 and the
+ * caller supervises the child by PID (sd-event opens its own pidfd).
+ */
+int spawn_agent_full(const char *path, const char *name, const struct spawn_env *env, bool want_pidfd,
+                     struct spawn_result *ret);
+
+/**
+ * hotplug_d_list() - the hotplug.d scripts for @name, in run order.
+ * @dir: the multiplexer directory (e.g. /etc/hotplug.d)
+ * @name: argv[1] of the event; must not be empty, ".", ".." or contain '/' (-EINVAL otherwise)
+ * @ret_paths: array of malloc'd absolute paths (caller frees each and the array)
+ * @ret_n: number of entries
+ *
+ * Every executable regular file DIR/NAME/ *.hotplug in lexical (strcmp) order,
+ * then DIR/default/ *.hotplug in lexical order; at most HP_HOTPLUG_D_MAX_FILES
+ * (the lexically first ones; NAME's before default's).  Dotfiles are skipped;
+ * symlinks are followed.  A missing directory contributes nothing; NAME
+ * "default" lists that directory once.  Only trusted files are listed
+ * (trust_check_at(): DIR, DIR/NAME and the file, or a link's whole target
+ * path, owned by the daemon's euid and not group/other-writable); each
+ * refused path is logged once (HP_HOTPLUG_D_REFUSED_MAX remembered).
+ * Return: 0 or negative errno.
+ */
+int hotplug_d_list(const char *dir, const char *name, char ***ret_paths, size_t *ret_n);
