@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/escape.h"
 #include "shared/bounds.h"
 #include "control/uuid-set.h"
 
@@ -106,38 +105,4 @@ void uuid_set_foreach_pending(const struct uuid_set *s, bool (*fn)(const char *u
                 if (!fn(buf, arg))
                         return;
         }
-}
-
-
-int uuid_from_string(const char *s, uint8_t ret[16])
-{
-        uint8_t u[16];
-        size_t n = 0;
-
-        for (size_t i = 0; i < 36; i++) {
-                int hi, lo;
-
-                if (i == 8 || i == 13 || i == 18 || i == 23) {
-                        if (s[i] != '-')
-                                return -EINVAL;
-                        continue;
-                }
-                hi = hexval(s[i]);
-                lo = hi < 0 ? -1 : hexval(s[i + 1]);
-                if (lo < 0)
-                        return -EINVAL;
-                u[n++] = (uint8_t)(hi * 16 + lo);
-                i++;
-        }
-        if (s[36] != '\0')
-                return -EINVAL;
-        memcpy(ret, u, 16);
-        return 0;
-}
-
-void uuid_to_string(const uint8_t u[16], char buf[UUID_STRING_MAX])
-{
-        snprintf(buf, UUID_STRING_MAX,
-                 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3],
-                 u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }

@@ -11,14 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared/uuid.h"
+
 struct uuid_set {
         uint8_t (*slot)[17];  /* 16 bytes of UUID + state (0 empty, 1 pending, 2 done) */
         size_t cap;           /* slots, a power of two, or 0 */
         size_t n;             /* UUIDs held */
         size_t done;          /* of which done */
 };
-
-#define UUID_STRING_MAX 37
 
 static inline void uuid_set_init(struct uuid_set *s)
 {
@@ -41,8 +41,3 @@ static inline size_t uuid_set_pending(const struct uuid_set *s)
 
 /* Call @fn for each pending UUID (as text) until it returns false. */
 void uuid_set_foreach_pending(const struct uuid_set *s, bool (*fn)(const char *uuid, void *arg), void *arg);
-
-/* Parse "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (any hex case). Return: 0 or -EINVAL. */
-int uuid_from_string(const char *s, uint8_t ret[16]);
-/* Lower-case text form into @buf (UUID_STRING_MAX bytes). */
-void uuid_to_string(const uint8_t uuid[16], char buf[UUID_STRING_MAX]);

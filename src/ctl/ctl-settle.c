@@ -17,26 +17,17 @@
 #include "ctl/client.h"
 #include "ctl/ctl.h"
 #include "shared/macro.h"
+#include "shared/sysfs.h"
 
 #define SETTLE_DEFAULT_TIMEOUT_SEC 120
 
 static int read_kernel_seqnum(uint64_t *ret)
 {
-        _cleanup_close_ int fd = open("/sys/kernel/uevent_seqnum", O_RDONLY | O_CLOEXEC);
-        char buf[32], *end;
-        ssize_t n;
+        _cleanup_close_ int rootfd = open("/sys", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-        if (fd < 0)
+        if (rootfd < 0)
                 return negative_errno();
-        n = read(fd, buf, sizeof(buf) - 1);
-        if (n <= 0)
-                return n < 0 ? negative_errno() : -EIO;
-        buf[n] = '\0';
-        errno = 0;
-        *ret = strtoull(buf, &end, 10);
-        if (errno || end == buf)
-                return -EIO;
-        return 0;
+        return sysfs_read_seqnum(rootfd, ret);
 }
 
 /* Parse seconds, fractions allowed, into milliseconds. */

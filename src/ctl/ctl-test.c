@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,34 +197,35 @@ static bool reserved_key(const char *line)
 static int build_datagram(int rootfd, const char *devpath, const char *action, char *buf, size_t *ret_len,
                           unsigned long long *ret_seq)
 {
-        char uevent[HP_UEVENT_MAX_SIZE], target[PATH_MAX], seq[32] = "0", header[PATH_MAX + 64];
+        char uevent[HP_UEVENT_MAX_SIZE], subsystem[PATH_MAX], header[PATH_MAX + 64], seqtext[32];
+        uint64_t seq = 0;
         _cleanup_close_ int fd = sysfs_open_dir(rootfd, devpath);
         size_t len = 0;
         int r;
 
         if (fd < 0)
                 return fd;
-        r = sysfs_link_at(fd, devpath, "subsystem", target, sizeof(target));
+        r = sysfs_link_name(fd, devpath, "subsystem", subsystem, sizeof(subsystem));
         if (r < 0)
                 return log_error_errno(r, "%s: no subsystem link", devpath);
         r = sysfs_read_at(fd, "uevent", uevent, sizeof(uevent));
         if (r < 0)
                 return log_error_errno(r, "%s: cannot read its uevent file", devpath);
         /* Synthetic: the kernel's current counter if readable, else 0. */
-        if (sysfs_read(rootfd, "kernel", "uevent_seqnum", seq, sizeof(seq)) <= 0 || seq[strspn(seq, "0123456789")])
-                strcpy(seq, "0");
-        *ret_seq = strtoull(seq, NULL, 10);
+        (void)sysfs_read_seqnum(rootfd, &seq);
+        *ret_seq = seq;
+        snprintf(seqtext, sizeof(seqtext), "%" PRIu64, seq);
 
         snprintf(header, sizeof(header), "%s@%s", action, devpath);
         r = put(buf, &len, "", header);
         if (r >= 0) r = put(buf, &len, "ACTION", action);
         if (r >= 0) r = put(buf, &len, "DEVPATH", devpath);
-        if (r >= 0) r = put(buf, &len, "SUBSYSTEM", sysfs_basename(target));
+        if (r >= 0) r = put(buf, &len, "SUBSYSTEM", subsystem);
         for (char *line = strtok(uevent, "\n"); r >= 0 && line; line = strtok(NULL, "\n"))
                 if (!reserved_key(line))
                         r = put(buf, &len, "", line);
         if (r >= 0)
-                r = put(buf, &len, "SEQNUM", seq);
+                r = put(buf, &len, "SEQNUM", seqtext);
         if (r < 0)
                 return log_error_errno(r, "%s: event larger than %d bytes", devpath, HP_UEVENT_MAX_SIZE);
         *ret_len = len;

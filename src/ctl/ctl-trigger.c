@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <libudev.h>
@@ -93,18 +92,6 @@ out:
         udev_enumerate_unref(e);
         udev_unref(udev);
         return r;
-}
-
-static int new_uuid(char buf[UUID_STRING_MAX])
-{
-        uint8_t u[16];
-
-        if (getrandom(u, sizeof(u), 0) != (ssize_t)sizeof(u))
-                return negative_errno();
-        u[6] = (uint8_t)((u[6] & 0x0f) | 0x40); /* version 4 */
-        u[8] = (uint8_t)((u[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-        uuid_to_string(u, buf);
-        return 0;
 }
 
 static void progress(const struct trigger *t, const char *what, size_t done, size_t total, bool last)
@@ -228,7 +215,7 @@ static int run(struct trigger *t)
                 size_t f;
 
                 for (size_t i = from; i < to; i++)
-                        if ((r = new_uuid(t->uuid[i])) < 0) {
+                        if ((r = uuid_random(t->uuid[i])) < 0) {
                                 fprintf(stderr, "hotplugctl: trigger: no random bytes: %s\n", strerror(-r));
                                 return CTL_EXIT_FAILURE;
                         }

@@ -49,17 +49,9 @@ static int bus_of(int fd, const char *path, char *bus, size_t size)
 
 static int driver_of(int fd, const char *path, char *driver, size_t size)
 {
-        char target[PATH_MAX_];
-        const char *name;
-        int r = sysfs_link_at(fd, path, "driver", target, sizeof(target));
+        int r = sysfs_link_name(fd, path, "driver", driver, size);
 
-        if (r < 0)
-                return r;
-        name = sysfs_basename(target);
-        if (strlen(name) >= size)
-                return -ENOBUFS;
-        strcpy(driver, name);
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 /* The event's device is a bus device: PHYSDEVBUS and PHYSDEVDRIVER only. */

@@ -2,9 +2,11 @@
 #pragma once
 
 /*
- * The manager's private state, shared by manager.c (pipeline and jobs) and
- * manager-observe.c (what observers are told: control clients, recorder,
- * rebroadcast).  Nothing outside src/loop/ includes this.
+ * The manager's private state, shared by the files of src/loop/: manager.c
+ * (input, pipeline, lifecycle), manager-job.c (agent jobs),
+ * manager-observe.c (what observers are told), manager-replay.c,
+ * manager-handover.c and manager-resync.c.  Nothing outside src/loop/
+ * includes this.
  */
 
 #include <signal.h>
@@ -60,7 +62,6 @@ struct manager {
         struct manager_stats stats;
         size_t max_queue;
         size_t resume_mark;
-        unsigned max_children;
         bool stopping;
         bool agent_missing_reported;
         sd_event_source *shutdown_timer;
@@ -124,16 +125,6 @@ void handover_note_queued(struct manager *m, const struct uevent *ev);
 void handover_note_dropped(struct manager *m, const struct uevent *view);
 void handover_note_done(struct manager *m, const struct uevent *ev);
 void handover_note_started(struct manager *m, const struct uevent *ev);
-
-/* The structured log fields of @ev. */
-static inline void fields_of(const struct uevent *ev, struct log_fields *f)
-{
-        *f = (struct log_fields)LOG_FIELDS_INIT;
-        f->seqnum = ev->seqnum;
-        f->devpath = ev->devpath;
-        f->action = ev->action;
-        f->subsystem = ev->subsystem;
-}
 
 /* manager-job.c: kill (SIGKILL) and reap every running agent, hand back their events. */
 void manager_kill_running(struct manager *m);

@@ -63,7 +63,7 @@ static void job_finish(struct job *j)
                 m->stats.failed++;
         m->stats.finished++;
         if (j->n_scripts > 0 || m->cfg.hotplug_d) {
-                fields_of(ev, &f);
+                uevent_log_fields(ev, &f);
                 f.duration_usec = (int64_t)(now_usec(CLOCK_MONOTONIC) - j->job_started);
                 log_internal(LOG_DEBUG, 0, &f, "%zu hotplug.d program(s) done", j->n_scripts);
         }
@@ -93,7 +93,7 @@ static void job_report_suppressed(struct job *j)
 
         if (j->out_suppressed == 0)
                 return;
-        fields_of(j->ev, &f);
+        uevent_log_fields(j->ev, &f);
         f.agent = j->program;
         log_internal(LOG_WARNING, 0, &f, "%s: %" PRIu64 " output lines suppressed (more than %d in %llus)",
                      j->program, j->out_suppressed, HP_OUTPUT_LOG_LINES_MAX,
@@ -118,7 +118,7 @@ static void job_log_line(struct job *j, const char *line, size_t len)
                 return;
         }
         j->out_lines++;
-        fields_of(j->ev, &f);
+        uevent_log_fields(j->ev, &f);
         f.agent = j->program;
         escape_bytes(line, len, esc, sizeof(esc));
         log_internal(LOG_INFO, 0, &f, "%s: %s", j->program, esc);
@@ -207,7 +207,7 @@ static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 
         status_string(si, j->term_sent, status, sizeof(status));
         observe_finished(m, j, si, status);
-        fields_of(j->ev, &f);
+        uevent_log_fields(j->ev, &f);
         f.agent = j->program;
         f.agent_status = status;
         f.duration_usec = (int64_t)(now - j->started);
@@ -227,7 +227,7 @@ static int on_job_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         struct manager *m = j->m;
         struct log_fields f;
 
-        fields_of(j->ev, &f);
+        uevent_log_fields(j->ev, &f);
         f.agent = j->program;
         if (!j->term_sent) {
                 j->term_sent = true;
@@ -251,7 +251,7 @@ static void log_exec_failure(struct job *j, int r)
         struct manager *m = j->m;
         struct log_fields f;
 
-        fields_of(j->ev, &f);
+        uevent_log_fields(j->ev, &f);
         f.agent = j->program;
         f.agent_status = "exec failed";
         if ((r == -ENOENT || r == -EACCES || r == -ENOEXEC) && !m->cfg.hotplug_d) {
@@ -361,7 +361,7 @@ static void job_dry_run(struct manager *m, struct uevent *ev)
                         break;
                 o = MIN(sizeof(line) - 1, o + (size_t)k);
         }
-        fields_of(ev, &f);
+        uevent_log_fields(ev, &f);
         if (m->cfg.hotplug_d) {
                 char **paths = NULL;
                 size_t n = 0;
@@ -411,7 +411,7 @@ static void job_start(struct manager *m, struct uevent *ev)
                 r = hotplug_d_list(m->cfg.hotplug_d, ev->name, &j->scripts, &j->n_scripts);
                 if (r < 0) {
                         struct log_fields f;
-                        fields_of(ev, &f);
+                        uevent_log_fields(ev, &f);
                         log_internal(LOG_ERR, r, &f, "cannot list %s for %s", m->cfg.hotplug_d, ev->name);
                         j->failed = true;
                 }

@@ -308,7 +308,7 @@ bool manager_replay_dry_job(struct manager *m, struct uevent *ev)
         if (cut) {
                 struct log_fields f;
 
-                fields_of(ev, &f);
+                uevent_log_fields(ev, &f);
                 log_internal(LOG_WARNING, 0, &f, "recorded agent time over %llu s, cut to %llu s",
                              (unsigned long long)(HP_REPLAY_MAX_RUN_USEC / USEC_PER_SEC),
                              (unsigned long long)(HP_REPLAY_MAX_RUN_USEC / USEC_PER_SEC));

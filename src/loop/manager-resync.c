@@ -38,7 +38,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <systemd/sd-event.h>
@@ -271,26 +270,13 @@ static bool still_there(const char *devpath, void *userdata)
         return fd >= 0;
 }
 
-static int new_uuid(char buf[UUID_STRING_MAX])
-{
-        uint8_t u[16];
-
-        if (getrandom(u, sizeof(u), GRND_NONBLOCK) != (ssize_t)sizeof(u))
-                return negative_errno();
-        u[6] = (uint8_t)((u[6] & 0x0f) | 0x40); /* version 4 */
-        u[8] = (uint8_t)((u[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-        uuid_to_string(u, buf);
-        return 0;
-}
-
 /* The kernel's last SEQNUM, 0 if unknown. */
 static uint64_t kernel_seqnum(int rootfd)
 {
-        char buf[32];
+        uint64_t seq = 0;
 
-        if (sysfs_read(rootfd, "kernel", "uevent_seqnum", buf, sizeof(buf)) <= 0)
-                return 0;
-        return strtoull(buf, NULL, 10);
+        (void)sysfs_read_seqnum(rootfd, &seq);
+        return seq;
 }
 
 /* Give the plan's removes SEQNUMs of lost events; those left without one wait for a later pass. */
@@ -338,7 +324,7 @@ static int pass_prepare(struct manager *m)
         if (r >= 0)
                 r = place_removes(m, kernel);
         if (r >= 0)
-                r = new_uuid(rs->uuid);
+                r = uuid_random(rs->uuid);
         return r;
 }
 

@@ -33,6 +33,7 @@
 #include "shared/escape.h"
 #include "shared/log.h"
 #include "shared/macro.h"
+#include "shared/sysfs.h"
 #include "loop/manager.h"
 #include "loop/manager-internal.h"
 #include "loop/manager-resync.h"
@@ -63,21 +64,15 @@ static unsigned default_max_children(void)
         return (unsigned)MIN(2 * cpus + 16, (long)HP_CHILDREN_MAX);
 }
 
+/* The kernel's last SEQNUM, 0 if unknown. */
 static uint64_t read_kernel_seqnum(const char *sysfs_root)
 {
-        char path[4096], buf[32];
-        _cleanup_close_ int fd = -1;
-        ssize_t n;
+        _cleanup_close_ int rootfd = open(sysfs_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        uint64_t seq = 0;
 
-        snprintf(path, sizeof(path), "%s/kernel/uevent_seqnum", sysfs_root);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return 0;
-        n = read(fd, buf, sizeof(buf) - 1);
-        if (n <= 0)
-                return 0;
-        buf[n] = '\0';
-        return strtoull(buf, NULL, 10);
+        if (rootfd >= 0)
+                (void)sysfs_read_seqnum(rootfd, &seq);
+        return seq;
 }
 
 /* ---- input --------------------------------------------------------------- */
@@ -152,7 +147,7 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
         }
         view.received = mono;
         view.received_real = real;
-        fields_of(&view, &f);
+        uevent_log_fields(&view, &f);
         if (m->takeover_check && !m->handover_restoring) {
                 m->takeover_check = false;
                 if (view.seqnum == m->takeover_last) {
@@ -256,7 +251,7 @@ int manager_inject_synthetic(struct manager *m, const char *data, size_t size)
                 return -EBADMSG;
         view.received = now_usec(CLOCK_MONOTONIC);
         view.received_real = now_usec(CLOCK_REALTIME);
-        fields_of(&view, &f);
+        uevent_log_fields(&view, &f);
         log_internal(LOG_DEBUG, 0, &f, "synthesised event");
         queue_view(m, &view, &f);
         return 0;

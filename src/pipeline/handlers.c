@@ -64,17 +64,6 @@ static struct handler_entry *entry_of(const struct hotplugd_host *host)
         return (struct handler_entry *)(void *)host;
 }
 
-static void fields_of(const struct uevent *ev, struct log_fields *f)
-{
-        *f = (struct log_fields)LOG_FIELDS_INIT;
-        if (!ev)
-                return;
-        f->seqnum = ev->seqnum;
-        f->devpath = ev->devpath;
-        f->action = ev->action;
-        f->subsystem = ev->subsystem;
-}
-
 /* ---- host services ---- */
 
 _printf_(3, 4) static void host_log(const struct hotplugd_host *host, int priority, const char *format, ...)
@@ -89,7 +78,7 @@ _printf_(3, 4) static void host_log(const struct hotplugd_host *host, int priori
         va_start(ap, format);
         vsnprintf(msg, sizeof(msg), format, ap);
         va_end(ap);
-        fields_of(h->chain->current, &f);
+        uevent_log_fields(h->chain->current, &f);
         log_internal(priority < LOG_ERR ? LOG_ERR : priority > LOG_DEBUG ? LOG_DEBUG : priority, 0,
                      h->chain->current ? &f : NULL, "handler %s: %s", h->ops.id, escape_cstr(msg, esc, sizeof(esc)));
 }
@@ -174,9 +163,6 @@ static int host_sysfs_link(const struct hotplugd_host *host, const char *devpath
 {
         int rootfd = entry_of(host)->chain->sysfs_fd;
         _cleanup_close_ int fd = -1;
-        char target[HP_SYSFS_ATTR_MAX];
-        const char *base;
-        int r;
 
         if (!devpath || !link || !buf)
                 return -EINVAL;
@@ -185,14 +171,7 @@ static int host_sysfs_link(const struct hotplugd_host *host, const char *devpath
         fd = sysfs_open_dir(rootfd, devpath);
         if (fd < 0)
                 return fd;
-        r = sysfs_link_at(fd, devpath, link, target, sizeof(target));
-        if (r < 0)
-                return r;
-        base = sysfs_basename(target);
-        if (strlen(base) >= size)
-                return -ENOBUFS;
-        strcpy(buf, base);
-        return (int)strlen(base);
+        return sysfs_link_name(fd, devpath, link, buf, size);
 }
 
 static const struct hotplugd_host host_template = {
@@ -411,7 +390,7 @@ static void disable(struct handler_entry *h, const char *hook, int r)
         struct log_fields f;
 
         h->disabled = true;
-        fields_of(h->chain->current, &f);
+        uevent_log_fields(h->chain->current, &f);
         log_internal(LOG_ERR, r < 0 ? r : -EINVAL, &f, "handler %s: %s() failed (returned %d); handler disabled",
                      h->ops.id, hook, r);
 }

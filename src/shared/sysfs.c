@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -214,4 +216,39 @@ int sysfs_link_at(int dirfd, const char *dir_path, const char *name, char *buf, 
         if (r < 0)
                 return r;
         return len == 0 ? -EXDEV : (int)len;
+}
+
+int sysfs_link_name(int dirfd, const char *dir_path, const char *name, char *buf, size_t size)
+{
+        char target[SYSFS_PATH_MAX];
+        const char *base;
+        size_t len;
+        int r = sysfs_link_at(dirfd, dir_path, name, target, sizeof(target));
+
+        if (r < 0)
+                return r;
+        base = sysfs_basename(target);
+        len = strlen(base);
+        if (len >= size)
+                return -ENOBUFS;
+        memcpy(buf, base, len + 1);
+        return (int)len;
+}
+
+int sysfs_read_seqnum(int rootfd, uint64_t *ret)
+{
+        char buf[32], *end;
+        unsigned long long v;
+        int r = sysfs_read(rootfd, "kernel", "uevent_seqnum", buf, sizeof(buf));
+
+        if (r < 0)
+                return r;
+        if (r == 0 || buf[strspn(buf, "0123456789")] != '\0')
+                return -EIO;
+        errno = 0;
+        v = strtoull(buf, &end, 10);
+        if (errno)
+                return -EIO;
+        *ret = v;
+        return 0;
 }

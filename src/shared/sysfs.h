@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* True if @path is a relative path with no empty, "." or ".." component. */
 bool sysfs_path_valid(const char *path);
@@ -59,6 +60,26 @@ int sysfs_link_at(int dirfd, const char *dir_path, const char *name, char *buf, 
 
 /* Last component of @path (borrowed from @path). */
 const char *sysfs_basename(const char *path);
+
+/**
+ * sysfs_link_name() - the last component of a link's target.
+ * @dirfd: the directory holding the link, opened at @dir_path (borrowed)
+ * @dir_path: that directory's path relative to the root
+ * @name: link name, e.g. "subsystem" or "driver"
+ * @buf: receives e.g. "pci" for subsystem -> ../../../bus/pci
+ * @size: size of @buf
+ * Return: length, -ENOBUFS if it does not fit, or negative errno as
+ * sysfs_link_at() (-EXDEV if the target leaves the root).
+ */
+int sysfs_link_name(int dirfd, const char *dir_path, const char *name, char *buf, size_t size);
+
+/**
+ * sysfs_read_seqnum() - the kernel's last uevent SEQNUM (kernel/uevent_seqnum).
+ * @rootfd: the sysfs root (borrowed)
+ * @ret: the number; untouched on failure
+ * Return: 0, -EIO if the file does not hold a decimal number, or negative errno.
+ */
+int sysfs_read_seqnum(int rootfd, uint64_t *ret);
 
 /* Test hook: pretend openat2 is missing (exercise the fallback). */
 void sysfs_force_fallback(bool on);

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 
 #include "shared/bounds.h"
+#include "shared/log.h"
 #include "shared/time-util.h"
 
 struct envbuf;
@@ -138,6 +139,18 @@ static inline const char *uevent_var(const struct uevent *ev, unsigned i)
  * Return: 0 or -ENOMEM.
  */
 int uevent_dup(const struct uevent *view, const struct envbuf *extra, const char *name, struct uevent **ret);
+
+/* The structured log fields of @ev (borrowed from it); none for NULL. */
+static inline void uevent_log_fields(const struct uevent *ev, struct log_fields *f)
+{
+        *f = (struct log_fields)LOG_FIELDS_INIT;
+        if (!ev)
+                return;
+        f->seqnum = ev->seqnum;
+        f->devpath = ev->devpath;
+        f->action = ev->action;
+        f->subsystem = ev->subsystem;
+}
 
 static inline void uevent_freep(struct uevent **ev)
 {
