@@ -14,6 +14,7 @@
 #include "control/control-proto.h"
 #include "control/control.h"
 #include "control/uuid-set.h"
+#include "shared/list.h"
 #define MAX_WORDS (HP_CONTROL_REQUEST_MAX / 2 + 1)
 
 enum client_state {
@@ -32,7 +33,7 @@ struct outq {
 
 struct client {
         struct control *ctl;
-        struct client *prev, *next;
+        struct list_node link;    /* on control.clients, or control.dead once dropped */
         int fd;
         sd_event_source *io;
         sd_event_source *timer;
@@ -53,9 +54,9 @@ struct control {
         char *path;               /* set if we created (and so unlink) the socket */
         sd_event_source *listen_io;
         sd_event_source *reaper;
-        struct client *clients;
+        struct list_node clients; /* live clients, newest first */
         size_t n_clients;
-        struct client *dead;
+        struct list_node dead;    /* dropped, freed by the reaper */
 };
 
 /* control.c */

@@ -47,10 +47,8 @@ void settle_check_all(struct control *c)
 {
         struct client *cl, *next;
 
-        for (cl = c->clients; cl; cl = next) {
-                next = cl->next; /* a reply may drop cl */
+        list_for_each_safe(cl, next, &c->clients, link) /* a reply may drop cl */
                 settle_check(cl);
-        }
 }
 
 static int on_settle_timeout(sd_event_source *s, uint64_t usec, void *userdata)

@@ -5,7 +5,7 @@
  * each request does.
  *
  * Invariants:
- *  - every live client is on c->clients and counted in n_clients; at most
+ *  - every live client is on the list c->clients and counted in n_clients; at most
  *    HP_CONTROL_CLIENTS_MAX, all with uid 0 (SO_PEERCRED at accept);
  *  - a client is never freed from inside a callback: client_drop() closes it
  *    and moves it to c->dead, and a defer source frees it later, so notify
@@ -40,25 +40,6 @@
 
 /* ---- clients: lifetime and output ---------------------------------------- */
 
-static void client_list_remove(struct client **list, struct client *cl)
-{
-        if (cl->prev)
-                cl->prev->next = cl->next;
-        else
-                *list = cl->next;
-        if (cl->next)
-                cl->next->prev = cl->prev;
-        cl->prev = cl->next = NULL;
-}
-
-static void client_list_add(struct client **list, struct client *cl)
-{
-        cl->next = *list;
-        if (*list)
-                (*list)->prev = cl;
-        *list = cl;
-}
-
 static struct client *client_free(struct client *cl)
 {
         if (!cl)
@@ -79,12 +60,12 @@ void client_drop(struct client *cl)
 
         if (cl->fd < 0)
                 return;
-        client_list_remove(&c->clients, cl);
+        list_unlink(&cl->link);
         c->n_clients--;
         cl->io = sd_event_source_disable_unref(cl->io);
         cl->timer = sd_event_source_disable_unref(cl->timer);
         cl->fd = safe_close(cl->fd);
-        client_list_add(&c->dead, cl);
+        list_add_head(&c->dead, &cl->link);
         (void)sd_event_source_set_enabled(c->reaper, SD_EVENT_ONESHOT);
 }
 
@@ -92,9 +73,10 @@ static int on_reap(sd_event_source *s, void *userdata)
 {
         struct control *c = userdata;
 
-        while (c->dead) {
-                struct client *cl = c->dead;
-                client_list_remove(&c->dead, cl);
+        struct client *cl, *next;
+
+        list_for_each_safe(cl, next, &c->dead, link) {
+                list_unlink(&cl->link);
                 client_free(cl);
         }
         return 0;
@@ -327,7 +309,7 @@ static int client_new(struct control *c, int fd)
                 client_free(cl);
                 return r;
         }
-        client_list_add(&c->clients, cl);
+        list_add_head(&c->clients, &cl->link);
         c->n_clients++;
         return 0;
 }
@@ -452,6 +434,8 @@ int control_new(sd_event *event, const char *path, int listen_fd, const struct c
                 safe_close(listen_fd);
                 return -ENOMEM;
         }
+        list_init(&c->clients);
+        list_init(&c->dead);
         c->event = sd_event_ref(event);
         c->ops = ops;
         c->userdata = userdata;
@@ -491,8 +475,10 @@ struct control *control_free(struct control *c)
 {
         if (!c)
                 return NULL;
-        while (c->clients)
-                client_drop(c->clients);
+        struct client *cl;
+
+        while ((cl = list_first(&c->clients, struct client, link)))
+                client_drop(cl);
         on_reap(NULL, c);
         sd_event_source_disable_unref(c->reaper);
         sd_event_source_disable_unref(c->listen_io);
@@ -565,10 +551,9 @@ void control_notify_event(struct control *c, const struct control_event *e)
         if (!c || (unsigned)e->kind >= ELEMENTSOF(kind_word))
                 return;
         processed_only = e->kind >= CONTROL_EVENT_QUEUED;
-        for (cl = c->clients; cl; cl = next) {
+        list_for_each_safe(cl, next, &c->clients, link) {
                 int r;
 
-                next = cl->next;
                 if (cl->state != CLIENT_MONITOR || (processed_only && !cl->monitor_processed))
                         continue;
                 if (!built) {
@@ -593,7 +578,9 @@ void control_notify_input_drained(struct control *c)
 {
         if (!c)
                 return;
-        for (struct client *cl = c->clients; cl; cl = cl->next)
+        struct client *cl;
+
+        list_for_each(cl, &c->clients, link)
                 if (cl->state == CLIENT_SETTLE)
                         cl->settle_synced = true;
         settle_check_all(c);
@@ -606,8 +593,7 @@ void control_notify_uuid(struct control *c, const char *uuid)
 
         if (!c || !uuid || uuid_from_string(uuid, u) < 0)
                 return;
-        for (cl = c->clients; cl; cl = next) {
-                next = cl->next;
+        list_for_each_safe(cl, next, &c->clients, link) {
                 if (!uuid_set_mark(&cl->uuids, u) || cl->state != CLIENT_UUIDS)
                         continue;
                 if (uuid_set_pending(&cl->uuids) == 0)

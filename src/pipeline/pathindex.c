@@ -6,8 +6,8 @@
  *  - a node exists exactly while refs > 0 entries are on it; it is then both
  *    in the hash table (by FNV-1a of its key) and in the treap (ordered by
  *    key as unsigned bytes, shorter first; heap-ordered by prio);
- *  - each of a node's two lists is sorted by seq; first[k]/last[k] are its
- *    head and tail with their seqs;
+ *  - each of a node's two lists (entries[k]) is sorted by seq; first[k]/last[k]
+ *    cache its head and tail with their seqs (none when empty);
  *  - min[k]/max[k] of a node are the entries of lowest/highest seq in its
  *    treap subtree, k = 0 over PI_DEVPATH entries, k = 1 over all entries.
  * Seqs are kept next to the pointers so that keeping the aggregates and
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/list.h"
 #include "shared/macro.h"
 #include "pipeline/pathindex.h"
 
@@ -31,6 +32,7 @@ struct pathnode {
         uint64_t hash;
         uint32_t prio;
         uint32_t refs;
+        struct list_node entries[_PI_KIND_MAX];
         struct pi_ref first[_PI_KIND_MAX], last[_PI_KIND_MAX];
         struct pi_ref min[_AGG_MAX], max[_AGG_MAX];
         size_t len;
@@ -226,6 +228,8 @@ static struct pathnode *node_get(struct pathindex *pi, const char *path, size_t 
         if (!n)
                 return NULL;
         memcpy(n->key, path, len);
+        for (int k = 0; k < _PI_KIND_MAX; k++)
+                list_init(&n->entries[k]);
         n->len = len;
         n->hash = hash;
         n->prio = (uint32_t)((hash * 0x9E3779B97F4A7C15ULL) >> 32);
@@ -272,11 +276,25 @@ static struct pi_ref ref_of(struct pi_entry *e)
         return (struct pi_ref){ .seq = e ? e->seq : 0, .e = e };
 }
 
+/* The entry at @link on @n's list of @kind, none for the list head. */
+static struct pi_ref ref_at(const struct pathnode *n, enum pi_kind kind, struct list_node *link)
+{
+        return link == &n->entries[kind] ? (struct pi_ref){ .e = NULL }
+                                         : ref_of(list_entry(link, struct pi_entry, link));
+}
+
+/* Refresh @n's cached head and tail of @kind after a change to its list. */
+static void ends_update(struct pathnode *n, enum pi_kind kind)
+{
+        n->first[kind] = ref_at(n, kind, n->entries[kind].next);
+        n->last[kind] = ref_at(n, kind, n->entries[kind].prev);
+}
+
 int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, const char *path, size_t len,
                   uint64_t seq)
 {
         struct pathnode *n = node_get(pi, path, len);
-        struct pi_entry *after;
+        struct list_node *after;
 
         if (!n)
                 return -ENOMEM;
@@ -285,18 +303,12 @@ int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, c
         e->node = n;
         e->kind = kind;
         /* Normally the new entry is the latest; a late one walks back. */
-        for (after = n->last[kind].e; after && after->seq > seq; after = after->prev)
+        for (after = n->entries[kind].prev;
+             after != &n->entries[kind] && list_entry(after, struct pi_entry, link)->seq > seq;
+             after = after->prev)
                 ;
-        e->prev = after;
-        e->next = after ? after->next : n->first[kind].e;
-        if (e->next)
-                e->next->prev = e;
-        else
-                n->last[kind] = ref_of(e);
-        if (after)
-                after->next = e;
-        else
-                n->first[kind] = ref_of(e);
+        list_insert_after(after, &e->link);
+        ends_update(n, kind);
         widen_up(n, kind, ref_of(e));
         return 0;
 }
@@ -308,16 +320,9 @@ void pathindex_remove(struct pathindex *pi, struct pi_entry *e)
 
         if (!n)
                 return;
-        if (e->prev)
-                e->prev->next = e->next;
-        else
-                n->first[kind] = ref_of(e->next);
-        if (e->next)
-                e->next->prev = e->prev;
-        else
-                n->last[kind] = ref_of(e->prev);
+        list_unlink(&e->link);
+        ends_update(n, kind);
         e->node = NULL;
-        e->prev = e->next = NULL;
         pull_up(n);
         node_put(pi, n);
 }
@@ -421,7 +426,7 @@ void pathindex_related(const struct pathindex *pi, const struct pi_entry *e, str
                         const struct pathnode *a = i == p->len ? p : lookup(pi, p->key, i, h);
                         for (int k = 0; a && k < kinds; k++)
                                 merge(hits, a->first[k], a->last[k],
-                                      a == p && k == (int)kind ? ref_of(e->prev) : none, bound);
+                                      a == p && k == (int)kind ? ref_at(p, kind, e->link.prev) : none, bound);
                 }
                 if (i == p->len)
                         break;

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared/list.h"
+
 enum pi_kind {
         PI_DEVPATH,
         PI_OLD,
@@ -35,7 +37,7 @@ struct pathnode;
 struct pi_entry {
         uint64_t seq;
         struct pathnode *node;
-        struct pi_entry *prev, *next;
+        struct list_node link; /* on its node's list of @kind, sorted by seq */
         enum pi_kind kind;
 };
 

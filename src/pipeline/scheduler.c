@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/list.h"
 #include "shared/macro.h"
 #include "pipeline/pathindex.h"
 #include "pipeline/scheduler.h"
@@ -39,8 +40,8 @@ enum { HEAP_QUEUED, HEAP_READY, _HEAP_MAX };
 struct item {
         struct uevent *ev;
         struct item *blocker;       /* BLOCKED: the item it waits for */
-        struct item *waiters;       /* items parked on this one */
-        struct item *wprev, *wnext; /* in blocker->waiters, or (RUNNING) in s->running */
+        struct list_node waiters;   /* items parked on this one, newest first */
+        struct list_node link;      /* in blocker->waiters, or (RUNNING) in s->running */
         uint32_t hidx[_HEAP_MAX];   /* position in each heap */
         uint32_t epoch;             /* READY: s->epoch when it became ready */
         uint8_t state;
@@ -74,7 +75,7 @@ struct scheduler {
         bool pushed;
         uint64_t rechecks;
         struct heap heap[_HEAP_MAX];
-        struct item *running;
+        struct list_node running;
         struct pathindex index;
 };
 
@@ -183,28 +184,6 @@ static struct item *heap_top(const struct heap *h)
         return h->n > 0 ? h->v[0].it : NULL;
 }
 
-/* ---- lists --------------------------------------------------------------- */
-
-static void list_add(struct item **head, struct item *it)
-{
-        it->wprev = NULL;
-        it->wnext = *head;
-        if (*head)
-                (*head)->wprev = it;
-        *head = it;
-}
-
-static void list_del(struct item **head, struct item *it)
-{
-        if (it->wprev)
-                it->wprev->wnext = it->wnext;
-        else
-                *head = it->wnext;
-        if (it->wnext)
-                it->wnext->wprev = it->wprev;
-        it->wprev = it->wnext = NULL;
-}
-
 /* ---- dependencies -------------------------------------------------------- */
 
 static struct item *item_of(const struct pi_entry *e)
@@ -230,7 +209,7 @@ static void settle(struct scheduler *s, struct item *it)
         if (hits.wait_on.e) {
                 it->state = ITEM_BLOCKED;
                 it->blocker = item_of(hits.wait_on.e);
-                list_add(&it->blocker->waiters, it);
+                list_add_head(&it->blocker->waiters, &it->link);
         } else {
                 it->state = ITEM_READY;
                 it->epoch = s->epoch;
@@ -244,7 +223,7 @@ static void detach(struct scheduler *s, struct item *it)
         if (it->state == ITEM_READY) {
                 heap_remove(&s->heap[HEAP_READY], it);
         } else if (it->state == ITEM_BLOCKED) {
-                list_del(&it->blocker->waiters, it);
+                list_unlink(&it->link);
                 it->blocker = NULL;
         }
 }
@@ -257,10 +236,9 @@ static void leave(struct scheduler *s, struct item *it)
         pathindex_remove(&s->index, &it->d);
         if (it->has_old)
                 pathindex_remove(&s->index, &it->o[0]);
-        for (w = it->waiters; w; w = next) {
-                next = w->wnext;
+        list_for_each_safe(w, next, &it->waiters, link) {
+                list_unlink(&w->link);
                 w->blocker = NULL;
-                w->wprev = w->wnext = NULL;
                 s->rechecks++;
                 settle(s, w);
         }
@@ -284,6 +262,7 @@ int scheduler_new(enum ordering mode, unsigned max_running, size_t max_held, str
         s->max_held = max_held;
         s->heap[HEAP_QUEUED].which = HEAP_QUEUED;
         s->heap[HEAP_READY].which = HEAP_READY;
+        list_init(&s->running);
         *ret = s;
         return 0;
 }
@@ -299,8 +278,7 @@ struct scheduler *scheduler_free(struct scheduler *s)
                 it->ev->sched_data = NULL;
                 free(it);
         }
-        for (it = s->running; it; it = next) {
-                next = it->wnext;
+        list_for_each_safe(it, next, &s->running, link) {
                 it->ev->sched_data = NULL;
                 free(it);
         }
@@ -328,6 +306,7 @@ static int item_new(struct scheduler *s, struct uevent *ev, struct item **ret)
                 return -ENOMEM;
         it->ev = ev;
         it->has_old = has_old;
+        list_init(&it->waiters);
         r = pathindex_add(&s->index, &it->d, PI_DEVPATH, ev->devpath, ev->devpath_len, ev->seqnum);
         if (r < 0) {
                 free(it);
@@ -409,7 +388,7 @@ struct uevent *scheduler_next(struct scheduler *s)
         detach(s, it);
         heap_remove(&s->heap[HEAP_QUEUED], it);
         it->state = ITEM_RUNNING;
-        list_add(&s->running, it);
+        list_add_head(&s->running, &it->link);
         s->n_running++;
         return it->ev;
 }
@@ -420,7 +399,7 @@ void scheduler_done(struct scheduler *s, struct uevent *ev)
 
         if (!it || it->state != ITEM_RUNNING)
                 return;
-        list_del(&s->running, it);
+        list_unlink(&it->link);
         s->n_running--;
         leave(s, it);
 }
@@ -453,7 +432,9 @@ const struct uevent *scheduler_blocker(const struct scheduler *s, const struct u
         case ORDERING_STRICT:
                 /* The earliest held event, if earlier; running ones are at most max_running. */
                 first = heap_top(&s->heap[HEAP_QUEUED]);
-                for (const struct item *r = s->running; r; r = r->wnext)
+                const struct item *r;
+
+                list_for_each(r, &s->running, link)
                         if (!first || seq_of(r) < seq_of(first))
                                 first = r;
                 return first && seq_of(first) < seq_of(it) ? first->ev : NULL;
@@ -483,7 +464,9 @@ uint64_t scheduler_lowest_held(const struct scheduler *s)
         uint64_t low = q ? seq_of(q) : 0;
 
         /* Running events are at most max_running: a short walk. */
-        for (const struct item *it = s->running; it; it = it->wnext)
+        const struct item *it;
+
+        list_for_each(it, &s->running, link)
                 if (low == 0 || seq_of(it) < low)
                         low = seq_of(it);
         return low;
