@@ -59,8 +59,15 @@ struct control {
         struct list_node dead;    /* dropped, freed by the reaper */
 };
 
-/* control.c */
+/* control-client.c: lifetime and output; calls nothing in control.c or control-request.c */
+struct client *client_free(struct client *cl);
 void client_drop(struct client *cl);
+/* The reaper (a defer source of control.c): frees the dropped clients. */
+int client_reap(sd_event_source *s, void *userdata);
+/* Write queued output.  Return: 0, or negative errno (drop the client). */
+int client_flush(struct client *cl);
+/* Tell @cl why (an error reply), then close it after a grace period. */
+void client_close_with(struct client *cl, int error, const char *message);
 int client_send(struct client *cl, const struct ctlmsg *m);
 void client_reply(struct client *cl, const struct ctlmsg *m);
 void client_error(struct client *cl, int error, const char *message);

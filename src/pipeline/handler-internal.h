@@ -4,8 +4,8 @@
 #include <stdarg.h>
 
 /*
- * Internals shared by the handler registry (core/handlers.c), the loader
- * of external handlers (core/handler-loader.c) and the built-in handlers
+ * Internals shared by the handler registry (pipeline/handlers.c), the loader
+ * of external handlers (pipeline/handler-loader.c) and the built-in handlers
  * (src/handlers/).  Not installed: external handlers only see the opaque
  * types of <hotplugd/handler.h>.
  */
@@ -58,15 +58,26 @@ int handler_env_vformat(struct hotplugd_env *env, char *buf, size_t size, const 
  */
 int handler_chain_add(struct handler_chain *c, const struct hotplugd_handler *ops, void *dl, const char *file);
 
+/*
+ * Takes one handler handler_load_dir() loaded: @ops lives in @dl; on success
+ * @dl is the callee's, on failure (negative errno) the loader dlclose()s it.
+ * @file is the path, borrowed for the call.
+ */
+typedef int (*handler_accept_fn)(void *userdata, const struct hotplugd_handler *ops, void *dl, const char *file);
+
 /**
  * handler_load_dir() - load every eligible *.so of @dir, in strcmp order.
+ * @dir: the handler directory
+ * @accept: called with each loaded handler (e.g. to add it to a chain)
+ * @userdata: passed to @accept
+ *
  * Files not owned by root, writable by group or others, not regular, or
  * in such a directory are refused with a log line; so are files without
- * the HOTPLUGD_HANDLER_SYMBOL symbol or failing handler_chain_add().
+ * the HOTPLUGD_HANDLER_SYMBOL symbol or that @accept refuses.
  * Return: number of handlers loaded, or negative errno if @dir cannot be
  * read at all (a missing directory is 0).
  */
-int handler_load_dir(struct handler_chain *c, const char *dir);
+int handler_load_dir(const char *dir, handler_accept_fn accept, void *userdata);
 
 /* dlclose() a handle from handler_load_dir() (NULL: no-op). */
 void handler_dlclose(void *dl);

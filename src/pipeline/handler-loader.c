@@ -10,7 +10,8 @@
  * was checked even if the name is replaced in between.  Every refusal is
  * one log line naming the file and the reason; loading goes on with the
  * next file.  The ownership rule is trust_reason() (src/shared/trust.h),
- * shared with the hotplug.d multiplexer.
+ * shared with the hotplug.d multiplexer.  What is done with a loaded
+ * handler is the caller's (handler_accept_fn): the loader knows no chain.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -83,7 +84,12 @@ static int fd_name_unused(int fd, char *self, size_t size)
 }
 
 /* Load one file; every refusal is logged here. */
-static int load_one(struct handler_chain *c, int dirfd, const char *dir, const char *name)
+struct loader {
+        handler_accept_fn accept;
+        void *userdata;
+};
+
+static int load_one(const struct loader *l, int dirfd, const char *dir, const char *name)
 {
         const struct hotplugd_handler *ops;
         _cleanup_close_ int fd = -1;
@@ -128,7 +134,7 @@ static int load_one(struct handler_chain *c, int dirfd, const char *dir, const c
                 dlclose(dl);
                 return -ENOENT;
         }
-        r = handler_chain_add(c, ops, dl, path);
+        r = l->accept(l->userdata, ops, dl, path);
         if (r < 0) {
                 dlclose(dl);
                 return r;
@@ -169,8 +175,9 @@ static int list_dir(DIR *d, char ***ret, size_t *ret_n)
         return 0;
 }
 
-int handler_load_dir(struct handler_chain *c, const char *dir)
+int handler_load_dir(const char *dir, handler_accept_fn accept, void *userdata)
 {
+        const struct loader l = { .accept = accept, .userdata = userdata };
         DIR *d = opendir(dir);
         char **names = NULL;
         struct stat st;
@@ -198,7 +205,7 @@ int handler_load_dir(struct handler_chain *c, const char *dir)
                 return r;
         }
         for (size_t i = 0; i < n; i++) {
-                if (load_one(c, dirfd(d), dir, names[i]) >= 0)
+                if (load_one(&l, dirfd(d), dir, names[i]) >= 0)
                         loaded++;
                 free(names[i]);
         }

@@ -280,6 +280,12 @@ static int copy_config(struct handler_chain *c, const struct handler_config *cfg
  * package installed a handler); a missing directory that was named in the
  * configuration is worth a warning.
  */
+/* handler_accept_fn: an external handler joins the chain. */
+static int accept_loaded(void *userdata, const struct hotplugd_handler *ops, void *dl, const char *file)
+{
+        return handler_chain_add(userdata, ops, dl, file);
+}
+
 static void load_external(struct handler_chain *c)
 {
         const char *dir = c->cfg.handler_dir;
@@ -292,7 +298,7 @@ static void load_external(struct handler_chain *c)
                         log_warning("handler directory %s does not exist; no external handlers loaded", dir);
                 return;
         }
-        r = handler_load_dir(c, dir);
+        r = handler_load_dir(dir, accept_loaded, c);
         if (r < 0)
                 log_warning_errno(r, "cannot read handler directory %s; no external handlers loaded", dir);
 }
