@@ -140,17 +140,17 @@ t_settle() {
 # The run file (path) whose environment has KEY=VALUE, or nothing.
 t_run_with() {
         local f
-        f=$(grep -l -x "env:$1" "$T_DIR"/runs/* 2>/dev/null | grep -v '\.tmp$' | head -n 1)
+        f=$(grep -rl -x "env:$1" "$T_DIR/runs" 2>/dev/null | grep -v '\.tmp$' | head -n 1)
         [ -n "$f" ] && echo "$f"
 }
 
 t_count_runs_with() {
-        grep -l -x "env:$1" "$T_DIR"/runs/* 2>/dev/null | grep -vc '\.tmp$'
+        grep -rl -x "env:$1" "$T_DIR/runs" 2>/dev/null | grep -vc '\.tmp$'
 }
 
 # Runs whose SYNTH_UUID starts with $1.
 t_count_runs_prefix() {
-        grep -l "^env:SYNTH_UUID=$1" "$T_DIR"/runs/* 2>/dev/null | grep -vc '\.tmp$'
+        grep -rl "^env:SYNTH_UUID=$1" "$T_DIR/runs" 2>/dev/null | grep -vc '\.tmp$'
 }
 
 # Field ($2: start, end, argv1, pid ...) of run file $1.

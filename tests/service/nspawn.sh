@@ -301,12 +301,12 @@ svc_show() {
 
 # Runs with SYNTH_UUID $1 (a full UUID or a prefix).
 runs_of() {
-        grep -l "^env:SYNTH_UUID=$1" "$S"/runs/* 2>/dev/null | grep -v '\.tmp$'
+        grep -rl "^env:SYNTH_UUID=$1" "$S/runs" 2>/dev/null | grep -v '\.tmp$'
 }
 
 # Distinct events with SYNTH_UUID prefix $1 that ran at least once.
 distinct_of() {
-        grep -h "^env:SYNTH_UUID=$1" "$S"/runs/* 2>/dev/null | sort -u | wc -l
+        grep -rh "^env:SYNTH_UUID=$1" "$S/runs" 2>/dev/null | sort -u | wc -l
 }
 
 # How far the agents and the service got: runs (files and bytes), main PID.
@@ -413,8 +413,8 @@ wait_progress "the restart burst ($(distinct_of "$prefix") of $COUNT run)" all_r
 [ "$(in_ct systemctl is-active hotplugd.service)" = active ] || fail "hotplugd.service is not active"
 t_done=$(date +%s%N)
 total=$(runs_of "$prefix" | wc -l)
-distinct=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort -u | wc -l)
-twice=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort | uniq -d | wc -l)
+distinct=$(grep -rh "^env:SYNTH_UUID=$prefix" "$S/runs" 2>/dev/null | sort -u | wc -l)
+twice=$(grep -rh "^env:SYNTH_UUID=$prefix" "$S/runs" 2>/dev/null | sort | uniq -d | wc -l)
 took_over=$(in_ct journalctl --no-pager -u hotplugd.service -o cat | sed -n 's/^took over \([0-9]*\) event.*/\1/p' |
         awk '{s += $1} END {print s + 0}')
 gaps=$(in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -c "SEQNUM gap" || true)
@@ -475,7 +475,7 @@ wait_progress "the crash burst ($(distinct_of "$prefix") of $COUNT run)" all_ran
 t_crash_done=$(date +%s%N)
 ctotal=$(runs_of "$prefix" | wc -l)
 cdistinct=$(distinct_of "$prefix")
-ctwice=$(grep -h "^env:SYNTH_UUID=$prefix" "$S"/runs/* 2>/dev/null | sort | uniq -d | wc -l)
+ctwice=$(grep -rh "^env:SYNTH_UUID=$prefix" "$S/runs" 2>/dev/null | sort | uniq -d | wc -l)
 cnrestarts=$(svc_show NRestarts)
 in_ct journalctl --no-pager -u hotplugd.service -o cat >"$T/journal-crash.txt"
 takeovers=$(grep "^took over" "$T/journal-crash.txt" | tail -n +$((rerun_lines_before + 1)))
