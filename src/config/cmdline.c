@@ -67,8 +67,9 @@ int option_set_arg(void *o, size_t limit, const struct option_info *oi, const ch
 
         snprintf(name, sizeof(name), "--%s", oi->name);
         if (arg && option_parse(oi, name, arg, true, &v, why, why_size) < 0) {
+                /* The value, and what the option is for ("netlink group 2..32"). */
                 k = (int)strlen(why);
-                snprintf(why + k, why_size - (size_t)k, ": '%s'", arg);
+                snprintf(why + k, why_size - (size_t)k, ": '%s' (%s)", arg, oi->help);
                 return -EINVAL;
         }
         if (!option_store(o, oi, &v, limit)) {

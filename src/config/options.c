@@ -56,7 +56,7 @@ const struct option_info option_table[] = {
                 .name = "ordering", .short_name = 'o', .type = OPTION_ORDERING,
                 KEY("ordering", CONF_ORDERING, ordering), FIELD(cfg.ordering),
                 .def.i = ORDERING_DEVPATH,
-                .arg = "MODE", .help = "devpath, strict or none",
+                .arg = "MODE", .help = "event order: devpath, strict or none",
         },
         {
                 .name = "max-children", .short_name = 'j', .type = OPTION_UINT,
@@ -161,12 +161,12 @@ const struct option_info option_table[] = {
                 .name = "log-level", .short_name = 'l', .type = OPTION_LOG_LEVEL,
                 KEY("log-level", CONF_LOG_LEVEL, log_level), FIELD(log_level),
                 .def.i = LOG_INFO,
-                .arg = "LEVEL", .help = "err, warning, notice, info, debug",
+                .arg = "LEVEL", .help = "least severe logged: err, warning, notice, info, debug",
         },
         {
                 .name = "log-target", .type = OPTION_LOG_TARGET, FIELD(log_target),
                 .def.i = LOG_TARGET_AUTO,
-                .arg = "T", .help = "auto, stderr or journal",
+                .arg = "T", .help = "log to auto, stderr or journal",
         },
         {
                 /* NULL: the manager's HOTPLUGD_RUNDIR "/control". */

@@ -126,7 +126,7 @@ bool option_store(void *o, const struct option_info *oi, const union option_valu
  * @limit: sizeof(*@o)
  * @oi: the option (borrowed)
  * @arg: its argument, NULL for a flag (borrowed; string options point into it)
- * @why: receives "--NAME must be ...: 'VALUE'" on failure
+ * @why: receives "--NAME must be ...: 'VALUE' (HELP)" on failure
  * @why_size: size of @why
  *
  * Return: 0, or -EINVAL with the reason in @why.

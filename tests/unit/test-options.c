@@ -294,11 +294,14 @@ static void test_messages(void)
 
         options_init(&o);
         check_int(option_set_arg(&o, sizeof(o), option_by_name("rcvbuf"), "16X", why, sizeof(why)), -EINVAL);
-        check_str(why, "--rcvbuf must be a number 4096..2147483647 (suffix K, M or G allowed): '16X'");
+        check_str(why, "--rcvbuf must be a number 4096..2147483647 (suffix K, M or G allowed): '16X' "
+                       "(netlink receive buffer, suffix K, M or G allowed)");
         check_int(option_set_arg(&o, sizeof(o), option_by_name("ordering"), "fast", why, sizeof(why)), -EINVAL);
-        check_str(why, "--ordering must be devpath, strict or none: 'fast'");
+        check_str(why, "--ordering must be devpath, strict or none: 'fast' (event order: devpath, strict or none)");
         check_int(option_set_arg(&o, sizeof(o), option_by_name("handler-cache"), "0", why, sizeof(why)), -EINVAL);
-        check_str(why, "--handler-cache must be a number 1..65536: '0'");
+        check_str(why, "--handler-cache must be a number 1..65536: '0' (devices whose legacy variables are kept)");
+        check_int(option_set_arg(&o, sizeof(o), option_by_name("rebroadcast"), "1", why, sizeof(why)), -EINVAL);
+        check_str(why, "--rebroadcast must be a number 2..32: '1' (re-send processed events on netlink group 2..32)");
         /* A manager_config alone takes its members only. */
         check_int(option_set_arg(&o.cfg, sizeof(o.cfg), option_by_name("rcvbuf"), "8K", why, sizeof(why)), 0);
         check_int(o.cfg.rcvbuf, 8192);
