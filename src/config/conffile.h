@@ -97,7 +97,7 @@ struct conf_error {
 const char *conf_key_to_string(enum conf_key k);
 
 /**
- * conf_set_handler_option() - set a handler-chain key from the command line.
+ * conf_set_handler_option() - set a handler-chain key, worded as for the file.
  * @k: CONF_FILTER_POLICY, CONF_FIRMWARE_LOADER, CONF_FIRMWARE_PATH,
  *     CONF_HANDLER_CACHE or CONF_INPUT_STRIP_QUOTES
  * @value: the option's argument, NULL for the two flags (borrowed; string
@@ -150,7 +150,8 @@ int conf_load(const char *path, struct conf *ret, struct conf_error *err);
  *
  * agent and hotplug-d are one choice: if either is on the command line,
  * the file's agent and hotplug-d are both ignored.  log-level is not a
- * member of struct manager_config; the caller applies c->log_level.
+ * member of struct manager_config: conf_apply_options() applies it too.
+ * handlers.sysfs_root follows sysfs_root.
  */
 void conf_apply(const struct conf *c, struct manager_config *cfg, uint32_t cli_set);
 

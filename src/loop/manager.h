@@ -44,7 +44,7 @@ struct manager_config {
         const char *replay_path;    /* read datagrams from this recording instead of the kernel */
         double replay_speed;        /* 1: recorded pace; 0: as fast as possible */
         unsigned rebroadcast_group; /* re-send processed events on this netlink group; 0: off */
-        bool resync;                /* resync after a receive-buffer overflow (default on) */
+        bool resync;                /* resync after a receive-buffer overflow */
 };
 
 /* Pause/resume starting agents (events keep queueing). */
