@@ -11,9 +11,11 @@
  * daemon can parse a new file on reload and keep its running configuration
  * when the file is broken.
  *
- * Keys are the daemon's long option names.  Command-line flags override the
- * file: conf_apply() skips every key the caller says was given on the
- * command line.
+ * Keys, their types, ranges and value parsers come from the option table
+ * (options.h); a key is the daemon's long option name (resync excepted:
+ * its flag is --no-resync).  Command-line flags override the file:
+ * conf_apply() skips every key the caller says was given on the command
+ * line.
  *
  * (The module is not called config.h: that name is meson's generated
  * build configuration, which the core's files include.)
@@ -27,8 +29,10 @@
 
 struct manager_config;
 struct handler_config;
+struct options;
 
-/* One bit per key; conf.set and conf_apply()'s @cli_set use them. */
+/* One bit per key; conf.set and conf_apply()'s @cli_set use them.  Each
+ * has its row in the option table (options.c). */
 enum conf_key {
         CONF_AGENT,
         CONF_HOTPLUG_D,
@@ -93,7 +97,7 @@ struct conf_error {
 const char *conf_key_to_string(enum conf_key k);
 
 /**
- * conf_set_handler_option() - set a handler-chain key from the command line.
+ * conf_set_handler_option() - set a handler-chain key, worded as for the file.
  * @k: CONF_FILTER_POLICY, CONF_FIRMWARE_LOADER, CONF_FIRMWARE_PATH,
  *     CONF_HANDLER_CACHE or CONF_INPUT_STRIP_QUOTES
  * @value: the option's argument, NULL for the two flags (borrowed; string
@@ -146,6 +150,14 @@ int conf_load(const char *path, struct conf *ret, struct conf_error *err);
  *
  * agent and hotplug-d are one choice: if either is on the command line,
  * the file's agent and hotplug-d are both ignored.  log-level is not a
- * member of struct manager_config; the caller applies c->log_level.
+ * member of struct manager_config: conf_apply_options() applies it too.
+ * handlers.sysfs_root follows sysfs_root.
  */
 void conf_apply(const struct conf *c, struct manager_config *cfg, uint32_t cli_set);
+
+/**
+ * conf_apply_options() - conf_apply() for all options, log-level included.
+ * @c: parsed file (borrowed; must outlive every use of @o)
+ * @o: options to update (borrowed); keys in o->set are kept
+ */
+void conf_apply_options(const struct conf *c, struct options *o);

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "config/conffile.h"
+#include "config/options.h"
 #include "ctl/ctl.h"
 #include "shared/envbuf.h"
 #include "shared/escape.h"
@@ -27,9 +28,6 @@
 #include "pipeline/spawner.h"
 #include "shared/sysfs.h"
 #include "uevent/uevent.h"
-
-/* hotplugd's default configuration file (see src/daemon/main.c). */
-#define DEFAULT_CONFIG_FILE HOTPLUGD_SYSCONFDIR "/hotplugd/hotplugd.conf"
 
 struct test_args {
         const char *devpath;
@@ -48,36 +46,24 @@ static void test_usage(FILE *f)
                    "The handler options are hotplugd's; the configuration file is read as hotplugd reads it.\n");
 }
 
-/* An option of the handler chain, as hotplugd takes it. */
-static int handler_option(struct test_args *a, enum conf_key k, const char *arg)
-{
-        char why[256];
-
-        if (conf_set_handler_option(k, arg, &a->cfg.handlers, why, sizeof(why)) < 0) {
-                fprintf(stderr, "hotplugctl: test: %s: '%s'\n", why, arg ? arg : "");
-                return -EINVAL;
-        }
-        a->set |= CONF_BIT(k);
-        return 0;
-}
-
+/* A hotplugd option (@c: its enum conf_key), parsed as hotplugd parses it. */
 static int parse_option(struct test_args *a, int c, const char *arg)
 {
+        const struct option_info *oi;
+        char why[512];
+
         switch (c) {
         case 'a': a->action = arg; return 0;
         case 'c': a->config = arg; return 0;
-        case CONF_SYSFS: a->cfg.sysfs_root = a->cfg.handlers.sysfs_root = arg; break;
-        case CONF_HANDLER_DIR: a->cfg.handlers.handler_dir = arg; break;
-        case CONF_ALL: a->cfg.handlers.pass_all = true; break;
-        case CONF_FILTER_POLICY:
-        case CONF_FIRMWARE_LOADER:
-        case CONF_FIRMWARE_PATH:
-        case CONF_HANDLER_CACHE:
-        case CONF_INPUT_STRIP_QUOTES:
-                return handler_option(a, (enum conf_key)c, arg);
-        default:
+        }
+        oi = c >= 0 && c < _CONF_KEY_MAX ? option_by_conf((enum conf_key)c) : NULL;
+        if (!oi)
+                return -EINVAL;
+        if (option_set_arg(&a->cfg, sizeof(a->cfg), oi, arg, why, sizeof(why)) < 0) {
+                fprintf(stderr, "hotplugctl: test: %s\n", why);
                 return -EINVAL;
         }
+        a->cfg.handlers.sysfs_root = a->cfg.sysfs_root;
         a->set |= CONF_BIT(c);
         return 0;
 }
@@ -103,7 +89,7 @@ static int parse_args(int argc, char *argv[], struct test_args *a)
         int c;
 
         *a = (struct test_args){ .action = "add" };
-        manager_config_init(&a->cfg);
+        options_defaults(&a->cfg);
         while ((c = getopt_long(argc, argv, "a:c:h", opts, NULL)) >= 0) {
                 if (c == 'h') {
                         test_usage(stdout);
@@ -130,7 +116,7 @@ static int parse_args(int argc, char *argv[], struct test_args *a)
  */
 static int load_config(struct test_args *a, struct conf *conf)
 {
-        const char *path = a->config ? a->config : DEFAULT_CONFIG_FILE;
+        const char *path = options_config_path(a->config);
         struct conf_error err;
         int r;
 

@@ -40,30 +40,6 @@
 #include "pipeline/spawner.h"
 #include "uevent/uevent.h"
 
-void manager_config_init(struct manager_config *cfg)
-{
-        *cfg = (struct manager_config){
-                .agent = HOTPLUGD_DEFAULT_AGENT,
-                .ordering = ORDERING_DEVPATH,
-                .source_fd = -1,
-                .trust = UEVENT_TRUST_KERNEL,
-                .replay_speed = 1.0,
-                .sysfs_root = "/sys",
-                .resync = true,
-        };
-        cfg->handlers.sysfs_root = "/sys";
-        cfg->handlers.handler_dir = HOTPLUGD_HANDLER_DIR; /* may be absent: then no external handlers */
-}
-
-static unsigned default_max_children(void)
-{
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-        if (cpus < 1)
-                cpus = 1;
-        return (unsigned)MIN(2 * cpus + 16, (long)HP_CHILDREN_MAX);
-}
-
 /* The kernel's last SEQNUM, 0 if unknown. */
 static uint64_t read_kernel_seqnum(const char *sysfs_root)
 {
@@ -417,20 +393,6 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         if (!m)
                 return -ENOMEM;
         m->cfg = *cfg;
-        if (!m->cfg.max_children)
-                m->cfg.max_children = default_max_children();
-        if (!m->cfg.max_queue)
-                m->cfg.max_queue = HP_QUEUE_MAX_DEFAULT;
-        if (!m->cfg.timeout_usec)
-                m->cfg.timeout_usec = HP_TIMEOUT_DEFAULT_SEC * USEC_PER_SEC;
-        if (!m->cfg.kill_grace_usec)
-                m->cfg.kill_grace_usec = HP_KILL_GRACE_SEC * USEC_PER_SEC;
-        if (!m->cfg.shutdown_grace_usec)
-                m->cfg.shutdown_grace_usec = HP_SHUTDOWN_GRACE_SEC * USEC_PER_SEC;
-        if (!m->cfg.rcvbuf)
-                m->cfg.rcvbuf = HP_RCVBUF_DEFAULT;
-        if (!m->cfg.sysfs_root)
-                m->cfg.sysfs_root = "/sys";
         m->max_queue = m->cfg.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
 
@@ -544,10 +506,10 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         int r;
 
         n.ordering = cfg->ordering;
-        n.max_children = cfg->max_children ? cfg->max_children : default_max_children();
-        n.max_queue = cfg->max_queue ? cfg->max_queue : HP_QUEUE_MAX_DEFAULT;
-        n.timeout_usec = cfg->timeout_usec ? cfg->timeout_usec : HP_TIMEOUT_DEFAULT_SEC * USEC_PER_SEC;
-        n.kill_grace_usec = cfg->kill_grace_usec ? cfg->kill_grace_usec : HP_KILL_GRACE_SEC * USEC_PER_SEC;
+        n.max_children = cfg->max_children;
+        n.max_queue = cfg->max_queue;
+        n.timeout_usec = cfg->timeout_usec;
+        n.kill_grace_usec = cfg->kill_grace_usec;
         n.handlers = cfg->handlers;
         n.resync = cfg->resync;
 

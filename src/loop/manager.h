@@ -19,30 +19,33 @@
 struct manager;
 struct uevent;
 
+/*
+ * The manager's configuration, complete: every member holds its value (no
+ * "0 means default").  options_defaults() (config/options.h) fills in the
+ * defaults from the option table; the ranges are the table's too.
+ */
 struct manager_config {
         const char *agent;          /* program run per event (single-agent mode) */
         const char *hotplug_d;      /* multiplexer directory; overrides agent when set */
         enum ordering ordering;
-        unsigned max_children;      /* 0: default min(2 * CPUs + 16, HP_CHILDREN_MAX) */
-        size_t max_queue;           /* events held at most; 0: HP_QUEUE_MAX_DEFAULT */
-        usec_t timeout_usec;        /* agent run time before SIGTERM; 0: HP_TIMEOUT_DEFAULT_SEC */
-        usec_t kill_grace_usec;     /* SIGTERM to SIGKILL; 0: HP_KILL_GRACE_SEC */
-        usec_t shutdown_grace_usec; /* how long running agents may finish at exit; 0: default */
+        unsigned max_children;      /* agents running at once */
+        size_t max_queue;           /* events held at most */
+        usec_t timeout_usec;        /* agent run time before SIGTERM */
+        usec_t kill_grace_usec;     /* SIGTERM to SIGKILL */
+        usec_t shutdown_grace_usec; /* how long running agents may finish at exit */
         bool dry_run;               /* log what would run, run nothing */
-        int rcvbuf;                 /* 0: HP_RCVBUF_DEFAULT */
+        int rcvbuf;                 /* netlink receive buffer requested, bytes */
         int source_fd;              /* socket handed over (consumed); -1: open our own */
         enum uevent_trust trust;    /* policy for source_fd */
-        const char *sysfs_root;     /* NULL: "/sys" */
+        const char *sysfs_root;     /* "/sys" unless testing */
         struct handler_config handlers;
         const char *control_path;   /* control socket; NULL: HOTPLUGD_RUNDIR "/control"; "" : none */
         const char *record_path;    /* append every datagram and agent run to this recording */
         const char *replay_path;    /* read datagrams from this recording instead of the kernel */
         double replay_speed;        /* 1: recorded pace; 0: as fast as possible */
         unsigned rebroadcast_group; /* re-send processed events on this netlink group; 0: off */
-        bool resync;                /* resync after a receive-buffer overflow (default on) */
+        bool resync;                /* resync after a receive-buffer overflow */
 };
-
-void manager_config_init(struct manager_config *cfg);
 
 /* Pause/resume starting agents (events keep queueing). */
 void manager_pause(struct manager *m);
@@ -68,7 +71,8 @@ struct manager_stats {
 
 /**
  * manager_new() - set up the pipeline and the event loop.
- * @cfg: configuration (borrowed for the call; strings must outlive the manager)
+ * @cfg: complete configuration, e.g. from options_defaults() (borrowed for
+ *       the call; strings must outlive the manager)
  * @ret: the manager, owned by the caller
  * Return: 0 or negative errno (logged).
  */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "config/conffile.h"
+#include "config/options.h"
 #include "fuzz.h"
 #include "loop/manager.h"
 
@@ -70,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         /* The command line keeps what it set: here the agent, when the first byte is odd. */
         cli_set = size && (data[0] & 1) ? CONF_BIT(CONF_AGENT) : 0;
-        manager_config_init(&cfg);
+        options_defaults(&cfg);
         cfg.agent = "/cli/agent";
         conf_apply(&c, &cfg, cli_set);
         if (cli_set)

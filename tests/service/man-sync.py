@@ -24,29 +24,41 @@ def compare(what, in_code, in_man, page):
         errors.append(f"{page}: documents {what} '{name}', which the code does not have")
 
 
-# hotplugd options: struct option table in main.c vs "Fl -NAME" in hotplugd.8.
-main_c = read("src/daemon/main.c")
-table = main_c[main_c.index("struct option options[]"):]
-table = table[:table.index("};")]
-code_opts = set(re.findall(r'\{\s*"([a-z0-9-]+)"', table))
+# hotplugd options and hotplugd.conf keys: the option table in
+# src/config/options.c (one "{ .name = ... }" row per option) vs "Fl -NAME"
+# in hotplugd.8 and ".It Cm KEY" in hotplugd.conf.5.
+options_c = read("src/config/options.c")
+table = options_c[options_c.index("const struct option_info option_table[]"):]
+table = table[:table.index("\n};")]
+rows = [r for r in re.split(r"\n        \{", table)[1:] if ".name = " in r]
+
+
+def field(row, name, pattern):
+    m = re.search(r"\." + name + r" = " + pattern, row)
+    return m.group(1) if m else None
+
+
+code_opts = {field(r, "name", r'"([a-z0-9-]+)"') for r in rows}
+short = {field(r, "short_name", r"'(.)'") for r in rows} - {None}
+code_keys = set(re.findall(r'KEY\("([a-z0-9-]+)"', table))
+if len(rows) != len(code_opts):
+    errors.append(f"options.c: {len(rows)} rows but {len(code_opts)} distinct long names")
+
 hotplugd8 = read("man/hotplugd.8")
 options_sec = hotplugd8[hotplugd8.index(".Sh DESCRIPTION"):hotplugd8.index(".Sh ORDERING")]
 man_opts = set(re.findall(r"^\.It .*?Fl -([a-z0-9-]+)", options_sec, re.M))
 man_opts |= set(re.findall(r"^\.It Fl [a-zA-Z] .*?Fl -([a-z0-9-]+)", options_sec, re.M))
 compare("option", code_opts, man_opts, "hotplugd.8")
 synopsis = hotplugd8[hotplugd8.index(".Sh SYNOPSIS"):hotplugd8.index(".Sh DESCRIPTION")]
-short = set(re.findall(r'"([a-zA-Z:]+)"', main_c[main_c.index("getopt_long("):])[0].replace(":", ""))
 syn_short = set("".join(re.findall(r"^\.Op Fl ([a-zA-Z]+)\b", synopsis, re.M)))
 syn_short |= set(re.findall(r"Fl ([a-zA-Z]) Ar", synopsis))
 compare("short option", short, syn_short, "hotplugd.8 SYNOPSIS")
 
-# hotplugd.conf keys: the key table in conffile.c vs ".It Cm KEY" in hotplugd.conf.5.
-conf_c = read("src/config/conffile.c")
-code_keys = set(re.findall(r'KEY\(CONF_[A-Z_]+, "([a-z0-9-]+)"', conf_c))
 conf5 = read("man/hotplugd.conf.5")
 man_keys = set(re.findall(r"^\.It Cm ([a-z0-9-]+) No =", conf5, re.M))
 compare("key", code_keys, man_keys, "hotplugd.conf.5")
 
+main_c = read("src/daemon/main.c")
 # hotplugctl verbs: the verb table vs ".It Cm VERB" in hotplugctl.8.
 ctl_c = read("src/ctl/hotplugctl.c")
 code_verbs = set(re.findall(r'\{\s*"([a-z]+)",\s*verb_', ctl_c))
@@ -81,6 +93,30 @@ compare("bound", set(defined), set(documented), "hotplugd.8 LIMITS")
 for name in sorted(set(defined) & set(documented)):
     if defined[name] != documented[name]:
         errors.append(f"hotplugd.8 LIMITS: {name} is {defined[name]} in bounds.h, {documented[name]} in the page")
+
+# Ranges: every numeric key's "MIN to MAX" (from the table, bounds.h
+# names evaluated) is in its hotplugd.conf.5 entry.
+def value_of(expr):
+    expr = expr.strip()
+    if expr in defined:
+        return defined[expr]
+    if expr == "INT32_MAX":
+        return str(2**31 - 1)
+    return str(int(expr)) if re.fullmatch(r"\d+", expr) else None
+
+
+entries = dict(re.findall(r"^\.It Cm ([a-z0-9-]+) No =[^\n]*\n(.*?)(?=^\.It |^\.El)", conf5, re.M | re.S))
+for r in rows:
+    key = re.search(r'KEY\("([a-z0-9-]+)"', r)
+    lo, hi = field(r, "min", r"([A-Z0-9_]+)"), field(r, "max", r"([A-Z0-9_]+)")
+    if not key or lo is None or hi is None:
+        continue
+    lo, hi, key = value_of(lo), value_of(hi), key.group(1)
+    text = " ".join(entries.get(key, "").split())
+    if lo is None or hi is None:
+        errors.append(f"options.c: cannot evaluate the range of '{key}'")
+    elif f"{lo} to {hi}" not in text:
+        errors.append(f"hotplugd.conf.5: '{key}' does not give its range {lo} to {hi}")
 
 for e in errors:
     print("FAIL:", e, file=sys.stderr)

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "config/conffile.h"
+#include "config/options.h"
 #include "loop/manager.h"
 #include "test.h"
 
@@ -351,7 +352,7 @@ static void test_precedence(void)
                   0);
 
         /* The defaults, before anything applies. */
-        manager_config_init(&cfg);
+        options_defaults(&cfg);
         check_str(cfg.handlers.handler_dir, HOTPLUGD_HANDLER_DIR);
         check(cfg.handlers.filter_policy == NULL);
         check(!cfg.handlers.firmware_loader);
@@ -360,7 +361,7 @@ static void test_precedence(void)
         check(!cfg.handlers.input_strip_quotes);
 
         /* Nothing on the command line: the file wins over the defaults. */
-        manager_config_init(&cfg);
+        options_defaults(&cfg);
         conf_apply(&c, &cfg, 0);
         check_str(cfg.agent, "/file/agent");
         check(cfg.hotplug_d == NULL);
@@ -381,7 +382,7 @@ static void test_precedence(void)
         check(cfg.handlers.input_strip_quotes);
 
         /* The command line wins key by key, the handler keys too. */
-        manager_config_init(&cfg);
+        options_defaults(&cfg);
         cfg.ordering = ORDERING_NONE;
         cfg.timeout_usec = 1;
         cfg.sysfs_root = cfg.handlers.sysfs_root = "/cli/sys";
@@ -401,7 +402,7 @@ static void test_precedence(void)
         check_str(cfg.agent, "/file/agent");
 
         /* --hotplug-d on the command line beats the file's agent... */
-        manager_config_init(&cfg);
+        options_defaults(&cfg);
         cfg.hotplug_d = "/cli/hotplug.d";
         conf_apply(&c, &cfg, CONF_BIT(CONF_HOTPLUG_D));
         check_str(cfg.hotplug_d, "/cli/hotplug.d");
@@ -409,26 +410,26 @@ static void test_precedence(void)
 
         /* ...and --agent beats the file's hotplug-d. */
         check_int(parse("hotplug-d = /file/hotplug.d\nall = no\n", &c, &err), 0);
-        manager_config_init(&cfg);
+        options_defaults(&cfg);
         cfg.agent = "/cli/agent";
         cfg.handlers.pass_all = true;
         conf_apply(&c, &cfg, CONF_BIT(CONF_AGENT) | CONF_BIT(CONF_ALL));
         check(cfg.hotplug_d == NULL);
         check_str(cfg.agent, "/cli/agent");
         check(cfg.handlers.pass_all);
-        manager_config_init(&cfg);
+        options_defaults(&cfg);
         conf_apply(&c, &cfg, 0);
         check_str(cfg.hotplug_d, "/file/hotplug.d");
         check(!cfg.handlers.pass_all);
 
         /* resync: on by default, off from the file, and --no-resync beats "resync = yes". */
-        manager_config_init(&cfg);
+        options_defaults(&cfg);
         check(cfg.resync);
         check_int(parse("resync = no\n", &c, &err), 0);
         conf_apply(&c, &cfg, 0);
         check(!cfg.resync);
         check_int(parse("resync = yes\n", &c, &err), 0);
-        manager_config_init(&cfg);
+        options_defaults(&cfg);
         cfg.resync = false;
         conf_apply(&c, &cfg, CONF_BIT(CONF_RESYNC));
         check(!cfg.resync);

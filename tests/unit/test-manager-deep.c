@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "shared/log.h"
+#include "config/options.h"
 #include "loop/manager.h"
 #include "test.h"
 
@@ -24,7 +25,7 @@ static void deep_queue(bool dry_run, const char *agent, unsigned n_events)
         uint64_t seq;
         int r;
 
-        manager_config_init(&cfg);
+        options_defaults(&cfg);
         cfg.dry_run = dry_run;
         cfg.agent = agent;
         cfg.control_path = "";

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hotplugd's command line and its configuration file, applied to struct
+ * options: built-in defaults, then the file, then the command line, each
+ * later source overriding the earlier one key by key.
+ *
+ * Invariants: getopt_long's long options and short string are generated
+ * from the option table; every value goes through option_parse(), as the
+ * file's do.  Errors go to stderr as "hotplugd: REASON: 'VALUE'", naming
+ * the option.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "config/options.h"
+#include "shared/macro.h"
+
+/* getopt_long's val for row i of the table (above every short letter). */
+#define ROW_VAL(i) (0x100 + (int)(i))
+
+/* Room for every row plus the terminator, and a short string of "x:" per row. */
+#define OPTIONS_MAX 64
+
+static int build_getopt(struct option *longopts, char *shortopts, size_t short_size)
+{
+        size_t n = 0;
+
+        if (option_table_size >= OPTIONS_MAX)
+                return -E2BIG;
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+
+                longopts[i] = (struct option){ oi->name, oi->arg ? required_argument : no_argument, NULL,
+                                               ROW_VAL(i) };
+                if (oi->short_name && n + 3 < short_size) {
+                        shortopts[n++] = oi->short_name;
+                        if (oi->arg)
+                                shortopts[n++] = ':';
+                }
+        }
+        longopts[option_table_size] = (struct option){ 0 };
+        shortopts[n] = '\0';
+        return 0;
+}
+
+static const struct option_info *row_of(int c)
+{
+        if (c >= ROW_VAL(0) && c < ROW_VAL(option_table_size))
+                return &option_table[c - ROW_VAL(0)];
+        for (size_t i = 0; i < option_table_size; i++)
+                if (option_table[i].short_name && option_table[i].short_name == c)
+                        return &option_table[i];
+        return NULL;
+}
+
+int option_set_arg(void *o, size_t limit, const struct option_info *oi, const char *arg, char *why,
+                   size_t why_size)
+{
+        union option_value v = { .b = oi->flag };
+        char name[64];
+        int k;
+
+        snprintf(name, sizeof(name), "--%s", oi->name);
+        if (arg && option_parse(oi, name, arg, true, &v, why, why_size) < 0) {
+                /* The value, and what the option is for ("netlink group 2..32"). */
+                k = (int)strlen(why);
+                snprintf(why + k, why_size - (size_t)k, ": '%s' (%s)", arg, oi->help);
+                return -EINVAL;
+        }
+        if (!option_store(o, oi, &v, limit)) {
+                snprintf(why, why_size, "%s is not an option here", name);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* One option from the command line; @arg is NULL for a flag. */
+static int set_option(struct options *o, const struct option_info *oi, const char *arg)
+{
+        char why[512];
+
+        if (option_set_arg(o, sizeof(*o), oi, arg, why, sizeof(why)) < 0) {
+                fprintf(stderr, "hotplugd: %s\n", why);
+                return -EINVAL;
+        }
+        if (oi->key)
+                o->set |= CONF_BIT(oi->conf);
+        return 0;
+}
+
+int options_parse_argv(struct options *o, int argc, char *argv[])
+{
+        struct option longopts[OPTIONS_MAX];
+        char shortopts[2 * OPTIONS_MAX + 1];
+        int c;
+
+        if (build_getopt(longopts, shortopts, sizeof(shortopts)) < 0)
+                return -E2BIG;
+        optind = 0; /* glibc: start afresh, also when called again (tests) */
+        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) >= 0) {
+                const struct option_info *oi = row_of(c);
+
+                if (!oi)
+                        return -EINVAL; /* getopt said why */
+                if (oi->type == OPTION_HELP) {
+                        options_help();
+                        return 0;
+                }
+                if (oi->type == OPTION_VERSION) {
+                        printf("hotplugd %s\n", PACKAGE_VERSION);
+                        return 0;
+                }
+                if (set_option(o, oi, oi->arg ? optarg : NULL) < 0)
+                        return -EINVAL;
+        }
+        if (optind < argc) {
+                fprintf(stderr, "hotplugd: unexpected argument: %s\n", argv[optind]);
+                return -EINVAL;
+        }
+        /* Not inherited by agents: it closes only when we are ready. */
+        if (o->ready_fd >= 0 && fcntl(o->ready_fd, F_SETFD, FD_CLOEXEC) < 0) {
+                fprintf(stderr, "hotplugd: --ready-fd needs an open descriptor: '%d'\n", o->ready_fd);
+                return -EINVAL;
+        }
+        o->cfg.handlers.sysfs_root = o->cfg.sysfs_root;
+        return 1;
+}
+
+int options_resolve_paths(struct options *o)
+{
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                const char *path;
+                char *abs;
+
+                if (oi->type != OPTION_PATH)
+                        continue;
+                memcpy(&path, (char *)o + oi->offset, sizeof(path));
+                if (!path || path[0] == '/')
+                        continue;
+                abs = realpath(path, NULL);
+                if (!abs) {
+                        int r = negative_errno();
+
+                        fprintf(stderr, "hotplugd: --%s %s: %s\n", oi->name, path, strerror(-r));
+                        return r;
+                }
+                memcpy((char *)o + oi->offset, &abs, sizeof(abs)); /* lives as long as the process */
+        }
+        o->cfg.handlers.sysfs_root = o->cfg.sysfs_root;
+        return 0;
+}
+
+int options_load(struct options *o, struct conf *conf, struct conf_error *err)
+{
+        int r;
+
+        r = conf_load(options_config_path(o->config), conf, err);
+        if (r == -ENOENT && !o->config)
+                return 1;
+        if (r < 0)
+                return r;
+        conf_apply_options(conf, o);
+        return 0;
+}

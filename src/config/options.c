@@ -1,0 +1,587 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The option table, the value parsers both the command line and the
+ * configuration file use, the defaults, and --help.
+ *
+ * Invariants: the table is the only list of options and the only place a
+ * default is written down; option_parse() is the only parser of a value.
+ * Nothing here keeps state or logs; --help is the one thing printed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "config/options.h"
+#include "pipeline/filter-policy.h"
+#include "shared/macro.h"
+#include "uevent/replay.h"
+
+#define CONFIG_FILE HOTPLUGD_SYSCONFDIR "/hotplugd/hotplugd.conf"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* The member of struct options an option sets. */
+#define FIELD(m) .offset = offsetof(struct options, m), .size = sizeof(((struct options *)0)->m)
+/* A configuration-file key: its name, enum conf_key and struct conf member. */
+#define KEY(n, k, m) .key = (n), .conf = (k), .conf_offset = offsetof(struct conf, m)
+
+/* udevd's rule: min(2 * CPUs + 16, HP_CHILDREN_MAX). */
+static uint64_t default_max_children(void)
+{
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+        if (cpus < 1)
+                cpus = 1;
+        return (uint64_t)MIN(2 * cpus + 16, (long)HP_CHILDREN_MAX);
+}
+
+const struct option_info option_table[] = {
+        {
+                .name = "agent", .short_name = 'a', .type = OPTION_PATH,
+                KEY("agent", CONF_AGENT, agent), FIELD(cfg.agent),
+                .def.s = HOTPLUGD_DEFAULT_AGENT,
+                .arg = "PATH", .help = "program run per event as PATH NAME",
+        },
+        {
+                .name = "hotplug-d", .short_name = 'd', .type = OPTION_PATH,
+                KEY("hotplug-d", CONF_HOTPLUG_D, hotplug_d), FIELD(cfg.hotplug_d),
+                .arg = "DIR", .help = "run DIR/NAME/*.hotplug then DIR/default/*.hotplug",
+        },
+        {
+                .name = "ordering", .short_name = 'o', .type = OPTION_ORDERING,
+                KEY("ordering", CONF_ORDERING, ordering), FIELD(cfg.ordering),
+                .def.i = ORDERING_DEVPATH,
+                .arg = "MODE", .help = "event order: devpath, strict or none",
+        },
+        {
+                .name = "max-children", .short_name = 'j', .type = OPTION_UINT,
+                KEY("max-children", CONF_MAX_CHILDREN, max_children), FIELD(cfg.max_children),
+                .min = 1, .max = HP_CHILDREN_MAX,
+                .def_fn = default_max_children, .def_text = "min(2*CPUs+16, " STR(HP_CHILDREN_MAX) ")",
+                .arg = "N", .help = "agents running at once",
+        },
+        {
+                .name = "max-queue", .type = OPTION_UINT,
+                KEY("max-queue", CONF_MAX_QUEUE, max_queue), FIELD(cfg.max_queue),
+                .min = 1, .max = HP_QUEUE_MAX_LIMIT, .def.u = HP_QUEUE_MAX_DEFAULT,
+                .arg = "N", .help = "events held at most",
+        },
+        {
+                .name = "timeout", .short_name = 't', .type = OPTION_SECONDS,
+                KEY("timeout", CONF_TIMEOUT, timeout_sec), FIELD(cfg.timeout_usec),
+                .min = 1, .max = HP_TIMEOUT_MAX_SEC, .def.u = HP_TIMEOUT_DEFAULT_SEC,
+                .arg = "SEC", .help = "agent run time before SIGTERM",
+        },
+        {
+                .name = "kill-grace", .type = OPTION_SECONDS,
+                KEY("kill-grace", CONF_KILL_GRACE, kill_grace_sec), FIELD(cfg.kill_grace_usec),
+                .min = 1, .max = HP_TIMEOUT_MAX_SEC, .def.u = HP_KILL_GRACE_SEC,
+                .arg = "SEC", .help = "SIGTERM to SIGKILL",
+        },
+        {
+                .name = "dry-run", .short_name = 'n', .type = OPTION_BOOL, FIELD(cfg.dry_run),
+                .flag = true, .help = "log what would run, run nothing",
+        },
+        {
+                .name = "all", .type = OPTION_BOOL,
+                KEY("all", CONF_ALL, all), FIELD(cfg.handlers.pass_all),
+                .flag = true, .help = "no handler filters any event out",
+        },
+        {
+                .name = "handler-dir", .type = OPTION_PATH,
+                KEY("handler-dir", CONF_HANDLER_DIR, handler_dir), FIELD(cfg.handlers.handler_dir),
+                .def.s = HOTPLUGD_HANDLER_DIR, /* may be absent: then no external handlers */
+                .arg = "DIR", .help = "external handlers",
+        },
+        {
+                .name = "filter-policy", .type = OPTION_FILTER,
+                KEY("filter-policy", CONF_FILTER_POLICY, filter_policy), FIELD(cfg.handlers.filter_policy),
+                .arg = "RULES", .help = "SUBSYSTEM=keep|drop|handlers,... over queues=drop,drivers=drop",
+        },
+        {
+                .name = "firmware-loader", .type = OPTION_BOOL,
+                KEY("firmware-loader", CONF_FIRMWARE_LOADER, firmware_loader),
+                FIELD(cfg.handlers.firmware_loader),
+                .flag = true, .help = "answer firmware requests from --firmware-path",
+        },
+        {
+                /* NULL: the handler chain's HP_FIRMWARE_PATH_DEFAULT. */
+                .name = "firmware-path", .type = OPTION_SEARCH,
+                KEY("firmware-path", CONF_FIRMWARE_PATH, firmware_path), FIELD(cfg.handlers.firmware_path),
+                .def_text = HP_FIRMWARE_PATH_DEFAULT,
+                .arg = "DIRS", .help = "firmware directories, ':'-separated",
+        },
+        {
+                /* 0: the handler chain's HP_DEVCACHE_DEFAULT. */
+                .name = "handler-cache", .type = OPTION_UINT,
+                KEY("handler-cache", CONF_HANDLER_CACHE, handler_cache), FIELD(cfg.handlers.cache_size),
+                .min = 1, .max = HP_DEVCACHE_MAX, .def_text = STR(HP_DEVCACHE_DEFAULT),
+                .arg = "N", .help = "devices whose legacy variables are kept",
+        },
+        {
+                .name = "input-strip-quotes", .type = OPTION_BOOL,
+                KEY("input-strip-quotes", CONF_INPUT_STRIP_QUOTES, input_strip_quotes),
+                FIELD(cfg.handlers.input_strip_quotes),
+                .flag = true, .help = "input NAME and PHYS without quotes",
+        },
+        {
+                .name = "sysfs", .type = OPTION_PATH,
+                KEY("sysfs", CONF_SYSFS, sysfs), FIELD(cfg.sysfs_root),
+                .def.s = "/sys",
+                .arg = "DIR", .help = "sysfs root",
+        },
+        {
+                .name = "rcvbuf", .type = OPTION_SIZE,
+                KEY("rcvbuf", CONF_RCVBUF, rcvbuf), FIELD(cfg.rcvbuf),
+                .min = 4096, .max = INT32_MAX, .def.u = HP_RCVBUF_DEFAULT,
+                .arg = "BYTES", .help = "netlink receive buffer, suffix K, M or G allowed",
+        },
+        {
+                .name = "no-resync", .type = OPTION_BOOL,
+                KEY("resync", CONF_RESYNC, resync), FIELD(cfg.resync),
+                .def.b = true, .flag = false,
+                .help = "do not re-trigger devices after a buffer overflow",
+        },
+        {
+                .name = "listen-fd", .type = OPTION_FD, FIELD(cfg.source_fd),
+                .def.i = -1,
+                .arg = "N", .help = "use socket fd N instead of opening one",
+        },
+        {
+                .name = "ready-fd", .type = OPTION_FD, FIELD(ready_fd),
+                .def.i = -1,
+                .arg = "N", .help = "write a newline to fd N once listening, then close it",
+        },
+        {
+                .name = "log-level", .short_name = 'l', .type = OPTION_LOG_LEVEL,
+                KEY("log-level", CONF_LOG_LEVEL, log_level), FIELD(log_level),
+                .def.i = LOG_INFO,
+                .arg = "LEVEL", .help = "least severe logged: err, warning, notice, info, debug",
+        },
+        {
+                .name = "log-target", .type = OPTION_LOG_TARGET, FIELD(log_target),
+                .def.i = LOG_TARGET_AUTO,
+                .arg = "T", .help = "log to auto, stderr or journal",
+        },
+        {
+                /* NULL: the manager's HOTPLUGD_RUNDIR "/control". */
+                .name = "control-socket", .type = OPTION_STRING, FIELD(cfg.control_path),
+                .def_text = HOTPLUGD_RUNDIR "/control",
+                .arg = "P", .help = "control socket path (\"\" for none)",
+        },
+        {
+                .name = "record", .type = OPTION_PATH,
+                KEY("record", CONF_RECORD, record), FIELD(cfg.record_path),
+                .arg = "FILE", .help = "append every datagram and agent run to a recording",
+        },
+        {
+                .name = "replay", .type = OPTION_PATH, FIELD(cfg.replay_path),
+                .arg = "FILE", .help = "read events from a recording instead of the kernel",
+        },
+        {
+                .name = "speed", .type = OPTION_SPEED, FIELD(cfg.replay_speed),
+                .def.d = 1.0,
+                .arg = "X", .help = "replay pace factor; 0 or max: no waiting",
+        },
+        {
+                .name = "rebroadcast", .type = OPTION_UINT,
+                KEY("rebroadcast", CONF_REBROADCAST, rebroadcast), FIELD(cfg.rebroadcast_group),
+                .min = 2, .max = 32,
+                .arg = "GROUP", .help = "re-send processed events on netlink group 2..32",
+        },
+        {
+                .name = "config", .short_name = 'c', .type = OPTION_PATH, FIELD(config),
+                .def_text = CONFIG_FILE,
+                .arg = "FILE", .help = "configuration file",
+        },
+        {
+                .name = "check-config", .type = OPTION_BOOL, FIELD(check_config),
+                .flag = true, .help = "check the configuration and exit (0 valid, 2 invalid)",
+        },
+        { .name = "help", .short_name = 'h', .type = OPTION_HELP, .help = "this text" },
+        { .name = "version", .short_name = 'V', .type = OPTION_VERSION, .help = "version" },
+};
+
+const size_t option_table_size = ELEMENTSOF(option_table);
+
+const struct option_info *option_by_name(const char *name)
+{
+        for (size_t i = 0; i < option_table_size; i++)
+                if (strcmp(option_table[i].name, name) == 0)
+                        return &option_table[i];
+        return NULL;
+}
+
+const struct option_info *option_by_key(const char *key)
+{
+        for (size_t i = 0; i < option_table_size; i++)
+                if (option_table[i].key && strcmp(option_table[i].key, key) == 0)
+                        return &option_table[i];
+        return NULL;
+}
+
+const struct option_info *option_by_conf(enum conf_key k)
+{
+        for (size_t i = 0; i < option_table_size; i++)
+                if (option_table[i].key && option_table[i].conf == k)
+                        return &option_table[i];
+        return NULL;
+}
+
+static int parse_decimal(const char *s, uint64_t *ret, const char **end)
+{
+        uint64_t v = 0;
+
+        if (*s < '0' || *s > '9')
+                return -EINVAL;
+        for (; *s >= '0' && *s <= '9'; s++) {
+                if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+                        return -ERANGE;
+                v = v * 10 + (uint64_t)(*s - '0');
+        }
+        *ret = v;
+        *end = s;
+        return 0;
+}
+
+/* A decimal number; with @suffix, one K, M or G (either case) may follow. */
+static int parse_number(const char *s, bool suffix, uint64_t *ret)
+{
+        const char *end;
+        uint64_t v, mult = 1;
+        int r;
+
+        r = parse_decimal(s, &v, &end);
+        if (r < 0)
+                return r;
+        if (suffix && *end && !end[1]) {
+                static const char units[] = "KMG";
+                const char *u = strchr(units, *end & ~0x20);
+
+                if (u) {
+                        mult = UINT64_C(1) << (10 * (u - units + 1));
+                        end++;
+                }
+        }
+        if (*end)
+                return -EINVAL;
+        if (v > UINT64_MAX / mult)
+                return -ERANGE;
+        *ret = v * mult;
+        return 0;
+}
+
+static int parse_bool(const char *s)
+{
+        static const char *const yes[] = { "yes", "true", "on", "1" };
+        static const char *const no[] = { "no", "false", "off", "0" };
+
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+                if (strcmp(s, yes[i]) == 0)
+                        return 1;
+                if (strcmp(s, no[i]) == 0)
+                        return 0;
+        }
+        return -EINVAL;
+}
+
+static int parse_log_target(const char *s)
+{
+        static const char *const names[] = {
+                [LOG_TARGET_AUTO] = "auto", [LOG_TARGET_STDERR] = "stderr", [LOG_TARGET_JOURNAL] = "journal"
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (strcmp(s, names[i]) == 0)
+                        return (int)i;
+        return -EINVAL;
+}
+
+/* Every ':'-separated item of @s is an absolute path. */
+static bool search_path_valid(const char *s)
+{
+        for (;;) {
+                if (*s != '/')
+                        return false;
+                s = strchr(s, ':');
+                if (!s)
+                        return true;
+                s++;
+        }
+}
+
+static bool filter_valid(const char *name, const char *value, char *why, size_t why_size)
+{
+        _cleanup_free_ struct filter_policy *p = malloc(sizeof(*p));
+        int r;
+
+        r = p ? filter_policy_parse(p, value) : -ENOMEM;
+        if (r == -ENOMEM)
+                snprintf(why, why_size, "out of memory checking %s", name);
+        else if (r == -E2BIG)
+                snprintf(why, why_size, "%s has more than %d rules with the defaults", name, HP_FILTER_RULES_MAX);
+        else if (r < 0)
+                snprintf(why, why_size, "%s wants SUBSYSTEM=keep|drop|handlers items", name);
+        return r >= 0;
+}
+
+/* The kinds whose value is the text itself, checked. */
+static int parse_text(const struct option_info *oi, const char *name, const char *text, bool cli, char *why,
+                      size_t why_size)
+{
+        switch (oi->type) {
+        case OPTION_PATH:
+                if (!cli && text[0] != '/') {
+                        snprintf(why, why_size, "%s needs an absolute path", name);
+                        return -EINVAL;
+                }
+                return 0;
+        case OPTION_SEARCH:
+                if (!search_path_valid(text)) {
+                        snprintf(why, why_size, "%s needs absolute paths separated by ':'", name);
+                        return -EINVAL;
+                }
+                return 0;
+        case OPTION_FILTER:
+                return filter_valid(name, text, why, why_size) ? 0 : -EINVAL;
+        default:
+                return 0;
+        }
+}
+
+/* The kinds with a closed set of names; @ret is the value. */
+static int parse_name(const struct option_info *oi, const char *name, const char *text, int *ret, char *why,
+                      size_t why_size)
+{
+        int r;
+
+        switch (oi->type) {
+        case OPTION_BOOL:
+                r = parse_bool(text);
+                if (r < 0)
+                        snprintf(why, why_size, "%s must be yes or no", name);
+                break;
+        case OPTION_ORDERING:
+                r = ordering_from_string(text);
+                if (r < 0)
+                        snprintf(why, why_size, "%s must be devpath, strict or none", name);
+                break;
+        case OPTION_LOG_LEVEL:
+                r = log_level_from_string(text);
+                if (r < 0)
+                        snprintf(why, why_size, "%s must be err, warning, notice, info, debug or 0-7", name);
+                break;
+        default: /* OPTION_LOG_TARGET */
+                r = parse_log_target(text);
+                if (r < 0)
+                        snprintf(why, why_size, "%s must be auto, stderr or journal", name);
+                break;
+        }
+        if (r < 0)
+                return -EINVAL;
+        *ret = r;
+        return 0;
+}
+
+int option_parse(const struct option_info *oi, const char *name, const char *text, bool cli,
+                 union option_value *ret, char *why, size_t why_size)
+{
+        union option_value v = { .u = 0 };
+        uint64_t n;
+        int r;
+
+        switch (oi->type) {
+        case OPTION_PATH:
+        case OPTION_STRING:
+        case OPTION_SEARCH:
+        case OPTION_FILTER:
+                r = parse_text(oi, name, text, cli, why, why_size);
+                v.s = text;
+                break;
+        case OPTION_UINT:
+        case OPTION_SIZE:
+        case OPTION_SECONDS:
+                r = parse_number(text, oi->type == OPTION_SIZE, &n);
+                if (r < 0 || n < oi->min || n > oi->max) {
+                        snprintf(why, why_size, "%s must be a number %" PRIu64 "..%" PRIu64 "%s", name, oi->min,
+                                 oi->max, oi->type == OPTION_SIZE ? " (suffix K, M or G allowed)" : "");
+                        r = -EINVAL;
+                }
+                v.u = n;
+                break;
+        case OPTION_BOOL:
+                r = parse_name(oi, name, text, &v.i, why, why_size);
+                v.b = v.i;
+                break;
+        case OPTION_ORDERING:
+        case OPTION_LOG_LEVEL:
+        case OPTION_LOG_TARGET:
+                r = parse_name(oi, name, text, &v.i, why, why_size);
+                break;
+        case OPTION_SPEED:
+                r = replay_speed_from_string(text, &v.d);
+                if (r < 0)
+                        snprintf(why, why_size, "%s must be 0 or max (no waiting), or a factor from %g to %d "
+                                 "like 1 or 2.5", name, 1.0 / HP_REPLAY_SLOWDOWN_MAX, HP_REPLAY_SPEED_MAX);
+                break;
+        case OPTION_FD:
+                r = parse_number(text, false, &n);
+                if (r < 0 || n > INT_MAX) {
+                        snprintf(why, why_size, "%s needs a descriptor number", name);
+                        r = -EINVAL;
+                }
+                v.i = (int)n;
+                break;
+        default:
+                snprintf(why, why_size, "%s takes no value", name);
+                r = -EINVAL;
+        }
+        if (r < 0)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+/* Write the unsigned @v into a member of @size bytes (unsigned, int, size_t, usec_t). */
+static void store_uint(char *p, size_t size, uint64_t v)
+{
+        if (size == sizeof(uint32_t)) {
+                uint32_t w = (uint32_t)v;
+
+                memcpy(p, &w, sizeof(w));
+        } else
+                memcpy(p, &v, sizeof(v));
+}
+
+bool option_store(void *o, const struct option_info *oi, const union option_value *v, size_t limit)
+{
+        char *p = (char *)o + oi->offset;
+
+        if (oi->size == 0 || oi->offset + oi->size > limit)
+                return false;
+        switch (oi->type) {
+        case OPTION_PATH:
+        case OPTION_STRING:
+        case OPTION_SEARCH:
+        case OPTION_FILTER:
+                memcpy(p, &v->s, sizeof(v->s));
+                break;
+        case OPTION_UINT:
+        case OPTION_SIZE:
+                store_uint(p, oi->size, v->u);
+                break;
+        case OPTION_SECONDS:
+                store_uint(p, oi->size, v->u * USEC_PER_SEC);
+                break;
+        case OPTION_BOOL:
+                memcpy(p, &v->b, sizeof(v->b));
+                break;
+        case OPTION_SPEED:
+                memcpy(p, &v->d, sizeof(v->d));
+                break;
+        default: /* the enums and descriptors: int-sized */
+                memcpy(p, &v->i, sizeof(v->i));
+                break;
+        }
+        return true;
+}
+
+void options_init(struct options *o)
+{
+        *o = (struct options){ 0 };
+        o->cfg.trust = UEVENT_TRUST_KERNEL;
+        o->cfg.shutdown_grace_usec = HP_SHUTDOWN_GRACE_SEC * USEC_PER_SEC; /* not an option */
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                union option_value v = oi->def;
+
+                if (oi->def_fn)
+                        v.u = oi->def_fn();
+                (void)option_store(o, oi, &v, sizeof(*o));
+        }
+        o->cfg.handlers.sysfs_root = o->cfg.sysfs_root;
+}
+
+void options_defaults(struct manager_config *cfg)
+{
+        struct options o;
+
+        options_init(&o);
+        *cfg = o.cfg;
+}
+
+const char *options_config_path(const char *config)
+{
+        return config ? config : CONFIG_FILE;
+}
+
+/* The default as --help shows it, or "" for none. */
+static const char *default_text(const struct option_info *oi, char *buf, size_t size)
+{
+        static const char *const levels[] = { "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug" };
+        static const char *const targets[] = { "auto", "stderr", "journal" };
+        const union option_value *d = &oi->def;
+
+        if (oi->def_text)
+                return oi->def_text;
+        switch (oi->type) {
+        case OPTION_PATH:
+        case OPTION_STRING:
+        case OPTION_SEARCH:
+        case OPTION_FILTER:
+                return d->s ? d->s : "";
+        case OPTION_UINT:
+        case OPTION_SECONDS:
+                if (d->u)
+                        snprintf(buf, size, "%" PRIu64, d->u);
+                return d->u ? buf : "";
+        case OPTION_SIZE:
+                for (int shift = 30; shift >= 10; shift -= 10)
+                        if (d->u && d->u % (UINT64_C(1) << shift) == 0) {
+                                snprintf(buf, size, "%" PRIu64 "%c", d->u >> shift, "KMG"[shift / 10 - 1]);
+                                return buf;
+                        }
+                snprintf(buf, size, "%" PRIu64, d->u);
+                return buf;
+        case OPTION_ORDERING:
+                return ordering_to_string((enum ordering)d->i);
+        case OPTION_LOG_LEVEL:
+                return levels[d->i & 7];
+        case OPTION_LOG_TARGET:
+                return targets[d->i % 3];
+        case OPTION_SPEED:
+                snprintf(buf, size, "%g", d->d);
+                return buf;
+        default:
+                return "";
+        }
+}
+
+void options_help(void)
+{
+        printf("Usage: hotplugd [OPTIONS]\n\n"
+               "Run a hotplug agent for every kernel uevent, in order.\n\n");
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                char left[64], buf[64];
+                const char *def = default_text(oi, buf, sizeof(buf));
+                int n;
+
+                if (oi->short_name)
+                        n = snprintf(left, sizeof(left), "  -%c, --%s", oi->short_name, oi->name);
+                else
+                        n = snprintf(left, sizeof(left), "      --%s", oi->name);
+                if (oi->arg)
+                        n += snprintf(left + n, sizeof(left) - (size_t)n, "=%s", oi->arg);
+                if (n < 27)
+                        printf("%-27s%s", left, oi->help);
+                else
+                        printf("%s\n%27s%s", left, "", oi->help);
+                printf(*def ? " (default %s)\n" : "%s\n", def);
+        }
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * hotplugd's options, in one table (options.c): for every option its long
+ * name, short letter, type, range, default, configuration-file key (or
+ * none: command line only) and help text.  The table drives getopt_long
+ * (cmdline.c), the configuration file parser (conffile.c), --help, the
+ * defaults, and the manual-page check (tests/service/man-sync.py reads it).
+ *
+ * Invariants: a value is parsed by one function, option_parse(), whether it
+ * comes from the command line or the file, so both accept the same text
+ * (paths excepted: the command line also takes relative ones, resolved by
+ * options_resolve_paths()).  Defaults live only in the table;
+ * options_init() is the one place that fills them in.
+ *
+ * Adding an option: one row in the table; a file key also needs its
+ * enum conf_key and struct conf member (conffile.h).  The manual pages
+ * (man-sync) and the command-line/file parity test (test-options) then
+ * cover it without further edits.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/conffile.h"
+#include "loop/manager.h"
+#include "shared/log.h"
+
+/* Everything the options set: the manager's configuration and the daemon's own. */
+struct options {
+        struct manager_config cfg;  /* first: a table offset below sizeof(cfg) is a cfg member */
+        int log_level;              /* syslog priority */
+        enum log_target log_target;
+        const char *config;         /* --config; NULL: the default file, whose absence is fine */
+        bool check_config;          /* --check-config: validate and exit */
+        int ready_fd;               /* --ready-fd, -1: none */
+        uint32_t set;               /* CONF_BIT() of every file key given on the command line */
+};
+
+enum option_type {
+        OPTION_PATH,       /* a path; absolute in the file, resolved on the command line */
+        OPTION_STRING,     /* any text, "" included */
+        OPTION_SEARCH,     /* ':'-separated absolute directories */
+        OPTION_FILTER,     /* filter policy rules (pipeline/filter-policy.h) */
+        OPTION_UINT,       /* decimal, min..max */
+        OPTION_SIZE,       /* decimal with an optional K, M or G suffix (x1024), min..max */
+        OPTION_SECONDS,    /* decimal seconds, min..max; kept in microseconds */
+        OPTION_BOOL,       /* file: yes/no; command line: a flag that sets .flag */
+        OPTION_ORDERING,   /* enum ordering */
+        OPTION_LOG_LEVEL,  /* syslog level name or 0-7 */
+        OPTION_LOG_TARGET, /* enum log_target */
+        OPTION_SPEED,      /* replay pace factor (double) */
+        OPTION_FD,         /* a file descriptor number (int) */
+        OPTION_HELP,       /* print --help and exit */
+        OPTION_VERSION,    /* print the version and exit */
+};
+
+/* A parsed value; which member depends on the type. */
+union option_value {
+        uint64_t u;        /* UINT, SIZE, SECONDS (in seconds) */
+        int i;             /* ORDERING, LOG_LEVEL, LOG_TARGET, FD */
+        bool b;            /* BOOL */
+        double d;          /* SPEED */
+        const char *s;     /* PATH, STRING, SEARCH, FILTER (borrowed) */
+};
+
+struct option_info {
+        const char *name;            /* long option, --NAME */
+        char short_name;             /* -X, or 0 */
+        enum option_type type;
+        const char *key;             /* key in hotplugd.conf; NULL: command line only */
+        enum conf_key conf;          /* its bit and struct conf slot, when .key is set */
+        size_t conf_offset;          /* member of struct conf, when .key is set */
+        size_t offset, size;         /* member of struct options */
+        uint64_t min, max;           /* UINT, SIZE, SECONDS */
+        bool flag;                   /* BOOL: what the command-line flag sets */
+        union option_value def;      /* the default */
+        uint64_t (*def_fn)(void);    /* UINT: a default computed at start, instead of .def */
+        const char *def_text;        /* --help's default when .def does not say it, or NULL */
+        const char *arg;             /* --help's name for the argument; NULL: takes none */
+        const char *help;
+};
+
+extern const struct option_info option_table[];
+extern const size_t option_table_size;
+
+/* The row whose long name is @name, or NULL. */
+const struct option_info *option_by_name(const char *name);
+/* The row whose file key is @key, or NULL. */
+const struct option_info *option_by_key(const char *key);
+/* The row of file key @k, or NULL. */
+const struct option_info *option_by_conf(enum conf_key k);
+
+/**
+ * option_parse() - parse one value of an option.
+ * @oi: the option (borrowed)
+ * @name: the option as @why names it: "'timeout'" (file) or "--timeout"
+ * @text: the value (borrowed; string values point into it)
+ * @cli: from the command line (paths may then be relative)
+ * @ret: receives the value, untouched on failure
+ * @why: receives the reason on failure ("NAME must be ..."), without the value
+ * @why_size: size of @why
+ *
+ * Return: 0, or -EINVAL with the reason in @why.
+ */
+int option_parse(const struct option_info *oi, const char *name, const char *text, bool cli,
+                 union option_value *ret, char *why, size_t why_size);
+
+/**
+ * option_store() - set an option's member of @o to @v.
+ * @o: options (borrowed)
+ * @oi: the option (borrowed)
+ * @v: the value (strings are borrowed and must outlive @o)
+ * @limit: bytes of @o that may be written: sizeof(struct options), or
+ *         sizeof(struct manager_config) when @o is only a manager_config
+ *
+ * Return: true if stored, false if the member lies past @limit.
+ */
+bool option_store(void *o, const struct option_info *oi, const union option_value *v, size_t limit);
+
+/**
+ * option_set_arg() - set one option from a command line.
+ * @o: struct options, or a struct manager_config when @limit says so (borrowed)
+ * @limit: sizeof(*@o)
+ * @oi: the option (borrowed)
+ * @arg: its argument, NULL for a flag (borrowed; string options point into it)
+ * @why: receives "--NAME must be ...: 'VALUE' (HELP)" on failure
+ * @why_size: size of @why
+ *
+ * Return: 0, or -EINVAL with the reason in @why.
+ */
+int option_set_arg(void *o, size_t limit, const struct option_info *oi, const char *arg, char *why,
+                   size_t why_size);
+
+/**
+ * options_init() - the defaults, from the table.
+ * @o: filled completely (borrowed)
+ */
+void options_init(struct options *o);
+
+/**
+ * options_defaults() - a manager configuration holding the defaults.
+ * @cfg: filled completely (borrowed)
+ */
+void options_defaults(struct manager_config *cfg);
+
+/* Print --help, generated from the table. */
+void options_help(void);
+
+/**
+ * options_parse_argv() - the command line over @o.
+ * @o: options, as options_init() left them (borrowed; string members point into @argv)
+ * @argc: argument count
+ * @argv: arguments (borrowed, must outlive @o)
+ *
+ * Errors are printed to stderr naming the option and the value.
+ * Return: 1 run, 0 done (--help or --version printed), -EINVAL usage error.
+ */
+int options_parse_argv(struct options *o, int argc, char *argv[]);
+
+/**
+ * options_resolve_paths() - make every relative path option absolute.
+ * @o: options (borrowed; resolved paths are allocated and live as long as the process)
+ *
+ * Return: 0, or a negative errno with the option and path on stderr.
+ */
+int options_resolve_paths(struct options *o);
+
+/**
+ * options_load() - read the configuration file and apply it under the command line.
+ * @o: options after options_parse_argv() (borrowed; string members will
+ *     point into @conf)
+ * @conf: receives the parsed file (borrowed; must outlive @o)
+ * @err: receives the error on failure (borrowed)
+ *
+ * The file is o->config, or the default file.  File keys that the command
+ * line set (o->set) keep the command line's value.
+ * Return: 0 applied; 1 the default file does not exist (built-in defaults);
+ * a negative errno with the reason in @err.
+ */
+int options_load(struct options *o, struct conf *conf, struct conf_error *err);
+
+/* The configuration file read when --config is not given. */
+const char *options_config_path(const char *config);

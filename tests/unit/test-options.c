@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The option table: for every configuration-file key, the command line and
+ * the file give the same effective configuration (--rcvbuf=16M and
+ * "rcvbuf = 16M" included), different from the default; the command line
+ * beats the file for every key; every enum conf_key has its row; getopt
+ * spellings (short letters, --no-resync) and errors naming the option.
+ * The test walks the table, so a new key is covered without an edit here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/conffile.h"
+#include "config/options.h"
+#include "test.h"
+
+static char dir[] = "/tmp/test-options.XXXXXX";
+
+static char sample_buf[128], other_buf[128];
+
+/* A value of @oi's type, in file syntax, that is not its default; NULL for a flag. */
+static const char *sample(const struct option_info *oi)
+{
+        static const char *const orderings[] = { "strict", "none" };
+        static const char *const levels[] = { "debug", "err" };
+
+        switch (oi->type) {
+        case OPTION_PATH:
+                snprintf(sample_buf, sizeof(sample_buf), "/parity/%s", oi->name);
+                return sample_buf;
+        case OPTION_SEARCH:
+                return "/parity/a:/parity/b";
+        case OPTION_FILTER:
+                return "usb=drop *=keep";
+        case OPTION_SIZE:
+                return "16M";
+        case OPTION_UINT:
+        case OPTION_SECONDS:
+                snprintf(sample_buf, sizeof(sample_buf), "%" PRIu64, oi->def.u == oi->max ? oi->min : oi->max);
+                return sample_buf;
+        case OPTION_BOOL:
+                return NULL;
+        case OPTION_ORDERING:
+                return orderings[oi->def.i == ORDERING_STRICT];
+        case OPTION_LOG_LEVEL:
+                return levels[oi->def.i == LOG_DEBUG];
+        default:
+                fprintf(stderr, "no sample value for the type of '%s': extend sample()\n", oi->name);
+                abort();
+        }
+}
+
+/* A valid value of @oi's type other than sample()'s. */
+static const char *other(const struct option_info *oi)
+{
+        switch (oi->type) {
+        case OPTION_PATH:
+                return "/file/path";
+        case OPTION_SEARCH:
+                return "/file/a";
+        case OPTION_FILTER:
+                return "net=drop";
+        case OPTION_SIZE:
+                return "8K";
+        case OPTION_UINT:
+        case OPTION_SECONDS:
+                snprintf(other_buf, sizeof(other_buf), "%" PRIu64, oi->def.u == oi->max ? oi->max : oi->min);
+                return other_buf;
+        case OPTION_ORDERING:
+                return "devpath";
+        case OPTION_LOG_LEVEL:
+                return "info";
+        default:
+                fprintf(stderr, "no second value for the type of '%s': extend other()\n", oi->name);
+                abort();
+        }
+}
+
+/* @oi set to @value (NULL: its flag) as a long option and as a file line. */
+static void spell(const struct option_info *oi, const char *value, char longopt[256], char line[256])
+{
+        if (value) {
+                snprintf(longopt, 256, "--%s=%s", oi->name, value);
+                snprintf(line, 256, "%s = %s\n", oi->key, value);
+        } else {
+                snprintf(longopt, 256, "--%s", oi->name);
+                snprintf(line, 256, "%s = %s\n", oi->key, oi->flag ? "yes" : "no");
+        }
+}
+
+/* @oi's member of @a and @b hold the same value (strings compared by content). */
+static bool same(const struct options *a, const struct options *b, const struct option_info *oi)
+{
+        const char *pa = (const char *)a + oi->offset, *pb = (const char *)b + oi->offset;
+        const char *sa, *sb;
+
+        switch (oi->type) {
+        case OPTION_PATH:
+        case OPTION_STRING:
+        case OPTION_SEARCH:
+        case OPTION_FILTER:
+                memcpy(&sa, pa, sizeof(sa));
+                memcpy(&sb, pb, sizeof(sb));
+                return sa == sb || (sa && sb && strcmp(sa, sb) == 0);
+        case OPTION_HELP:
+        case OPTION_VERSION:
+                return true;
+        default:
+                return memcmp(pa, pb, oi->size) == 0;
+        }
+}
+
+/* Every option's value agrees; the names of those that differ are printed. */
+static bool all_same(const struct options *a, const struct options *b)
+{
+        bool ok = true;
+
+        for (size_t i = 0; i < option_table_size; i++)
+                if (!same(a, b, &option_table[i])) {
+                        fprintf(stderr, "  --%s differs\n", option_table[i].name);
+                        ok = false;
+                }
+        if (!a->cfg.handlers.sysfs_root || !b->cfg.handlers.sysfs_root ||
+            strcmp(a->cfg.handlers.sysfs_root, b->cfg.handlers.sysfs_root) != 0) {
+                fprintf(stderr, "  handlers.sysfs_root differs\n");
+                ok = false;
+        }
+        return ok;
+}
+
+static void write_conf(const char *path, const char *text)
+{
+        int fd;
+
+        (void)unlink(path);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        check(fd >= 0);
+        check(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+        close(fd);
+}
+
+/* The options of hotplugd with @args on the command line. */
+static int from_argv(struct options *o, const char *const *args)
+{
+        char *argv[16] = { (char *)"hotplugd" };
+        int argc = 1;
+
+        for (; *args; args++) {
+                check(argc < (int)ELEMENTSOF(argv) - 1);
+                argv[argc++] = (char *)*args;
+        }
+        argv[argc] = NULL;
+        options_init(o);
+        return options_parse_argv(o, argc, argv);
+}
+
+/* The options of hotplugd with @text as its configuration file (and @arg, if not NULL). */
+static int from_file(struct options *o, struct conf *conf, const char *text, const char *arg)
+{
+        char path[PATH_MAX], config[PATH_MAX + 16];
+        struct conf_error err;
+        int r;
+
+        snprintf(path, sizeof(path), "%s/hotplugd.conf", dir);
+        snprintf(config, sizeof(config), "--config=%s", path);
+        write_conf(path, text);
+        check_int(from_argv(o, (const char *const[]){ config, arg, NULL }), 1);
+        r = options_load(o, conf, &err);
+        if (r < 0)
+                fprintf(stderr, "  %s\n", err.msg);
+        o->config = NULL; /* not compared: only one side named a file */
+        return r;
+}
+
+static void test_parity(void)
+{
+        static struct conf conf;
+        struct options defaults, cli, file;
+        unsigned keys = 0;
+
+        options_init(&defaults);
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                char longopt[256], line[256];
+
+                if (!oi->key)
+                        continue;
+                spell(oi, sample(oi), longopt, line);
+                fprintf(stderr, "  %-28s  %s", longopt, line);
+                check_int(from_argv(&cli, (const char *const[]){ longopt, NULL }), 1);
+                check_int(from_file(&file, &conf, line, NULL), 0);
+                check(cli.set == CONF_BIT(oi->conf));
+                cli.set = 0;
+                check(all_same(&cli, &file));
+                check(!same(&cli, &defaults, oi));
+                keys++;
+        }
+        check_int(keys, _CONF_KEY_MAX);
+
+        /* The case the table was made for. */
+        check_int(from_argv(&cli, (const char *const[]){ "--rcvbuf=16M", NULL }), 1);
+        check_int(cli.cfg.rcvbuf, 16 * 1024 * 1024);
+        check_int(from_file(&file, &conf, "rcvbuf = 16M\n", NULL), 0);
+        check_int(file.cfg.rcvbuf, 16 * 1024 * 1024);
+}
+
+/* For every key with a value, the command line beats the file. */
+static void test_precedence(void)
+{
+        static struct conf conf;
+        struct options cli, both;
+
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                char longopt[256], line[256], unused[256];
+
+                if (!oi->key || oi->type == OPTION_BOOL)
+                        continue; /* a flag only sets its one value */
+                spell(oi, sample(oi), longopt, unused);
+                spell(oi, other(oi), unused, line);
+                check_int(from_argv(&cli, (const char *const[]){ longopt, NULL }), 1);
+                check_int(from_file(&both, &conf, line, longopt), 0);
+                check(all_same(&cli, &both));
+        }
+}
+
+static void test_table(void)
+{
+        /* Every key has its row, its name, and a file key names itself. */
+        for (int k = 0; k < _CONF_KEY_MAX; k++) {
+                const struct option_info *oi = option_by_conf((enum conf_key)k);
+
+                check(oi != NULL);
+                check(option_by_key(conf_key_to_string((enum conf_key)k)) == oi);
+        }
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+
+                check(option_by_name(oi->name) == oi);
+                if (oi->short_name)
+                        for (size_t j = i + 1; j < option_table_size; j++)
+                                check(option_table[j].short_name != oi->short_name);
+                check(oi->help && *oi->help);
+                check(oi->type != OPTION_BOOL || !oi->arg);
+        }
+}
+
+static void test_spellings(void)
+{
+        struct options o, d;
+
+        options_init(&d);
+        check(d.cfg.resync);
+        check_int(from_argv(&o, (const char *const[]){ "--no-resync", "-n", "-j", "7", "-t5", "-ostrict",
+                                                       "-l", "debug", "-a", "/x/agent", NULL }),
+                  1);
+        check(!o.cfg.resync);
+        check(o.cfg.dry_run);
+        check_int(o.cfg.max_children, 7);
+        check_int(o.cfg.timeout_usec, 5 * USEC_PER_SEC);
+        check_int(o.cfg.ordering, ORDERING_STRICT);
+        check_int(o.log_level, LOG_DEBUG);
+        check_str(o.cfg.agent, "/x/agent");
+        check_int(o.set, CONF_BIT(CONF_RESYNC) | CONF_BIT(CONF_MAX_CHILDREN) | CONF_BIT(CONF_TIMEOUT) |
+                                 CONF_BIT(CONF_ORDERING) | CONF_BIT(CONF_LOG_LEVEL) | CONF_BIT(CONF_AGENT));
+        check_int(from_argv(&o, (const char *const[]){ "--control-socket=", "--listen-fd", "3", "--speed=max",
+                                                       "--log-target=journal", "--check-config", NULL }),
+                  1);
+        check_str(o.cfg.control_path, "");
+        check_int(o.cfg.source_fd, 3);
+        check(o.cfg.replay_speed == 0);
+        check_int(o.log_target, LOG_TARGET_JOURNAL);
+        check(o.check_config);
+        check_int(o.set, 0);
+
+        /* Refused: the value, the range, a value for a flag, a stray argument. */
+        check_int(from_argv(&o, (const char *const[]){ "--rcvbuf=2G", NULL }), -EINVAL);
+        check_int(from_argv(&o, (const char *const[]){ "--rcvbuf=128MB", NULL }), -EINVAL);
+        check_int(from_argv(&o, (const char *const[]){ "--max-children=0", NULL }), -EINVAL);
+        check_int(from_argv(&o, (const char *const[]){ "--all=yes", NULL }), -EINVAL);
+        check_int(from_argv(&o, (const char *const[]){ "--listen-fd=-1", NULL }), -EINVAL);
+        check_int(from_argv(&o, (const char *const[]){ "stray", NULL }), -EINVAL);
+        check_int(from_argv(&o, (const char *const[]){ "--ready-fd=1000000", NULL }), -EINVAL);
+}
+
+static void test_messages(void)
+{
+        struct options o;
+        char why[512];
+
+        options_init(&o);
+        check_int(option_set_arg(&o, sizeof(o), option_by_name("rcvbuf"), "16X", why, sizeof(why)), -EINVAL);
+        check_str(why, "--rcvbuf must be a number 4096..2147483647 (suffix K, M or G allowed): '16X' "
+                       "(netlink receive buffer, suffix K, M or G allowed)");
+        check_int(option_set_arg(&o, sizeof(o), option_by_name("ordering"), "fast", why, sizeof(why)), -EINVAL);
+        check_str(why, "--ordering must be devpath, strict or none: 'fast' (event order: devpath, strict or none)");
+        check_int(option_set_arg(&o, sizeof(o), option_by_name("handler-cache"), "0", why, sizeof(why)), -EINVAL);
+        check_str(why, "--handler-cache must be a number 1..65536: '0' (devices whose legacy variables are kept)");
+        check_int(option_set_arg(&o, sizeof(o), option_by_name("rebroadcast"), "1", why, sizeof(why)), -EINVAL);
+        check_str(why, "--rebroadcast must be a number 2..32: '1' (re-send processed events on netlink group 2..32)");
+        /* A manager_config alone takes its members only. */
+        check_int(option_set_arg(&o.cfg, sizeof(o.cfg), option_by_name("rcvbuf"), "8K", why, sizeof(why)), 0);
+        check_int(o.cfg.rcvbuf, 8192);
+        check_int(option_set_arg(&o.cfg, sizeof(o.cfg), option_by_name("log-level"), "debug", why, sizeof(why)),
+                  -EINVAL);
+}
+
+int main(void)
+{
+        check(mkdtemp(dir));
+        run_test(test_table);
+        run_test(test_parity);
+        run_test(test_precedence);
+        run_test(test_spellings);
+        run_test(test_messages);
+        {
+                char path[PATH_MAX];
+
+                snprintf(path, sizeof(path), "%s/hotplugd.conf", dir);
+                (void)unlink(path);
+                check(rmdir(dir) == 0);
+        }
+        return 0;
+}
