@@ -266,6 +266,12 @@ in_ct() {
         nsenter -t "$INIT_PID" -a -- "$@"
 }
 
+# pgrep limited to this container's processes (another container may run
+# the same paths at the same time).
+ct_pgrep() {
+        pgrep --ns "$INIT_PID" --nslist pid "$@"
+}
+
 # Booting: as long as the console shows progress (a loaded machine may
 # take a while), until systemd says it is up.
 state=
@@ -463,7 +469,7 @@ for ((c = 1; c <= CRASHES; c++)); do
         burst "$n" "$base$(printf '%04x' "$c")" >"$T/burst.out" 2>&1 &
         burst_pid=$!
         # From the host, by PID: systemctl kill takes tens of ms to arrive.
-        host_pid=$(pgrep -o -f "^$SBINDIR/hotplugd") || fail "no hotplugd process before crash $c"
+        host_pid=$(ct_pgrep -o -f "^$SBINDIR/hotplugd") || fail "no hotplugd process before crash $c"
         sleep "0.0$(printf '%02d' $((RANDOM % 16)))"
         kill -KILL "$host_pid" || fail "cannot kill hotplugd (pid $host_pid on the host)"
         crashes=$c
@@ -507,7 +513,7 @@ echo "change $u" >/sys/class/net/lo/uevent
 running_seq=
 slow_agent_running() {
         local p
-        for p in $(pgrep -f "^$SHARE_IN/agent "); do
+        for p in $(ct_pgrep -f "^$SHARE_IN/agent "); do
                 running_seq=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^SEQNUM=//p')
                 [ -n "$running_seq" ] && return 0
         done
@@ -521,8 +527,8 @@ status=$(svc_show ExecMainStatus)
 [ "$result" = success ] || fail "hotplugd.service stopped with result '$result'"
 [ "$status" = 0 ] || fail "hotplugd exited with status $status"
 ls "$S/runs/$running_seq".* >/dev/null 2>&1 || fail "the running agent (SEQNUM=$running_seq) was not allowed to finish"
-pgrep -f "^$SHARE_IN/agent" >/dev/null && fail "an agent is still running after stop"
-pgrep -f "^$SBINDIR/hotplugd" >/dev/null && fail "hotplugd is still running after stop"
+ct_pgrep -f "^$SHARE_IN/agent" >/dev/null && fail "an agent is still running after stop"
+ct_pgrep -f "^$SBINDIR/hotplugd" >/dev/null && fail "hotplugd is still running after stop"
 [ "$(in_ct systemctl is-active hotplugd.service)" = inactive ] || fail "hotplugd.service is not inactive"
 in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -q "^stopped:" || fail "no 'stopped:' summary"
 echo "ok (d): systemctl stop: result success, exit status 0, the running agent finished, nothing left"
