@@ -187,7 +187,8 @@ class Case:
     def status(self):
         """hotplugctl status as {"received": N, "started": N, "queued": N, ...}."""
         out = self.tool("status")[1]
-        st = {k: int(v) for v, k in re.findall(r"(\d+) (processed|received|started|finished|failed|queued|running)\b", out)}
+        words = r"(\d+) (processed|received|started|finished|failed|queued|running)\b"
+        st = {k: int(v) for v, k in re.findall(words, out)}
         st["paused"] = "PAUSED" in out
         return st
 

@@ -20,7 +20,8 @@ for v in HOTPLUGD_TEST HOTPLUGD HOTPLUGCTL AGENT_DUMP; do
         printf -v "$v" '%s' "$T_DIR/bin/$(basename "${!v}")"
 done
 install -m 644 "$1" "$T_DIR/bin/driver.py"
-{ cp -a "$FIXTURE_SYSFS" "$T_DIR/sysfs" && chmod -R a+rX,go-w "$T_DIR/sysfs"; } || t_fail "cannot copy the fixture sysfs"
+{ cp -a "$FIXTURE_SYSFS" "$T_DIR/sysfs" && chmod -R a+rX,go-w "$T_DIR/sysfs"; } ||
+        t_fail "cannot copy the fixture sysfs"
 mkdir -m 700 "$T_DIR/work"
 chown 65534:65534 "$T_DIR/work"
 
