@@ -205,22 +205,27 @@ class Case:
         return d
 
     def cleanup(self, failed):
-        for d in self.daemons:
-            d.kill()
-        # Agents the daemons left (none should be): found by their program path, killed by PID.
-        for pid in pids_running_from(self.dir):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        keep = os.environ.get("T_KEEP")
-        if keep:
-            shutil.copytree(self.dir, os.path.join(keep, os.path.basename(self.dir)), symlinks=True)
-        if failed:
+        try:
             for d in self.daemons:
-                print(f"---- {os.path.basename(d.log)} (last 40 lines) ----", file=sys.stderr)
-                print("".join(d.log_text().splitlines(True)[-40:]), file=sys.stderr, end="")
-        shutil.rmtree(self.dir, ignore_errors=True)
+                d.kill()
+            # Agents the daemons left (none should be): found by their program path, killed by PID.
+            for pid in pids_running_from(self.dir):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if failed:
+                for d in self.daemons:
+                    print(f"---- {os.path.basename(d.log)} (last 40 lines) ----", file=sys.stderr)
+                    print("".join(d.log_text().splitlines(True)[-40:]), file=sys.stderr, end="")
+            keep = os.environ.get("T_KEEP")
+            if keep:
+                try:
+                    shutil.copytree(self.dir, os.path.join(keep, os.path.basename(self.dir)), symlinks=True)
+                except shutil.Error:
+                    pass  # a control socket left by a crashed daemon is not copied
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def pids_running_from(prefix):
