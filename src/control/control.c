@@ -7,7 +7,8 @@
  *
  * Invariants:
  *  - every live client is on the list c->clients and counted in n_clients; at most
- *    HP_CONTROL_CLIENTS_MAX, all with uid 0 (SO_PEERCRED at accept);
+ *    HP_CONTROL_CLIENTS_MAX, all with uid 0 or the daemon's euid
+ *    (SO_PEERCRED at accept);
  *  - a client is never freed from inside a callback (control-client.c), so
  *    notify functions may run from anywhere (ops callbacks, other clients'
  *    requests);
@@ -147,8 +148,12 @@ static int on_listen(sd_event_source *s, int lfd, uint32_t revents, void *userda
                         safe_close(fd);
                         continue;
                 }
-                if (cred.uid != 0) {
-                        refuse(fd, EPERM, "the hotplugd control socket is for root only");
+                /* Root, and the daemon's own user when it runs unprivileged
+                 * (a root daemon serves uid 0 alone). */
+                if (cred.uid != 0 && cred.uid != geteuid()) {
+                        refuse(fd, EPERM, geteuid() == 0 ? "the hotplugd control socket is for root only"
+                                                         : "the hotplugd control socket is for root and the "
+                                                           "daemon's user only");
                         continue;
                 }
                 if (c->n_clients >= HP_CONTROL_CLIENTS_MAX) {

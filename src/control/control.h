@@ -5,8 +5,9 @@
  * The control socket: the daemon side of hotplugctl.
  *
  * Transport: AF_UNIX SOCK_SEQPACKET at HOTPLUGD_RUNDIR "/control" (mode 0666
- * so that anyone gets a clear answer; only uid 0 is served, checked with
- * SO_PEERCRED on accept).  One packet is one request or one reply record.
+ * so that anyone gets a clear answer; only uid 0 is served, and the
+ * daemon's own euid when it does not run as root, checked with SO_PEERCRED
+ * on accept).  One packet is one request or one reply record.
  *
  * Requests are one line of ASCII words separated by single spaces, at most
  * HP_CONTROL_REQUEST_MAX bytes, no trailing newline:

@@ -33,6 +33,7 @@ struct job {
         char **scripts;          /* multiplexer: the files to run, in order */
         size_t n_scripts;
         size_t next_script;
+        char *agent;             /* single-agent mode: our copy of cfg.agent */
         const char *program;     /* currently running */
         pid_t pid;
         sd_event_source *child;

@@ -48,6 +48,7 @@ static struct job *job_free(struct job *j)
         for (size_t i = 0; i < j->n_scripts; i++)
                 free(j->scripts[i]);
         free(j->scripts);
+        free(j->agent);
         free(j);
         return NULL;
 }
@@ -285,7 +286,14 @@ static int job_start_next(struct job *j)
                         if (j->next_script > 0)
                                 return 0;
                         j->next_script = 1;
-                        j->program = m->cfg.agent;
+                        /* Our own copy: a reload frees the configured path while the agent runs. */
+                        j->agent = strdup(m->cfg.agent);
+                        if (!j->agent) {
+                                j->failed = true;
+                                log_error("SEQNUM=%" PRIu64 ": out of memory, agent not run", j->ev->seqnum);
+                                return -ENOMEM;
+                        }
+                        j->program = j->agent;
                 }
 
                 /* Before the spawn: a crash right after it must count as a re-run. */

@@ -6,8 +6,13 @@
  * start=/end= (CLOCK_REALTIME ns), then env:KEY=VALUE in the order received
  * (newlines and backslashes escaped).  Behaviour switches, files next to
  * RUNS: sleep_ms (number), crash (abort), hang (sleep forever), hang_hard
- * (also ignore SIGTERM).
+ * (also ignore SIGTERM), barrier (number N: mark started/SEQNUM, then wait
+ * until N runs have marked it, which proves that N agents ran at once).
+ * Each run also appends "SEQNUM BASENAME" to runs.log next to RUNS (one
+ * write, O_APPEND), so a run repeated for the same event shows twice.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -53,6 +58,45 @@ static int has(const char *base, const char *name)
         return access(p, F_OK) == 0;
 }
 
+static long entries(const char *dir)
+{
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        long n = 0;
+
+        if (!d)
+                return 0;
+        while ((de = readdir(d)))
+                n += de->d_name[0] != '.';
+        closedir(d);
+        return n;
+}
+
+/* With BASE/barrier = N: wait until N agents started (BASE/started/SEQNUM each). */
+static void barrier(const char *base, const char *seq)
+{
+        char p[PATH_MAX + 64];
+        struct timespec ts = { 0, 5000000L };
+        long n = 0;
+        FILE *f;
+        int fd;
+
+        snprintf(p, sizeof(p), "%s/barrier", base);
+        f = fopen(p, "re");
+        if (!f)
+                return;
+        if (fscanf(f, "%ld", &n) != 1)
+                n = 0;
+        fclose(f);
+        snprintf(p, sizeof(p), "%s/started/%s", base, seq ? seq : "noseq");
+        fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd >= 0)
+                close(fd);
+        snprintf(p, sizeof(p), "%s/started", base);
+        while (entries(p) < n)
+                nanosleep(&ts, NULL);
+}
+
 static void put_escaped(FILE *f, const char *s)
 {
         for (; *s; s++) {
@@ -64,6 +108,22 @@ static void put_escaped(FILE *f, const char *s)
                         fputc(*s, f);
         }
         fputc('\n', f);
+}
+
+/* Append "SEQNUM NAME" to BASE/runs.log in one write. */
+static int append_run(const char *base, const char *seq, const char *name)
+{
+        char p[PATH_MAX + 64], line[PATH_MAX + 64];
+        int fd, n, r;
+
+        snprintf(p, sizeof(p), "%s/runs.log", base);
+        n = snprintf(line, sizeof(line), "%s %s\n", seq ? seq : "noseq", name);
+        fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -1;
+        r = write(fd, line, (size_t)n) == n ? 0 : -1;
+        close(fd);
+        return r;
 }
 
 int main(int argc, char *argv[])
@@ -83,6 +143,7 @@ int main(int argc, char *argv[])
         if (has(base, "hang") || has(base, "hang_hard"))
                 for (;;)
                         pause();
+        barrier(base, seq);
         snprintf(path, sizeof(path), "%s/sleep_ms", base);
         f = fopen(path, "re");
         if (f) {
@@ -111,6 +172,7 @@ int main(int argc, char *argv[])
         }
         if (fclose(f) != 0 || rename(tmp, path) < 0)
                 return 4;
+        (void)append_run(base, seq, name); /* best effort: RUNS/ is the record */
         printf("agent-dump: recorded %s\n", path);
         return 0;
 }

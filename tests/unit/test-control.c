@@ -705,11 +705,56 @@ static void test_too_many_clients(void)
         env_down(&t);
 }
 
+/* Drop every group and become @uid (gid @uid too); in a forked child. */
+static bool become(uid_t uid)
+{
+        return setgroups(0, NULL) == 0 && setgid((gid_t)uid) == 0 && setuid(uid) == 0;
+}
+
+/* In a forked child: become @uid, connect to @path, ask to pause; exit 0 if refused with EPERM. */
+static void refused_client(const char *path, uid_t uid)
+{
+        char rec[CTL_RECORD_SIZE];
+        struct pollfd p;
+        uint64_t e = 0;
+        ssize_t n;
+        int fd;
+
+        if (!become(uid))
+                _exit(10);
+        fd = connect_to(path);
+        (void)send(fd, "pause", 5, MSG_NOSIGNAL);
+        p = (struct pollfd){ .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, 5000) != 1)
+                _exit(11);
+        n = recv(fd, rec, sizeof(rec) - 1, 0);
+        if (n < 0 && errno == ECONNRESET)
+                n = recv(fd, rec, sizeof(rec) - 1, MSG_DONTWAIT);
+        if (n <= 0)
+                _exit(12);
+        rec[n] = '\0';
+        if (!ctlmsg_is(rec, "error") || ctlmsg_get_u64(rec, "errno", &e) < 0 || e != EPERM)
+                _exit(13);
+        _exit(0);
+}
+
+/* Serve @t until refused_client() @pid exits; it must have been refused. */
+static void wait_refused(struct env *t, pid_t pid)
+{
+        int status = -1;
+
+        for (int i = 0; i < 1000 && waitpid(pid, &status, WNOHANG) == 0; i++)
+                (void)sd_event_run(t->e, 10000);
+        check(WIFEXITED(status));
+        check_int(WEXITSTATUS(status), 0);
+        check_int(t->f.pauses, 0);
+        check_int(control_clients(t->c), 0);
+}
+
 /* As root: a child drops to nobody, connects, and must be refused with EPERM. */
 static void test_not_root(void)
 {
         struct env t;
-        int status = -1;
         pid_t pid;
 
         if (geteuid() != 0) {
@@ -719,37 +764,60 @@ static void test_not_root(void)
         env_up(&t);
         pid = fork();
         check(pid >= 0);
-        if (pid == 0) {
-                char rec[CTL_RECORD_SIZE];
-                struct pollfd p;
-                uint64_t e = 0;
-                ssize_t n;
-                int fd;
+        if (pid == 0)
+                refused_client(t.path, 65534);
+        wait_refused(&t, pid);
+        env_down(&t);
+}
 
-                if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
-                        _exit(10);
+/*
+ * As root: a control socket set up by a process running as nobody serves
+ * nobody (its own user) and refuses another ordinary user.
+ */
+static void test_unprivileged_server(void)
+{
+        int status = -1;
+        pid_t pid;
+
+        if (geteuid() != 0) {
+                fprintf(stderr, "   skipped: not root\n");
+                return;
+        }
+        pid = fork();
+        check(pid >= 0);
+        if (pid == 0) {
+                char rec[CTL_RECORD_SIZE], path[sizeof(((struct env *)NULL)->path)] = "";
+                struct env t;
+                pid_t other;
+                int p[2], fd;
+
+                /* The other user's client is forked while we are still root. */
+                check(pipe(p) == 0);
+                other = fork();
+                check(other >= 0);
+                if (other == 0) {
+                        close(p[1]);
+                        if (read(p[0], path, sizeof(path) - 1) <= 0)
+                                _exit(14);
+                        refused_client(path, 65533);
+                }
+                close(p[0]);
+                check(become(65534));
+                env_up(&t);
+                check(write(p[1], t.path, strlen(t.path)) == (ssize_t)strlen(t.path));
+                close(p[1]);
+                wait_refused(&t, other);
                 fd = connect_to(t.path);
-                (void)send(fd, "pause", 5, MSG_NOSIGNAL);
-                p = (struct pollfd){ .fd = fd, .events = POLLIN };
-                if (poll(&p, 1, 5000) != 1)
-                        _exit(11);
-                n = recv(fd, rec, sizeof(rec) - 1, 0);
-                if (n < 0 && errno == ECONNRESET)
-                        n = recv(fd, rec, sizeof(rec) - 1, MSG_DONTWAIT);
-                if (n <= 0)
-                        _exit(12);
-                rec[n] = '\0';
-                if (!ctlmsg_is(rec, "error") || ctlmsg_get_u64(rec, "errno", &e) < 0 || e != EPERM)
-                        _exit(13);
+                send_req(fd, "pause");
+                expect_word(&t, fd, "ok", rec);
+                check_int(t.f.pauses, 1);
+                close(fd);
+                env_down(&t);
                 _exit(0);
         }
-        for (int i = 0; i < 1000 && waitpid(pid, &status, WNOHANG) == 0; i++)
-                (void)sd_event_run(t.e, 10000);
+        check(waitpid(pid, &status, 0) == pid);
         check(WIFEXITED(status));
         check_int(WEXITSTATUS(status), 0);
-        check_int(t.f.pauses, 0);
-        check_int(control_clients(t.c), 0);
-        env_down(&t);
 }
 
 static void test_socket_setup(void)
@@ -801,5 +869,6 @@ int main(void)
         run_test(test_malformed);
         run_test(test_too_many_clients);
         run_test(test_not_root);
+        run_test(test_unprivileged_server);
         return 0;
 }

@@ -1,0 +1,701 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Root-free integration tests: the whole hotplugd loop, fed through a socketpair.
+
+    driver.py CASE...     run these cases (names: see CASES at the end)
+    driver.py --all       run every case, one after another
+
+Each case starts hotplugd-test (hotplugd built with HOTPLUGD_TEST_TRUST: it
+adopts one end of a socketpair as its uevent source, --listen-fd) with the
+fixture sysfs, a private control socket and configuration file in a temporary
+directory of its own, and a recording agent (tests/kernel/agent-dump.c: one
+file RUNS/SEQNUM.NAME per run with its times and environment, and a line
+"SEQNUM NAME" in runs.log).  It writes kernel-format datagrams into the other
+end and checks what the agents saw, the daemon's log and hotplugctl.
+
+Nothing needs root: the daemon runs as the caller, its control socket lives
+in the case's directory (a daemon that is not root serves its own user),
+agents are single-agent mode, and SEQNUMs are small, so that hotplugctl
+settle (which reads the real /sys/kernel/uevent_seqnum) waits for them all.
+
+Waits follow progress: one gives up only when its condition has not come
+true while nothing moved (the daemon's CPU time, the files in the case's
+directory) for T_IDLE seconds (default 30).  Everything started is stopped by
+PID and the directory removed, also on failure.
+
+Environment: HOTPLUGD_TEST, HOTPLUGD, HOTPLUGCTL, AGENT_DUMP (programs),
+FIXTURE_SYSFS (tests/fixtures/sysfs); T_KEEP=DIR keeps a copy of each case's
+directory there.  Exit: 0 all passed, 1 a case failed.
+"""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+IDLE = float(os.environ.get("T_IDLE", "30"))
+POLL = 0.05
+
+# Devices of the fixture sysfs: a PCI network card, its interface and queues.
+PCI = "/devices/pci0000:00/0000:00:1f.6"
+NET = PCI + "/net/enp0s31f6"
+RX = NET + "/queues/rx-0"
+TX = NET + "/queues/tx-0"
+
+
+class Fail(Exception):
+    pass
+
+
+def env(name):
+    v = os.environ.get(name)
+    if not v:
+        raise Fail(f"{name} is not set (run through meson test)")
+    return v
+
+
+def uevent(seqnum, action, devpath, subsystem, *extra):
+    """A datagram in the kernel's format; SEQNUM last, as the kernel sends it."""
+    keys = [f"ACTION={action}", f"DEVPATH={devpath}", f"SUBSYSTEM={subsystem}"]
+    keys += list(extra) + [f"SEQNUM={seqnum}"]
+    return f"{action}@{devpath}\0".encode() + b"".join(k.encode() + b"\0" for k in keys)
+
+
+def cpu_of(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class Case:
+    """One test case: its directory, daemons, helpers; cleanup() undoes everything."""
+
+    def __init__(self, name):
+        self.name = name
+        self.dir = tempfile.mkdtemp(prefix=f"hotplugd-{name}.")
+        self.daemons = []
+        self.socket = os.path.join(self.dir, "ctl", "control")
+        os.mkdir(os.path.join(self.dir, "handlers"))  # no external handlers
+        self.conf = os.path.join(self.dir, "hotplugd.conf")
+        self.write(self.conf, "")
+
+    # ---- files and agents ----------------------------------------------------
+
+    def path(self, *p):
+        return os.path.join(self.dir, *p)
+
+    def write(self, path, text):
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+
+    def agent(self, sub="", name="agent", sleep_ms=0):
+        """The recording agent at DIR/SUB/NAME (a link to agent-dump); returns its path."""
+        base = self.path(sub) if sub else self.dir
+        os.makedirs(os.path.join(base, "runs"), exist_ok=True)
+        os.symlink(env("AGENT_DUMP"), os.path.join(base, name))
+        self.write(os.path.join(base, "sleep_ms"), f"{sleep_ms}\n")
+        return os.path.join(base, name)
+
+    def runs(self, sub=""):
+        """{SEQNUM: run} of the finished runs under DIR/SUB (run: fields and env list)."""
+        d = os.path.join(self.path(sub) if sub else self.dir, "runs")
+        out = {}
+        for n in os.listdir(d) if os.path.isdir(d) else []:
+            if n.endswith(".tmp"):
+                continue
+            run = {"env": []}
+            with open(os.path.join(d, n)) as f:
+                for line in f.read().splitlines():
+                    if line.startswith("env:"):
+                        run["env"].append(line[4:])
+                    elif "=" in line:
+                        k, v = line.split("=", 1)
+                        run[k] = v
+            run["start"] = int(run["start"])
+            run["end"] = int(run["end"])
+            run["vars"] = dict(e.split("=", 1) for e in run["env"])
+            out[int(n.split(".")[0])] = run
+        return out
+
+    def run_log(self, sub=""):
+        """SEQNUMs in runs.log (one line per run, so a repeated run shows twice)."""
+        p = os.path.join(self.path(sub) if sub else self.dir, "runs.log")
+        if not os.path.exists(p):
+            return []
+        with open(p) as f:
+            return [int(line.split()[0]) for line in f if line.strip()]
+
+    # ---- progress and waiting -------------------------------------------------
+
+    def progress(self):
+        """Changes as long as anything moves: daemons' CPU time, files here."""
+        sig = [cpu_of(d.proc.pid) for d in self.daemons if d.proc and d.proc.poll() is None]
+        n = size = 0
+        for root, dirs, files in os.walk(self.dir):
+            for f in files:
+                try:
+                    size += os.lstat(os.path.join(root, f)).st_size
+                    n += 1
+                except OSError:
+                    pass
+        return (tuple(sig), n, size)
+
+    def wait(self, cond, what, idle=IDLE, extra_progress=None):
+        """Wait until cond() is true; fail after `idle` seconds without progress."""
+        last = (self.progress(), extra_progress() if extra_progress else None)
+        since = time.monotonic()
+        while True:
+            r = cond()
+            if r:
+                return r
+            time.sleep(POLL)
+            now = (self.progress(), extra_progress() if extra_progress else None)
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= idle:
+                raise Fail(f"{what}: nothing moved for {idle:g} s")
+
+    def tool(self, *args, check=True):
+        """Run hotplugctl against this case's daemon; returns (exit status, output)."""
+        e = dict(os.environ, HOTPLUGCTL_SOCKET=self.socket)
+        with tempfile.TemporaryFile("w+") as f:
+            p = subprocess.Popen([env("HOTPLUGCTL"), *args], env=e, stdin=subprocess.DEVNULL, stdout=f,
+                                 stderr=subprocess.STDOUT)
+            try:
+                self.wait(lambda: p.poll() is not None, f"hotplugctl {' '.join(args)}",
+                          extra_progress=lambda: cpu_of(p.pid))
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            f.seek(0)
+            out = f.read()
+        if check and p.returncode != 0:
+            raise Fail(f"hotplugctl {' '.join(args)}: exit {p.returncode}: {out.strip()}")
+        return p.returncode, out
+
+    def status(self):
+        """hotplugctl status as {"received": N, "started": N, "queued": N, ...}."""
+        out = self.tool("status")[1]
+        words = r"(\d+) (processed|received|started|finished|failed|queued|running)\b"
+        st = {k: int(v) for v, k in re.findall(words, out)}
+        st["paused"] = "PAUSED" in out
+        return st
+
+    def settle(self):
+        """hotplugctl settle until it succeeds (each try short; no fixed total)."""
+        self.wait(lambda: self.tool("settle", "--timeout", "2", check=False)[0] == 0, "hotplugctl settle")
+
+    # ---- daemons ----------------------------------------------------------------
+
+    def daemon(self, *args, **kw):
+        d = Daemon(self, *args, **kw)
+        self.daemons.append(d)
+        d.start()
+        return d
+
+    def cleanup(self, failed):
+        try:
+            for d in self.daemons:
+                d.kill()
+            # Agents the daemons left (none should be): found by their program path, killed by PID.
+            for pid in pids_running_from(self.dir):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if failed:
+                for d in self.daemons:
+                    print(f"---- {os.path.basename(d.log)} (last 40 lines) ----", file=sys.stderr)
+                    print("".join(d.log_text().splitlines(True)[-40:]), file=sys.stderr, end="")
+            keep = os.environ.get("T_KEEP")
+            if keep:
+                try:
+                    shutil.copytree(self.dir, os.path.join(keep, os.path.basename(self.dir)), symlinks=True)
+                except shutil.Error:
+                    pass  # a control socket left by a crashed daemon is not copied
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def pids_running_from(prefix):
+    out = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit() or int(p) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{p}/cmdline", "rb") as f:
+                argv0 = f.read().split(b"\0", 1)[0].decode(errors="replace")
+        except OSError:
+            continue
+        if argv0.startswith(prefix + "/"):
+            out.append(int(p))
+    return out
+
+
+class Daemon:
+    """hotplugd-test (or `binary`) on a socketpair, or with `source=False` none (replay)."""
+
+    def __init__(self, case, *args, binary=None, source=True, log="daemon.log", ready=True):
+        self.case = case
+        self.args = list(args)
+        self.binary = binary or env("HOTPLUGD_TEST")
+        self.log = case.path(log)
+        self.sock = self.peer = self.proc = None
+        self.ready = ready
+        if source:
+            self.sock, self.peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+            self.sock.settimeout(POLL)
+
+    def start(self):
+        c = self.case
+        argv = [self.binary, "--log-target=stderr", f"--sysfs={env('FIXTURE_SYSFS')}",
+                f"--handler-dir={c.path('handlers')}", f"--config={c.conf}", "--all"]
+        if not any(a.startswith("--control-socket") for a in self.args):
+            argv.append(f"--control-socket={c.socket}")
+        fds = []
+        if self.peer:
+            argv.append(f"--listen-fd={self.peer.fileno()}")
+            fds.append(self.peer.fileno())
+        rfd = wfd = -1
+        if self.ready:
+            rfd, wfd = os.pipe()
+            argv.append(f"--ready-fd={wfd}")
+            fds.append(wfd)
+        with open(self.log, "ab") as logf:
+            self.proc = subprocess.Popen(argv + self.args, stdin=subprocess.DEVNULL, stdout=logf,
+                                         stderr=subprocess.STDOUT, pass_fds=fds)
+        if self.peer:
+            self.peer.close()
+            self.peer = None
+        if self.ready:
+            os.close(wfd)
+            try:
+                os.set_blocking(rfd, False)
+                got = []
+
+                def readable():
+                    try:
+                        b = os.read(rfd, 1)
+                    except BlockingIOError:
+                        return False
+                    got.append(b)
+                    return True
+
+                c.wait(readable, "hotplugd readiness")
+                if got[-1] != b"\n":
+                    raise Fail(f"hotplugd exited before it was ready (status {self.proc.wait()})")
+            finally:
+                os.close(rfd)
+
+    def log_text(self):
+        try:
+            with open(self.log, errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def send(self, *datagrams):
+        """Write datagrams into the daemon's socket (waits while its buffer is full)."""
+        for dg in datagrams:
+            def sent():
+                try:
+                    self.sock.send(dg)
+                    return True
+                except socket.timeout:
+                    return False
+            self.case.wait(sent, "writing a datagram")
+
+    def wait_log(self, pattern, what=None, count=1):
+        rx = re.compile(pattern)
+        self.case.wait(lambda: len(rx.findall(self.log_text())) >= count, what or f"log line /{pattern}/")
+
+    def exited(self):
+        return self.proc.poll() is not None
+
+    def wait_exit(self):
+        self.case.wait(self.exited, "hotplugd exit")
+        return self.proc.returncode
+
+    def stop(self):
+        """SIGTERM; an orderly stop exits 0 (a sanitizer report or crash fails)."""
+        if not self.exited():
+            self.proc.send_signal(signal.SIGTERM)
+        rc = self.wait_exit()
+        if rc != 0:
+            raise Fail(f"hotplugd exited with status {rc} after SIGTERM")
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.case.wait(self.exited, "hotplugd exit at cleanup", idle=min(IDLE, 10))
+            except Fail:
+                self.proc.kill()
+            self.proc.wait()
+        for s in (self.sock, self.peer):
+            if s:
+                s.close()
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def started_after(runs, a, b):
+    """Run b started after run a ended."""
+    return runs[b]["start"] >= runs[a]["end"]
+
+
+def overlap(x, y):
+    return x["start"] < y["end"] and y["start"] < x["end"]
+
+
+# ---- the cases -----------------------------------------------------------------
+
+
+def case_trust_switch(c):
+    """The production daemon refuses a socketpair; the test build takes it."""
+    agent = c.agent()
+    d = Daemon(c, f"--agent={agent}", binary=env("HOTPLUGD"), log="production.log", ready=False)
+    c.daemons.append(d)
+    d.send(uevent(1, "add", "/devices/virtual/net/hpt0", "net"))  # waits in the socket
+    d.start()
+    c.wait(lambda: d.exited() or c.run_log() or "listening" in d.log_text(), "production hotplugd's answer")
+    check(d.exited(), "production hotplugd took a socketpair as its uevent source")
+    rc = d.proc.returncode
+    check(rc == 1, f"production hotplugd with a socketpair exited {rc}, expected 1")
+    check("is not a netlink socket; refused" in d.log_text(),
+          "production hotplugd did not say why it refused the socketpair")
+    check(not c.runs() and not c.run_log(), "production hotplugd ran an agent for a socketpair datagram")
+    print("ok: production hotplugd refuses a socketpair (exit 1) and runs nothing")
+
+    t = c.daemon(f"--agent={agent}", log="test.log")
+    t.send(uevent(1, "add", "/devices/virtual/net/hpt0", "net"))
+    c.wait(lambda: 1 in c.runs(), "the test build running the agent")
+    check("test build: trusting every sender" in t.log_text(), "the test build did not say it trusts the socket")
+    t.stop()
+    print("ok: hotplugd-test adopts the socketpair and runs the agent")
+
+
+def case_parent_child(c):
+    """A child's add waits for its parent's; a parent's remove for its children's."""
+    agent = c.agent(sleep_ms=200)
+    d = c.daemon(f"--agent={agent}")
+    d.send(uevent(1, "add", PCI, "pci", "PCI_SLOT_NAME=0000:00:1f.6"),
+           uevent(2, "add", NET, "net", "INTERFACE=enp0s31f6", "IFINDEX=2"),
+           uevent(3, "add", RX, "queues"),
+           uevent(4, "add", TX, "queues"),
+           uevent(5, "remove", RX, "queues"),
+           uevent(6, "remove", TX, "queues"),
+           uevent(7, "remove", NET, "net", "INTERFACE=enp0s31f6", "IFINDEX=2"),
+           uevent(8, "remove", PCI, "pci", "PCI_SLOT_NAME=0000:00:1f.6"))
+    c.wait(lambda: len(c.runs()) == 8, "8 agent runs")
+    r = c.runs()
+    for parent, child in [(1, 2), (2, 3), (2, 4), (3, 5), (4, 6), (5, 7), (6, 7), (7, 8)]:
+        check(started_after(r, parent, child),
+              f"SEQNUM {child} ({r[child]['vars']['ACTION']} {r[child]['vars']['DEVPATH']}) started before "
+              f"SEQNUM {parent} ({r[parent]['vars']['ACTION']} {r[parent]['vars']['DEVPATH']}) finished")
+    check(r[2]["vars"].get("PHYSDEVPATH") == PCI, f"net add lacks PHYSDEVPATH={PCI} from the fixture sysfs")
+    check(sorted(c.run_log()) == list(range(1, 9)), f"runs.log: {c.run_log()}, expected each of 1..8 once")
+    d.stop()
+    print("ok: children's adds after their parent's, the parent's remove after its children's")
+
+
+def case_parallel(c):
+    """Unrelated devices run at once: each agent waits until all three have started."""
+    agent = c.agent(sleep_ms=100)
+    os.mkdir(c.path("started"))
+    c.write(c.path("barrier"), "3\n")
+    d = c.daemon(f"--agent={agent}", "--timeout=60")
+    d.send(*[uevent(i + 1, "add", f"/devices/virtual/net/hpp{i}", "net", f"INTERFACE=hpp{i}") for i in range(3)])
+
+    def done():
+        check("timed out" not in d.log_text(), "an agent timed out at the barrier: the agents did not run at once")
+        return len(c.runs()) == 3
+    c.wait(done, "3 agent runs meeting at the barrier")
+    r = c.runs()
+    check(all(overlap(r[a], r[b]) for a, b in [(1, 2), (1, 3), (2, 3)]), "runs of unrelated devices did not overlap")
+    d.stop()
+    print("ok: 3 unrelated devices ran at once (each agent saw the others start)")
+
+
+def case_strict(c):
+    """--ordering strict: one agent at a time, in SEQNUM order, even for unrelated devices."""
+    agent = c.agent(sleep_ms=50)
+    d = c.daemon(f"--agent={agent}", "--ordering=strict")
+    seq = 0
+    for action in ("add", "change"):
+        for i in range(3):
+            seq += 1
+            d.send(uevent(seq, action, f"/devices/virtual/net/hps{i}", "net", f"INTERFACE=hps{i}"))
+    c.wait(lambda: len(c.runs()) == 6, "6 agent runs")
+    r = c.runs()
+    for s in range(2, 7):
+        check(started_after(r, s - 1, s), f"strict: SEQNUM {s} started before SEQNUM {s - 1} finished")
+    check(c.run_log() == list(range(1, 7)), f"strict: runs finished in the order {c.run_log()}")
+    d.stop()
+    print("ok: strict ran 6 events of 3 devices one at a time in SEQNUM order")
+
+
+def case_timeout(c):
+    """--timeout: SIGTERM to a hanging agent; --kill-grace: SIGKILL when it ignores SIGTERM."""
+    agent = c.agent()
+    c.write(c.path("hang"), "")
+    d = c.daemon(f"--agent={agent}", "--timeout=1", "--kill-grace=1")
+    d.send(uevent(1, "change", "/devices/virtual/net/hph0", "net"))
+    d.wait_log(r"SEQNUM=1 .*timed out after 1s, sending SIGTERM", "SIGTERM at the timeout")
+    d.wait_log(r"SEQNUM=1 .*status=signal 15", "the hanging agent ending by SIGTERM")
+    print("ok: hanging agent terminated at the timeout")
+
+    os.unlink(c.path("hang"))
+    c.write(c.path("hang_hard"), "")
+    d.send(uevent(2, "change", "/devices/virtual/net/hph0", "net"))
+    d.wait_log(r"SEQNUM=2 .*still running, sending SIGKILL", "SIGKILL after the grace")
+    d.wait_log(r"SEQNUM=2 .*status=signal 9", "the agent ignoring SIGTERM ending by SIGKILL")
+    check(not pids_running_from(c.dir), "agent process left behind after SIGKILL")
+    print("ok: agent ignoring SIGTERM killed after the grace, nothing left behind")
+
+    os.unlink(c.path("hang_hard"))
+    d.send(uevent(3, "change", "/devices/virtual/net/hph0", "net"))
+    c.wait(lambda: 3 in c.runs(), "the next event running")
+    st = c.status()
+    check(st["failed"] == 2, f"status: {st['failed']} failed, expected 2")
+    d.stop()
+    print("ok: the daemon went on with the next event")
+
+
+def case_crash(c):
+    """An agent killed by a signal is logged with it; the daemon goes on."""
+    agent = c.agent()
+    c.write(c.path("crash"), "")
+    d = c.daemon(f"--agent={agent}")
+    d.send(uevent(1, "add", "/devices/virtual/net/hpc0", "net"))
+    d.wait_log(r"SEQNUM=1 .*status=signal 6", "the crashing agent logged with its signal")
+    os.unlink(c.path("crash"))
+    d.send(uevent(2, "change", "/devices/virtual/net/hpc0", "net"))
+    c.wait(lambda: 2 in c.runs(), "the next event running after a crash")
+    check(1 not in c.runs(), "the crashing agent recorded a run")
+    d.stop()
+    print("ok: crashing agent logged with signal 6, the next event ran")
+
+
+def case_missing_agent(c):
+    """A missing agent: one clear line for many events; the daemon survives and resumes."""
+    agent = c.path("agent")
+    os.makedirs(c.path("runs"))
+    d = c.daemon(f"--agent={agent}")
+    d.send(*[uevent(i, "change", f"/devices/virtual/net/hpm{i}", "net") for i in range(1, 6)])
+    d.wait_log(r"cannot execute agent .*reported once", "the missing agent reported")
+    c.settle()
+    n = d.log_text().count("cannot execute agent")
+    check(n == 1, f"missing agent reported {n} times, expected once")
+    st = c.status()
+    check(st["received"] == 5 and st["queued"] == 0 and st["running"] == 0,
+          f"status after 5 events with a missing agent: {st}")
+    os.symlink(env("AGENT_DUMP"), agent)
+    d.send(uevent(6, "change", "/devices/virtual/net/hpm6", "net"))
+    c.wait(lambda: 6 in c.runs(), "an event running once the agent exists")
+    d.wait_log(r"agent .* can be executed again", "the agent's return logged")
+    d.stop()
+    print("ok: missing agent reported once; the daemon survived and ran the next event")
+
+
+def case_reload(c):
+    """Reload (hotplugctl reload, then SIGHUP) during a burst: every event runs exactly once."""
+    a = c.agent("a", sleep_ms=30)
+    b = c.agent("b", name="agent-b", sleep_ms=30)
+    c.write(c.conf, f"agent = {a}\nordering = strict\n")
+    d = c.daemon()
+    dev = "/devices/virtual/net/hpr{}".format
+    d.send(*[uevent(s, "change", dev(s % 4), "net") for s in range(1, 21)])
+    c.write(c.conf, f"agent = {b}\nordering = strict\n")
+    c.tool("reload")
+    held = re.search(rf"configuration reloaded: agent {re.escape(b)}, .* (\d+) events held", d.log_text())
+    check(held, "hotplugctl reload not logged")
+    held = int(held.group(1))
+    d.send(*[uevent(s, "change", dev(s % 4), "net") for s in range(21, 41)])
+    c.wait(lambda: c.run_log("b"), "agent B running after the reload")
+    c.write(c.conf, f"agent = {a}\nordering = strict\n")
+    d.proc.send_signal(signal.SIGHUP)
+    d.wait_log(r"configuration reloaded: agent " + re.escape(a) + r",", "the SIGHUP reload")
+    d.send(*[uevent(s, "change", dev(s % 4), "net") for s in range(41, 61)])
+    c.settle()
+    ran_a, ran_b = c.run_log("a"), c.run_log("b")
+    both = sorted(ran_a + ran_b)
+    check(both == list(range(1, 61)),
+          f"across two reloads: {len(both)} runs for 60 events; missing "
+          f"{sorted(set(range(1, 61)) - set(both))}, repeated {sorted({s for s in both if both.count(s) > 1})}")
+    # One of the events held at the reload was running; the others were queued and must run with B.
+    check(held < 2 or any(s <= 20 for s in ran_b), f"{held} events held at the reload, none ran with the new agent")
+    check(all(s <= 40 for s in ran_b), f"agent B ran after the SIGHUP reload back to A: {ran_b}")
+    check(any(s > 40 for s in ran_a), "agent A not used after the SIGHUP reload")
+    d.stop()
+    print(f"ok: 60 events ran exactly once across two reloads ({held} held at the first; "
+          f"{len(ran_a)} by A, {len(ran_b)} by B)")
+
+
+def case_pause_resume(c):
+    """hotplugctl pause: events queue and nothing starts; resume: they all run."""
+    agent = c.agent()
+    d = c.daemon(f"--agent={agent}")
+    c.tool("pause")
+    d.send(uevent(1, "add", PCI, "pci"), uevent(2, "add", NET, "net", "INTERFACE=enp0s31f6"),
+           *[uevent(s, "add", f"/devices/virtual/net/hpq{s}", "net") for s in range(3, 6)])
+    c.wait(lambda: c.status()["received"] == 5, "the daemon receiving 5 events while paused")
+    st = c.status()
+    check(st["paused"] and st["started"] == 0 and st["queued"] == 5, f"paused with 5 events: {st}")
+    check(not c.runs() and not c.run_log(), "an agent ran while paused")
+    c.tool("resume")
+    c.settle()
+    check(sorted(c.run_log()) == [1, 2, 3, 4, 5], f"after resume: runs {c.run_log()}, expected 1..5 once each")
+    r = c.runs()
+    check(started_after(r, 1, 2), "after resume the child started before its parent finished")
+    check(not c.status()["paused"], "still paused after resume")
+    d.stop()
+    print("ok: 5 events queued while paused, none started; all ran after resume")
+
+
+def case_settle(c):
+    """hotplugctl settle returns only after every event sent has its agent finished."""
+    agent = c.agent(sleep_ms=150)
+    d = c.daemon(f"--agent={agent}")
+    d.send(*[uevent(s, "change", NET, "net", "INTERFACE=enp0s31f6") for s in range(1, 5)],
+           uevent(5, "add", "/devices/virtual/net/hpx0", "net"), uevent(6, "add", "/devices/virtual/net/hpx1", "net"))
+    unfinished = 6 - len(c.runs())
+    c.settle()
+    r = c.runs()
+    check(sorted(r) == [1, 2, 3, 4, 5, 6], f"settle returned with runs {sorted(r)} finished, expected 1..6")
+    st = c.status()
+    check(st["queued"] == 0 and st["running"] == 0 and st["finished"] == 6, f"status after settle: {st}")
+    d.stop()
+    print(f"ok: settle returned after all 6 agents finished ({unfinished} unfinished when it was called)")
+
+
+def case_dry_run(c):
+    """--dry-run: nothing is executed; what would run is logged, with the waits."""
+    agent = c.agent()
+    d = c.daemon(f"--agent={agent}", "--dry-run")
+    # Paused while they arrive, so that the parent is still held when the
+    # child is queued: a dry run finishes each event at once.
+    c.tool("pause")
+    d.send(uevent(1, "add", PCI, "pci"), uevent(2, "add", NET, "net", "INTERFACE=enp0s31f6"),
+           uevent(3, "add", "/devices/virtual/net/hpd0", "net"))
+    c.wait(lambda: c.status()["received"] == 3, "the daemon receiving 3 events")
+    c.tool("resume")
+    d.wait_log(r"would run: " + re.escape(agent), "3 'would run' lines", count=3)
+    log = d.log_text()
+    for s, name in [(1, "pci"), (2, "net"), (3, "net")]:
+        check(re.search(rf"SEQNUM={s} .*would run: {re.escape(agent)} {name} \[", log),
+              f"no 'would run' line for SEQNUM {s} ({name})")
+    check(re.search(r"SEQNUM=2 .*waits for SEQNUM=1 ", log), "the child's wait for its parent not logged")
+    c.settle()
+    st = c.status()
+    check(st["started"] == 0, f"dry run started {st['started']} agents")
+    check(not c.runs() and not c.run_log(), "the agent ran in a dry run")
+    d.stop()
+    print("ok: dry run logged 3 'would run' lines and the child's wait, executed nothing")
+
+
+def case_replay(c):
+    """--record, then --replay of the recording: the agent sees the same events."""
+    agent = c.agent(sleep_ms=20)
+    rec = c.path("live.rec")
+    d = c.daemon(f"--agent={agent}", f"--record={rec}")
+    d.send(uevent(1, "add", PCI, "pci", "PCI_SLOT_NAME=0000:00:1f.6", "MODALIAS=pci:v00008086d000015BCsv"),
+           uevent(2, "add", NET, "net", "INTERFACE=enp0s31f6", "IFINDEX=2"),
+           uevent(3, "add", RX, "queues"),
+           uevent(4, "change", "/devices/virtual/net/hpy0", "net", "SYNTH_UUID=7b4c3c9e-6d7a-4e55-9a61-3f0c2d1e8a90",
+                  "SYNTH_ARG_NOTE=two words"),
+           uevent(5, "remove", RX, "queues"),
+           uevent(7, "remove", NET, "net", "INTERFACE=enp0s31f6", "IFINDEX=2"))  # 6: a gap
+    c.settle()
+    d.stop()
+    live = c.runs()
+    check(sorted(live) == [1, 2, 3, 4, 5, 7], f"live run: runs {sorted(live)}")
+
+    ragent = c.agent("replay")
+    r = Daemon(c, f"--replay={rec}", "--speed=0", f"--agent={ragent}", "--control-socket=",
+               binary=env("HOTPLUGD"), source=False, log="replay.log", ready=False)
+    c.daemons.append(r)
+    r.start()
+    rc = r.wait_exit()
+    check(rc == 0, f"replay exited {rc}")
+    check("read to the end" in r.log_text(), "replay did not reach the end of the recording")
+    for log in (d, r):
+        check("SEQNUM gap: 6 missing" in log.log_text(), f"{os.path.basename(log.log)}: the gap at 6 not logged")
+    again = c.runs("replay")
+    check(sorted(again) == sorted(live), f"replay ran {sorted(again)}, live {sorted(live)}")
+    for s in live:
+        check(again[s]["argv1"] == live[s]["argv1"], f"SEQNUM {s}: argv[1] {again[s]['argv1']} != {live[s]['argv1']}")
+        check(again[s]["env"] == live[s]["env"],
+              f"SEQNUM {s}: replayed environment differs:\n  live   {live[s]['env']}\n  replay {again[s]['env']}")
+    for parent, child in [(1, 2), (2, 3), (3, 5), (5, 7)]:
+        check(again[child]["start"] >= again[parent]["end"], f"replay: SEQNUM {child} started before {parent} ended")
+    print(f"ok: replay ran the {len(live)} recorded events with the same argv and environment, in order")
+
+
+CASES = {
+    "trust-switch": case_trust_switch,
+    "parent-child": case_parent_child,
+    "parallel": case_parallel,
+    "strict": case_strict,
+    "timeout": case_timeout,
+    "crash": case_crash,
+    "missing-agent": case_missing_agent,
+    "reload": case_reload,
+    "pause-resume": case_pause_resume,
+    "settle": case_settle,
+    "dry-run": case_dry_run,
+    "replay": case_replay,
+}
+
+
+def run_case(name):
+    c = Case(name)
+    failed = True
+    t0 = time.monotonic()
+    try:
+        CASES[name](c)
+        failed = False
+    except Fail as e:
+        print(f"FAIL: {name}: {e}", file=sys.stderr)
+    except Exception:
+        print(f"FAIL: {name}: the driver broke:\n{traceback.format_exc()}", file=sys.stderr)
+    finally:
+        c.cleanup(failed)
+    print(f"{'FAIL' if failed else 'PASS'} {name} ({time.monotonic() - t0:.1f} s)")
+    return not failed
+
+
+def on_sigterm(signo, frame):
+    # meson's timeout, or the wrapper giving up: clean up on the way out.
+    raise Fail("terminated by SIGTERM")
+
+
+def main(argv):
+    signal.signal(signal.SIGTERM, on_sigterm)
+    names = list(CASES) if argv == ["--all"] else argv
+    unknown = [n for n in names if n not in CASES]
+    if not names or unknown:
+        print(f"usage: driver.py --all | CASE...  (cases: {' '.join(CASES)})", file=sys.stderr)
+        return 64
+    print(f"running as uid {os.geteuid()}")
+    results = [run_case(n) for n in names]
+    print(f"{results.count(True)} passed, {results.count(False)} failed")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
