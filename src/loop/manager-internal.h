@@ -16,6 +16,7 @@
 #include <systemd/sd-event.h>
 
 #include "pipeline/ledger.h"
+#include "shared/list.h"
 #include "shared/log.h"
 #include "loop/manager.h"
 #include "uevent/uevent.h"
@@ -28,7 +29,7 @@ struct manager_resync;
 
 struct job {
         struct manager *m;
-        struct job *prev, *next; /* manager's list of running jobs */
+        struct list_node link;   /* on the manager's list of running jobs */
         struct uevent *ev;
         char **scripts;          /* multiplexer: the files to run, in order */
         size_t n_scripts;
@@ -65,7 +66,7 @@ struct manager {
         bool stopping;
         bool agent_missing_reported;
         sd_event_source *shutdown_timer;
-        struct job *jobs;
+        struct list_node jobs;      /* running jobs (struct job.link), newest first */
         manager_reload_fn reload;
         void *reload_userdata;
         char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs;

@@ -35,12 +35,7 @@ static struct job *job_free(struct job *j)
 {
         if (!j)
                 return NULL;
-        if (j->prev)
-                j->prev->next = j->next;
-        else if (j->m->jobs == j)
-                j->m->jobs = j->next;
-        if (j->next)
-                j->next->prev = j->prev;
+        list_unlink(&j->link);
         /* A child source that owns its process kills and reaps it if still running. */
         sd_event_source_disable_unref(j->child);
         sd_event_source_disable_unref(j->out);
@@ -401,10 +396,7 @@ static void job_start(struct manager *m, struct uevent *ev)
         }
         j->m = m;
         j->ev = ev;
-        j->next = m->jobs;
-        if (m->jobs)
-                m->jobs->prev = j;
-        m->jobs = j;
+        list_add_head(&m->jobs, &j->link);
         j->job_started = now_usec(CLOCK_MONOTONIC);
         ev->owner_data = j;
         if (m->cfg.hotplug_d) {
@@ -442,8 +434,9 @@ void manager_dispatch(struct manager *m)
 /* Jobs still running at exit: freeing a job's child source kills (SIGKILL) and reaps it. */
 void manager_kill_running(struct manager *m)
 {
-        while (m->jobs) {
-                struct job *j = m->jobs;
+        struct job *j;
+
+        while ((j = list_first(&m->jobs, struct job, link))) {
                 struct uevent *ev = j->ev;
 
                 if (j->pid > 0)

@@ -57,8 +57,9 @@ static void ctl_status(void *userdata, struct control_status *ret)
 static void ctl_agents(void *userdata, void (*fn)(const struct control_agent *a, void *arg), void *arg)
 {
         struct manager *m = userdata;
+        struct job *j;
 
-        for (struct job *j = m->jobs; j; j = j->next) {
+        list_for_each(j, &m->jobs, link) {
                 if (j->pid <= 0 || !j->child)
                         continue;
                 struct control_agent a = {

@@ -34,7 +34,7 @@ struct dry_job {
         struct replay_state *st;
         struct uevent *ev;
         sd_event_source *timer;
-        struct dry_job *prev, *next;
+        struct list_node link; /* on replay_state.dry_jobs */
 };
 
 struct replay_state {
@@ -47,7 +47,7 @@ struct replay_state {
         usec_t start;              /* CLOCK_MONOTONIC of the first item */
         struct run_time *durations; /* seqnum -> total recorded agent time, sorted */
         size_t n_durations;
-        struct dry_job *dry_jobs;
+        struct list_node dry_jobs;  /* struct dry_job.link: events "running" in a dry-run replay */
         uint64_t fed, problems;
 };
 
@@ -236,6 +236,7 @@ int manager_replay_open(struct manager *m)
         if (!st)
                 return -ENOMEM;
         st->m = m;
+        list_init(&st->dry_jobs);
         m->replay = st;
         r = replay_open(m->cfg.replay_path, m->cfg.replay_speed, &st->rp);
         if (r < 0)
@@ -252,14 +253,7 @@ int manager_replay_open(struct manager *m)
 
 static void dry_job_free(struct dry_job *d)
 {
-        struct replay_state *st = d->st;
-
-        if (d->prev)
-                d->prev->next = d->next;
-        else
-                st->dry_jobs = d->next;
-        if (d->next)
-                d->next->prev = d->prev;
+        list_unlink(&d->link);
         sd_event_source_disable_unref(d->timer);
         free(d);
 }
@@ -267,12 +261,13 @@ static void dry_job_free(struct dry_job *d)
 void manager_replay_close(struct manager *m)
 {
         struct replay_state *st = m->replay;
+        struct dry_job *d;
 
         if (!st)
                 return;
-        while (st->dry_jobs) {
-                struct uevent *ev = st->dry_jobs->ev;
-                dry_job_free(st->dry_jobs);
+        while ((d = list_first(&st->dry_jobs, struct dry_job, link))) {
+                struct uevent *ev = d->ev;
+                dry_job_free(d);
                 scheduler_done(m->scheduler, ev);
                 free(ev);
         }
@@ -325,10 +320,7 @@ bool manager_replay_dry_job(struct manager *m, struct uevent *ev)
                 free(d);
                 return false;
         }
-        d->next = st->dry_jobs;
-        if (d->next)
-                d->next->prev = d;
-        st->dry_jobs = d;
+        list_add_head(&st->dry_jobs, &d->link);
         return true;
 }
 

@@ -416,6 +416,7 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         m = calloc(1, sizeof(*m));
         if (!m)
                 return -ENOMEM;
+        list_init(&m->jobs);
         m->cfg = *cfg;
         if (!m->cfg.max_children)
                 m->cfg.max_children = default_max_children();
