@@ -29,7 +29,43 @@
 
 /* ---- jobs ---------------------------------------------------------------- */
 
+struct job {
+        struct manager *m;
+        struct list_node link;   /* on m->jobs.running */
+        struct uevent *ev;
+        char **scripts;          /* multiplexer: the files to run, in order */
+        size_t n_scripts;
+        size_t next_script;
+        const char *program;     /* currently running */
+        pid_t pid;
+        sd_event_source *child;
+        sd_event_source *out;
+        sd_event_source *timer;
+        usec_t started;          /* CLOCK_MONOTONIC, this program */
+        usec_t job_started;      /* CLOCK_MONOTONIC, first program */
+        bool term_sent, kill_sent;
+        bool failed;
+        bool journal_started;    /* observers heard starting() */
+        size_t line_len;
+        char line[HP_OUTPUT_LINE_MAX + 1];
+        usec_t out_window;       /* CLOCK_MONOTONIC, start of the output rate-limit window */
+        unsigned out_lines;      /* lines logged in this window */
+        uint64_t out_suppressed; /* lines not logged since the last report */
+};
+
 static int job_start_next(struct job *j);
+
+/* What observers see of @j's current run. */
+static struct manager_agent job_agent(const struct job *j)
+{
+        return (struct manager_agent){
+                .ev = j->ev,
+                .program = j->program,
+                .pid = j->pid,
+                .started = j->started,
+                .timed_out = j->term_sent,
+        };
+}
 
 static struct job *job_free(struct job *j)
 {
@@ -72,12 +108,7 @@ void manager_event_done(struct manager *m, struct uevent *ev)
         scheduler_done(m->scheduler, ev);
         observe_done(m, ev);
         free(ev);
-
-        if (m->source_paused && !m->stopping && scheduler_held(m->scheduler) <= m->resume_mark) {
-                m->source_paused = false;
-                if (m->source_io)
-                        sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
-        }
+        manager_input_maybe_resume(m);
         manager_dispatch(m);
 }
 
@@ -185,6 +216,7 @@ static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
         struct job *j = userdata;
         struct manager *m = j->m;
         usec_t now = now_usec(CLOCK_MONOTONIC);
+        struct manager_agent agent;
         struct log_fields f;
         char status[96];
         bool ok = si->si_code == CLD_EXITED && si->si_status == 0;
@@ -201,7 +233,8 @@ static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
                 (void)kill(-j->pid, SIGKILL);
 
         status_string(si, j->term_sent, status, sizeof(status));
-        observe_finished(m, j, si, status);
+        agent = job_agent(j);
+        observe_finished(m, &agent, si, status);
         uevent_log_fields(j->ev, &f);
         f.agent = j->program;
         f.agent_status = status;
@@ -251,13 +284,13 @@ static void log_exec_failure(struct job *j, int r)
         f.agent_status = "exec failed";
         if ((r == -ENOENT || r == -EACCES || r == -ENOEXEC) && !m->cfg.hotplug_d) {
                 /* The same missing agent would be reported for every event: say it once. */
-                if (!m->agent_missing_reported)
+                if (!m->jobs.agent_missing_reported)
                         log_internal(LOG_ERR, r, &f,
                                      "cannot execute agent %s; events are dropped until it exists "
                                      "(reported once)", j->program);
                 else
                         log_internal(LOG_DEBUG, r, &f, "cannot execute agent %s", j->program);
-                m->agent_missing_reported = true;
+                m->jobs.agent_missing_reported = true;
                 return;
         }
         log_internal(LOG_ERR, r, &f, "cannot execute %s", j->program);
@@ -267,6 +300,7 @@ static void log_exec_failure(struct job *j, int r)
 static int job_start_next(struct job *j)
 {
         struct manager *m = j->m;
+        struct manager_agent agent;
         struct spawn_env env;
         struct spawn_result sr;
         int r;
@@ -285,7 +319,7 @@ static int job_start_next(struct job *j)
 
                 /* Before the spawn: a crash right after it must count as a re-run. */
                 if (!j->journal_started) {
-                        handover_note_started(m, j->ev);
+                        observe_starting(m, j->ev);
                         j->journal_started = true;
                 }
                 spawn_env_build(j->ev, &env);
@@ -293,12 +327,14 @@ static int job_start_next(struct job *j)
                 if (r < 0) {
                         j->failed = true;
                         log_exec_failure(j, r);
-                        observe_exec_failed(m, j, r);
+                        agent = job_agent(j);
+                        agent.pid = 0;
+                        observe_exec_failed(m, &agent, r);
                         continue; /* the next hotplug.d file, or done */
                 }
-                if (!m->cfg.hotplug_d && m->agent_missing_reported) {
+                if (!m->cfg.hotplug_d && m->jobs.agent_missing_reported) {
                         log_notice("agent %s can be executed again", j->program);
-                        m->agent_missing_reported = false;
+                        m->jobs.agent_missing_reported = false;
                 }
                 m->stats.started++;
                 j->pid = sr.pid;
@@ -308,7 +344,8 @@ static int job_start_next(struct job *j)
                 j->out_window = j->started;
                 j->out_lines = 0;
                 j->out_suppressed = 0;
-                observe_started(m, j);
+                agent = job_agent(j);
+                observe_started(m, &agent);
 
                 /* sd-event opens the pidfd itself (no /proc fdinfo parsing per agent). */
                 r = sd_event_add_child(m->event, &j->child, sr.pid, WEXITED, on_job_exit, j);
@@ -396,7 +433,7 @@ static void job_start(struct manager *m, struct uevent *ev)
         }
         j->m = m;
         j->ev = ev;
-        list_add_head(&m->jobs, &j->link);
+        list_add_head(&m->jobs.running, &j->link);
         j->job_started = now_usec(CLOCK_MONOTONIC);
         ev->owner_data = j;
         if (m->cfg.hotplug_d) {
@@ -423,12 +460,54 @@ void manager_dispatch(struct manager *m)
 {
         struct uevent *ev;
 
-        if (m->dispatching)
+        if (m->jobs.dispatching)
                 return;
-        m->dispatching = true;
-        while (!m->stopping && !m->paused && (ev = scheduler_next(m->scheduler)))
+        m->jobs.dispatching = true;
+        while (!m->stopping && !m->jobs.paused && (ev = scheduler_next(m->scheduler)))
                 job_start(m, ev);
-        m->dispatching = false;
+        m->jobs.dispatching = false;
+}
+
+void manager_jobs_init(struct manager *m)
+{
+        list_init(&m->jobs.running);
+}
+
+void manager_pause(struct manager *m)
+{
+        if (!m->jobs.paused)
+                log_notice("paused: events keep queueing, no agent starts");
+        m->jobs.paused = true;
+}
+
+void manager_resume(struct manager *m)
+{
+        if (m->jobs.paused)
+                log_notice("resumed with %zu event(s) queued", scheduler_queued(m->scheduler));
+        m->jobs.paused = false;
+        manager_dispatch(m);
+}
+
+bool manager_paused(const struct manager *m)
+{
+        return m->jobs.paused;
+}
+
+void manager_jobs_reconfigured(struct manager *m)
+{
+        m->jobs.agent_missing_reported = false;
+}
+
+void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_agent *a, void *arg), void *arg)
+{
+        struct job *j;
+
+        list_for_each(j, &m->jobs.running, link) {
+                if (j->pid <= 0 || !j->child)
+                        continue;
+                struct manager_agent a = job_agent(j);
+                fn(&a, arg);
+        }
 }
 
 /* Jobs still running at exit: freeing a job's child source kills (SIGKILL) and reaps it. */
@@ -436,7 +515,7 @@ void manager_kill_running(struct manager *m)
 {
         struct job *j;
 
-        while ((j = list_first(&m->jobs, struct job, link))) {
+        while ((j = list_first(&m->jobs.running, struct job, link))) {
                 struct uevent *ev = j->ev;
 
                 if (j->pid > 0)

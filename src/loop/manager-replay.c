@@ -328,3 +328,8 @@ bool manager_replay_finished(const struct manager *m)
 {
         return m->replay && m->replay->finished;
 }
+
+bool manager_replaying(const struct manager *m)
+{
+        return m->replay != NULL;
+}

@@ -99,7 +99,7 @@ static void log_reject(struct manager *m, const char *data, size_t size, enum ue
         m->stats.rejected++;
         if ((unsigned)why < ELEMENTSOF(m->stats.rejected_by_class))
                 m->stats.rejected_by_class[why]++;
-        if (!ratelimit(&m->reject_last_log[why], &m->reject_suppressed[why], &suppressed))
+        if (!ratelimit(&m->in.reject_last_log[why], &m->in.reject_suppressed[why], &suppressed))
                 return;
         escape_bytes(data, MIN(size, (size_t)160), esc, sizeof(esc));
         log_warning("dropped invalid uevent (%s, %zu bytes): \"%s\"%s; %" PRIu64
@@ -112,11 +112,11 @@ static void log_source_drop(struct manager *m, int r)
         uint64_t suppressed;
 
         m->stats.dropped_sender++;
-        if (!ratelimit(&m->drop_last_log, &m->drop_suppressed, &suppressed))
+        if (!ratelimit(&m->in.drop_last_log, &m->in.drop_suppressed, &suppressed))
                 return;
         log_warning("dropped datagram: %s (sender port %" PRIu32 ", uid %d); %" PRIu64 " more suppressed",
-                    uevent_source_drop_to_string(m->source->last_drop), m->source->last_pid,
-                    (int)m->source->last_uid, suppressed);
+                    uevent_source_drop_to_string(m->in.source->last_drop), m->in.source->last_pid,
+                    (int)m->in.source->last_uid, suppressed);
         (void)r;
 }
 
@@ -148,13 +148,10 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
         view.received = mono;
         view.received_real = real;
         uevent_log_fields(&view, &f);
-        if (m->takeover_check && !m->handover_restoring) {
-                m->takeover_check = false;
-                if (view.seqnum == m->takeover_last) {
-                        log_internal(LOG_INFO, 0, &f, "read again from the socket after the takeover; the "
-                                                      "handover journal had it, dropped");
-                        return;
-                }
+        if (manager_handover_repeated(m, &view)) {
+                log_internal(LOG_INFO, 0, &f, "read again from the socket after the takeover; the "
+                                              "handover journal had it, dropped");
+                return;
         }
 
         verdict = ledger_account(&m->ledger, view.seqnum, &gap);
@@ -233,7 +230,7 @@ static void queue_view(struct manager *m, const struct uevent *view, const struc
         }
         m->stats.queued++;
         observe_queued(m, ev);
-        if (m->recorder || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG)
+        if (observe_wants_waiting(m) || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG)
                 observe_waiting(m, ev, scheduler_blocker(m->scheduler, ev));
         if (scheduler_held(m->scheduler) > m->stats.peak_held)
                 m->stats.peak_held = scheduler_held(m->scheduler);
@@ -278,16 +275,16 @@ void manager_drain_input(struct manager *m)
         int r;
 
         /* Drain everything readable before running anything (no socket: replaying). */
-        while (m->source && !m->stopping) {
+        while (m->in.source && !m->stopping) {
                 if (scheduler_held(m->scheduler) >= m->max_queue) {
-                        if (!m->source_paused)
+                        if (!m->in.paused)
                                 log_notice("%zu events held (the limit): reading paused until %zu",
                                            scheduler_held(m->scheduler), m->resume_mark);
-                        m->source_paused = true;
-                        sd_event_source_set_enabled(m->source_io, SD_EVENT_OFF);
+                        m->in.paused = true;
+                        sd_event_source_set_enabled(m->in.io, SD_EVENT_OFF);
                         break;
                 }
-                r = uevent_source_receive(m->source, &data, &size);
+                r = uevent_source_receive(m->in.source, &data, &size);
                 if (r == 0) {
                         observe_input_drained(m);
                         break;
@@ -314,7 +311,7 @@ void manager_drain_input(struct manager *m)
                 observe_datagram(m, data, size, mono, real);
                 manager_process_datagram(m, data, size, mono, real);
                 /* Journalled (or dropped on purpose): only now may the socket forget it. */
-                r = uevent_source_consume(m->source);
+                r = uevent_source_consume(m->in.source);
                 if (r < 0) {
                         log_error_errno(r, "reading uevents failed");
                         (void)sd_event_exit(m->event, r);
@@ -322,6 +319,40 @@ void manager_drain_input(struct manager *m)
                 }
         }
         manager_dispatch(m);
+}
+
+int manager_sync_input(struct manager *m)
+{
+        if (!m->in.source)
+                return 1; /* replaying: what was fed is queued, nothing to read */
+        if (m->in.paused || m->stopping)
+                return 0;
+        manager_drain_input(m);
+        return m->in.paused ? 0 : 1;
+}
+
+bool manager_input_paused(const struct manager *m)
+{
+        return m->in.paused;
+}
+
+void manager_input_maybe_resume(struct manager *m)
+{
+        if (m->in.paused && !m->stopping && scheduler_held(m->scheduler) <= m->resume_mark) {
+                m->in.paused = false;
+                if (m->in.io)
+                        sd_event_source_set_enabled(m->in.io, SD_EVENT_ON);
+        }
+}
+
+int manager_input_rcvbuf(const struct manager *m)
+{
+        return m->in.source ? m->in.source->rcvbuf : 0;
+}
+
+int manager_source_fd(const struct manager *m)
+{
+        return m->in.source ? m->in.source->fd : -1;
 }
 
 /* ---- lifecycle ----------------------------------------------------------- */
@@ -351,8 +382,8 @@ void manager_stop(struct manager *m)
         if (m->stopping)
                 return;
         m->stopping = true;
-        if (m->source_io)
-                sd_event_source_set_enabled(m->source_io, SD_EVENT_OFF);
+        if (m->in.io)
+                sd_event_source_set_enabled(m->in.io, SD_EVENT_OFF);
         while ((ev = scheduler_pop_queued(m->scheduler))) {
                 dropped++;
                 free(ev);
@@ -393,17 +424,17 @@ static int manager_open_source(struct manager *m)
         int r;
 
         if (m->cfg.source_fd >= 0) {
-                r = uevent_source_adopt(m->cfg.source_fd, m->cfg.trust, m->cfg.rcvbuf, &m->source);
+                r = uevent_source_adopt(m->cfg.source_fd, m->cfg.trust, m->cfg.rcvbuf, &m->in.source);
                 if (r < 0)
                         return log_error_errno(r, "cannot use uevent socket fd %d", m->cfg.source_fd);
                 m->cfg.source_fd = -1;
         } else {
-                r = uevent_source_open(m->cfg.rcvbuf, &m->source);
+                r = uevent_source_open(m->cfg.rcvbuf, &m->in.source);
                 if (r < 0)
                         return log_error_errno(r, "cannot open the kernel uevent socket");
         }
-        if (m->source->rcvbuf < m->cfg.rcvbuf)
-                log_warning("netlink receive buffer is %d bytes, not the %d requested", m->source->rcvbuf,
+        if (m->in.source->rcvbuf < m->cfg.rcvbuf)
+                log_warning("netlink receive buffer is %d bytes, not the %d requested", m->in.source->rcvbuf,
                             m->cfg.rcvbuf);
         return 0;
 }
@@ -416,7 +447,7 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         m = calloc(1, sizeof(*m));
         if (!m)
                 return -ENOMEM;
-        list_init(&m->jobs);
+        manager_jobs_init(m);
         m->cfg = *cfg;
         if (!m->cfg.max_children)
                 m->cfg.max_children = default_max_children();
@@ -476,7 +507,7 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
                 /* Baseline after the socket is live: nothing between can be missed. */
                 ledger_init(&m->ledger, read_kernel_seqnum(m->cfg.sysfs_root));
 
-                r = sd_event_add_io(m->event, &m->source_io, m->source->fd, EPOLLIN, on_source, m);
+                r = sd_event_add_io(m->event, &m->in.io, m->in.source->fd, EPOLLIN, on_source, m);
                 if (r < 0)
                         goto fail;
         }
@@ -507,12 +538,12 @@ struct manager *manager_free(struct manager *m)
         manager_resync_close(m);
         manager_observe_close(m);
         sd_event_source_disable_unref(m->shutdown_timer);
-        sd_event_source_disable_unref(m->source_io);
+        sd_event_source_disable_unref(m->in.io);
         if (m->scheduler) {
                 while ((ev = scheduler_pop_queued(m->scheduler)))
                         free(ev);
         }
-        m->source = uevent_source_free(m->source);
+        m->in.source = uevent_source_free(m->in.source);
         m->handlers = handler_chain_free(m->handlers);
         sd_event_unref(m->event);
         scheduler_free(m->scheduler);
@@ -583,13 +614,9 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         m->cfg = n;
         m->max_queue = n.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
-        m->agent_missing_reported = false;
+        manager_jobs_reconfigured(m);
         scheduler_set_mode(m->scheduler, n.ordering, n.max_children);
-        if (m->source_paused && scheduler_held(m->scheduler) <= m->resume_mark && !m->stopping) {
-                m->source_paused = false;
-                if (m->source_io)
-                        sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
-        }
+        manager_input_maybe_resume(m);
         manager_dispatch(m);
         return 0;
 }
