@@ -28,7 +28,7 @@
 #include "loop/observer.h"
 #include "uevent/uevent.h"
 
-struct job_spawner;
+struct job_spawner_ops;
 struct manager_handover;
 struct manager_resync;
 struct observe_status;
@@ -48,7 +48,8 @@ struct manager_input {
 /* manager-job.c: the running jobs and how they start. */
 struct manager_jobs {
         struct list_node running;       /* struct job.link, newest first */
-        const struct job_spawner *spawner; /* real or dry, chosen once in manager_new() */
+        const struct job_spawner_ops *spawner; /* real or dry (job-spawner.h), chosen once at setup */
+        void *spawner_data;
         bool paused;                    /* pause: events queue, no agent starts */
         bool dispatching;               /* inside manager_dispatch(): nested calls return at once */
         bool agent_missing_reported;
@@ -120,8 +121,15 @@ void manager_maybe_exit(struct manager *m);
 
 /* ---- manager-job.c: jobs -------------------------------------------------- */
 
-/* Choose the spawner (real, or dry for --dry-run) once; no jobs yet. */
+/* The empty job list, right after allocation (manager_free() may follow). */
 void manager_jobs_init(struct manager *m);
+/* Choose the spawner once: the real one, or the dry one for --dry-run.  Return: 0 or -ENOMEM. */
+int manager_jobs_open(struct manager *m);
+/* Kill what runs and free the spawner. */
+void manager_jobs_close(struct manager *m);
+/* Dry run: hold each event for @fn's duration (job-spawner.h); without a dry spawner nothing happens. */
+void manager_jobs_set_dry_duration(struct manager *m, usec_t (*fn)(void *userdata, const struct uevent *ev),
+                                   void *userdata);
 /* Start every event the scheduler lets run now; iterative, never nested. */
 void manager_dispatch(struct manager *m);
 /* A held event is over (no agent, or its agent finished): hand it back and free it. */
@@ -175,7 +183,5 @@ bool manager_handover_repeated(struct manager *m, const struct uevent *view);
 
 int manager_replay_open(struct manager *m);
 void manager_replay_close(struct manager *m);
-/* Dry-run replay: "run" @ev for its recorded duration.  Return: true if a timer took it. */
-bool manager_replay_dry_job(struct manager *m, struct uevent *ev);
 bool manager_replay_finished(const struct manager *m);
 bool manager_replaying(const struct manager *m);

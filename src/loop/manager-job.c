@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Jobs: running the agent (or the hotplug.d programs) for one event.
+ * Jobs: dispatching held events and running the agent (or the hotplug.d
+ * programs) for each, through the spawner chosen at setup (job-spawner.h):
+ * the real one below, or the dry one (spawner-dry.c).
  *
- * Invariants: a running event has exactly one struct job (ev->owner_data),
- * which owns the child's source (sd-event kills and reaps the child if the
- * source goes first), its output pipe source and its timeout timer; a job
- * ends in job_finish(), which hands the event back through
- * manager_event_done().
+ * Invariants: dispatch is iterative (a job that completes inside start()
+ * does not recurse into dispatch); a running event has exactly one struct
+ * job (ev->owner_data) on m->jobs.running, which owns the child's source
+ * (sd-event kills and reaps the child if the source goes first), its output
+ * pipe source and its timeout timer; a job ends in job_finish(), which
+ * hands the event back through manager_event_done(); observers hear
+ * starting() once per job before its first spawn, then started() or
+ * exec_failed() and finished() for each program.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +28,7 @@
 #include "shared/escape.h"
 #include "shared/log.h"
 #include "shared/macro.h"
+#include "loop/job-spawner.h"
 #include "loop/manager-internal.h"
 #include "pipeline/spawner.h"
 #include "uevent/uevent.h"
@@ -376,53 +382,12 @@ static int job_start_next(struct job *j)
         }
 }
 
-static void job_dry_run(struct manager *m, struct uevent *ev)
+/* The real spawner's start(): a job that runs the agent or the hotplug.d programs for @ev. */
+static void job_start(void *data, struct uevent *ev)
 {
-        struct spawn_env env;
-        struct log_fields f;
-        char line[8192], esc[2048];
-        size_t o = 0;
-
-        if (log_get_max_level() < LOG_INFO)
-                return;
-        spawn_env_build(ev, &env);
-        for (size_t i = 0; i < env.n && o < sizeof(line) - 1; i++) {
-                int k = snprintf(line + o, sizeof(line) - o, "%s%s", i ? " " : "",
-                                 escape_cstr(env.envp[i], esc, sizeof(esc)));
-                if (k < 0)
-                        break;
-                o = MIN(sizeof(line) - 1, o + (size_t)k);
-        }
-        uevent_log_fields(ev, &f);
-        if (m->cfg.hotplug_d) {
-                char **paths = NULL;
-                size_t n = 0;
-                if (hotplug_d_list(m->cfg.hotplug_d, ev->name, &paths, &n) >= 0) {
-                        for (size_t i = 0; i < n; i++) {
-                                log_internal(LOG_INFO, 0, &f, "would run: %s %s [%s]", paths[i], ev->name, line);
-                                free(paths[i]);
-                        }
-                        free(paths);
-                }
-                if (n == 0)
-                        log_internal(LOG_INFO, 0, &f, "would run nothing: no %s/{%s,default}/*.hotplug",
-                                     m->cfg.hotplug_d, ev->name);
-        } else
-                log_internal(LOG_INFO, 0, &f, "would run: %s %s [%s]", m->cfg.agent, ev->name, line);
-}
-
-static void job_start(struct manager *m, struct uevent *ev)
-{
+        struct manager *m = data;
         struct job *j;
         int r;
-
-        if (m->cfg.dry_run) {
-                job_dry_run(m, ev);
-                m->stats.finished++;
-                if (!manager_replay_dry_job(m, ev))
-                        manager_event_done(m, ev);
-                return;
-        }
 
         j = calloc(1, sizeof(*j));
         if (!j) {
@@ -451,7 +416,7 @@ static void job_start(struct manager *m, struct uevent *ev)
 
 /*
  * Start every event the scheduler lets run now (not while stopping or paused).
- * A job can complete inside job_start() (dry run, failed spawn, no memory),
+ * A job can complete inside the spawner's start() (dry run, failed spawn, no memory),
  * and completing calls back here: that nested call returns at once and this
  * loop picks up what the completion released, so the stack does not grow per
  * event however deep the queue.
@@ -464,7 +429,7 @@ void manager_dispatch(struct manager *m)
                 return;
         m->jobs.dispatching = true;
         while (!m->stopping && !m->jobs.paused && (ev = scheduler_next(m->scheduler)))
-                job_start(m, ev);
+                m->jobs.spawner->start(m->jobs.spawner_data, ev);
         m->jobs.dispatching = false;
 }
 
@@ -511,8 +476,9 @@ void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_a
 }
 
 /* Jobs still running at exit: freeing a job's child source kills (SIGKILL) and reaps it. */
-void manager_kill_running(struct manager *m)
+static void job_kill_all(void *data)
 {
+        struct manager *m = data;
         struct job *j;
 
         while ((j = list_first(&m->jobs.running, struct job, link))) {
@@ -524,4 +490,47 @@ void manager_kill_running(struct manager *m)
                 scheduler_done(m->scheduler, ev);
                 free(ev);
         }
+}
+
+static const struct job_spawner_ops spawner_real_ops = {
+        .name = "real",
+        .start = job_start,
+        .kill_all = job_kill_all,
+};
+
+int manager_jobs_open(struct manager *m)
+{
+        int r;
+
+        if (!m->cfg.dry_run) {
+                m->jobs.spawner = &spawner_real_ops;
+                m->jobs.spawner_data = m;
+                return 0;
+        }
+        r = spawner_dry_new(m, &m->jobs.spawner_data);
+        if (r < 0)
+                return r;
+        m->jobs.spawner = &spawner_dry_ops;
+        return 0;
+}
+
+void manager_jobs_close(struct manager *m)
+{
+        manager_kill_running(m);
+        if (m->jobs.spawner && m->jobs.spawner->free)
+                m->jobs.spawner->free(m->jobs.spawner_data);
+        m->jobs.spawner = NULL;
+        m->jobs.spawner_data = NULL;
+}
+
+void manager_jobs_set_dry_duration(struct manager *m, job_dry_duration_fn fn, void *userdata)
+{
+        if (m->jobs.spawner == &spawner_dry_ops)
+                spawner_dry_set_duration(m->jobs.spawner_data, fn, userdata);
+}
+
+void manager_kill_running(struct manager *m)
+{
+        if (m->jobs.spawner)
+                m->jobs.spawner->kill_all(m->jobs.spawner_data);
 }

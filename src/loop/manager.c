@@ -494,6 +494,9 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
                 goto fail;
         (void)sd_event_set_watchdog(m->event, true);
 
+        r = manager_jobs_open(m);
+        if (r < 0)
+                goto fail;
         if (m->cfg.replay_path) {
                 /* Replay: the recording is the only source; no kernel baseline. */
                 ledger_init(&m->ledger, 0);
@@ -533,7 +536,7 @@ struct manager *manager_free(struct manager *m)
 
         if (!m)
                 return NULL;
-        manager_kill_running(m);
+        manager_jobs_close(m);
         manager_replay_close(m);
         manager_resync_close(m);
         manager_observe_close(m);
