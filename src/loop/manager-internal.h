@@ -31,18 +31,14 @@
 struct job_spawner_ops;
 struct manager_handover;
 struct manager_resync;
+struct manager_source_ops;
 struct observe_status;
-struct replay_state;
 
-/* manager.c: the kernel socket and what reading it costs. */
+/* manager.c: the source (source.h) and the rate limits of what parsing rejects. */
 struct manager_input {
-        struct uevent_source *source;   /* NULL: replaying */
-        sd_event_source *io;
-        bool paused;                    /* reading off: the scheduler holds max_queue events */
-        usec_t reject_last_log[_UEVENT_REJECT_MAX];
-        uint64_t reject_suppressed[_UEVENT_REJECT_MAX];
-        usec_t drop_last_log;
-        uint64_t drop_suppressed;
+        const struct manager_source_ops *ops; /* netlink or replay, chosen once at setup */
+        void *data;                     /* the source's own state */
+        struct ratelimit reject_log[_UEVENT_REJECT_MAX];
 };
 
 /* manager-job.c: the running jobs and how they start. */
@@ -84,7 +80,6 @@ struct manager {
         struct manager_input in;            /* manager.c */
         struct manager_jobs jobs;           /* manager-job.c */
         struct manager_observers obs;       /* manager-observe.c */
-        struct replay_state *replay;        /* manager-replay.c; NULL: not replaying */
         struct manager_handover *handover;  /* observe-handover.c */
         struct observe_status *status;      /* observe-status.c */
         struct manager_resync *resync;      /* manager-resync.c; NULL before it is set up */
@@ -106,16 +101,18 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
  * Return: 0 (queued, or dropped and logged by the pipeline), -EBADMSG if invalid.
  */
 int manager_inject_synthetic(struct manager *m, const char *data, size_t size);
-/* Read the socket until empty (or the queue is full), then dispatch. */
+/* Let the source read what is there now (the socket until empty, or the queue is full), then dispatch. */
 void manager_drain_input(struct manager *m);
 /* Control "sync": read what the socket holds now.  Return: 1 done, 0 not reading now. */
 int manager_sync_input(struct manager *m);
-/* Reading is switched off (the queue was full). */
+/* The source stopped feeding (the queue was full). */
 bool manager_input_paused(const struct manager *m);
-/* Reading was off and the queue fell to the resume mark: read again. */
+/* The queue may have fallen to the resume mark: let the source feed again. */
 void manager_input_maybe_resume(struct manager *m);
 /* The socket's effective receive buffer in bytes, 0 without a socket. */
 int manager_input_rcvbuf(const struct manager *m);
+/* The source is a recording (--replay). */
+bool manager_replaying(const struct manager *m);
 /* Exit the loop once stopping (or the replay ended) and nothing runs. */
 void manager_maybe_exit(struct manager *m);
 
@@ -178,10 +175,3 @@ int observe_control_open(struct manager *m);
 
 /* @view is the event the previous instance journalled last, read again after a takeover: drop it. */
 bool manager_handover_repeated(struct manager *m, const struct uevent *view);
-
-/* ---- manager-replay.c ----------------------------------------------------- */
-
-int manager_replay_open(struct manager *m);
-void manager_replay_close(struct manager *m);
-bool manager_replay_finished(const struct manager *m);
-bool manager_replaying(const struct manager *m);

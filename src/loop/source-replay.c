@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * --replay FILE: a recording stands in for the kernel socket.  Datagrams go
- * through the same parser, ledger, handlers and scheduler as live ones, at
- * the recorded pace scaled by --speed (0: as fast as possible).
+ * The replay source (--replay FILE, source.h): a recording stands in for the
+ * kernel socket.  Datagrams go through the same parser, ledger, handlers and
+ * scheduler as live ones, at the recorded pace scaled by --speed (0: as fast
+ * as possible); a recorded overflow is reported as one.
  *
  * With --dry-run (and a speed above 0) the replay hands the dry-run spawner
  * (spawner-dry.c) each event's recorded agent time, scaled the same way, so
@@ -21,6 +22,7 @@
 
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/source.h"
 #include "uevent/record.h"
 #include "uevent/replay.h"
 #include "pipeline/scheduler.h"
@@ -238,7 +240,36 @@ static usec_t dry_duration(void *userdata, const struct uevent *ev)
         return replay_scale(dur, st->m->cfg.replay_speed);
 }
 
-int manager_replay_open(struct manager *m)
+static bool rp_finished(const void *data)
+{
+        const struct replay_state *st = data;
+
+        return st->finished;
+}
+
+static int rp_sync(void *data)
+{
+        return 1; /* what was fed is queued, nothing to read */
+}
+
+static void rp_free(void *data)
+{
+        struct replay_state *st = data;
+
+        sd_event_source_disable_unref(st->timer);
+        replay_free(st->rp);
+        free(st->durations);
+        free(st);
+}
+
+static const struct manager_source_ops replay_ops = {
+        .replay = true,
+        .sync = rp_sync,
+        .finished = rp_finished,
+        .free = rp_free,
+};
+
+int source_replay_new(struct manager *m, const struct manager_source_ops **ret_ops, void **ret_data)
 {
         struct replay_state *st;
         int r;
@@ -247,7 +278,8 @@ int manager_replay_open(struct manager *m)
         if (!st)
                 return -ENOMEM;
         st->m = m;
-        m->replay = st;
+        *ret_ops = &replay_ops;
+        *ret_data = st;
         r = replay_open(m->cfg.replay_path, m->cfg.replay_speed, &st->rp);
         if (r < 0)
                 return log_error_errno(r, "cannot replay %s", m->cfg.replay_path);
@@ -261,27 +293,4 @@ int manager_replay_open(struct manager *m)
         log_info("replaying %s at speed %g%s", m->cfg.replay_path, m->cfg.replay_speed,
                  m->cfg.replay_speed == 0 ? " (no waiting)" : "");
         return 0;
-}
-
-void manager_replay_close(struct manager *m)
-{
-        struct replay_state *st = m->replay;
-
-        if (!st)
-                return;
-        sd_event_source_disable_unref(st->timer);
-        replay_free(st->rp);
-        free(st->durations);
-        free(st);
-        m->replay = NULL;
-}
-
-bool manager_replay_finished(const struct manager *m)
-{
-        return m->replay && m->replay->finished;
-}
-
-bool manager_replaying(const struct manager *m)
-{
-        return m->replay != NULL;
 }
