@@ -6,13 +6,14 @@
  * outside src/loop/ includes this.
  *
  * struct manager is split by owner.  The core (configuration, loop,
- * ledger, scheduler, handler chain, counters, lifecycle) belongs to
- * manager.c; every loop file may read it, and each bumps only the counters
- * of what it does itself.  Each sub-struct (or private pointer) below
- * belongs to the one file named beside it: no other file touches its
- * fields, only the functions that file declares here.  Observers keep
- * their state in their own struct (observe-*.c), reached only through
- * their hooks.
+ * ledger, scheduler, handler chain, counters, queue bounds, lifecycle)
+ * belongs to manager.c; every loop file may read it, and each bumps only
+ * the counters of what it does itself.  Each sub-struct or private pointer
+ * below belongs to the one file named beside it: no other file touches its
+ * fields, only the functions that file declares here.  The source
+ * (source-netlink.c or source-replay.c), the spawner (manager-job.c or
+ * spawner-dry.c) and the observers (observe-*.c) keep their state in their
+ * own structs, reached only through their ops.
  */
 
 #include <signal.h>
