@@ -46,5 +46,10 @@ typedef usec_t (*job_dry_duration_fn)(void *userdata, const struct uevent *ev);
 int spawner_dry_new(struct manager *m, void **ret);
 extern const struct job_spawner_ops spawner_dry_ops;
 
-/* Hold each dry-run event for @fn's duration (a replay's recorded agent time). */
+/**
+ * spawner_dry_set_duration() - hold each dry-run event for a duration.
+ * @data: the dry spawner's state
+ * @fn: the duration of an event (a replay's recorded agent time); NULL: none
+ * @userdata: passed to @fn (borrowed; must outlive the spawner's use of it)
+ */
 void spawner_dry_set_duration(void *data, job_dry_duration_fn fn, void *userdata);

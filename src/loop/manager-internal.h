@@ -88,7 +88,18 @@ struct manager {
 
 /* ---- manager.c: input and pipeline ---------------------------------------- */
 
-/* One datagram through parse, ledger, handlers into the scheduler (live or replayed). */
+/**
+ * manager_process_datagram() - one datagram through parse, ledger and handlers into the scheduler.
+ * @m: manager
+ * @data: the datagram (borrowed for the call; a queued event keeps its own copy)
+ * @size: its size
+ * @mono: when it was read, CLOCK_MONOTONIC
+ * @real: when it was read (or recorded), CLOCK_REALTIME
+ *
+ * Called by the sources for each datagram, live or replayed.  Invalid ones
+ * are counted and logged; a valid one is announced received() and then
+ * either queued() or dropped() before this returns.
+ */
 void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);
 /**
  * manager_inject_synthetic() - queue an event the kernel did not send.
@@ -102,7 +113,14 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
  * Return: 0 (queued, or dropped and logged by the pipeline), -EBADMSG if invalid.
  */
 int manager_inject_synthetic(struct manager *m, const char *data, size_t size);
-/* Let the source read what is there now (the socket until empty, or the queue is full), then dispatch. */
+/**
+ * manager_drain_input() - let the source feed what it has now, then dispatch.
+ * @m: manager
+ *
+ * The netlink source reads its socket until empty or the queue is full; a
+ * replay feeds on its own timer and only dispatch happens here.  After a
+ * fatal read error (the loop is told to exit) nothing is dispatched.
+ */
 void manager_drain_input(struct manager *m);
 /* Control "sync": read what the socket holds now.  Return: 1 done, 0 not reading now. */
 int manager_sync_input(struct manager *m);
@@ -130,12 +148,24 @@ void manager_jobs_set_dry_duration(struct manager *m, usec_t (*fn)(void *userdat
                                    void *userdata);
 /* Start every event the scheduler lets run now; iterative, never nested. */
 void manager_dispatch(struct manager *m);
-/* A held event is over (no agent, or its agent finished): hand it back and free it. */
+/**
+ * manager_event_done() - a held event is over: hand it back and free it.
+ * @m: manager
+ * @ev: the event the spawner was given (consumed)
+ *
+ * The scheduler lets go of @ev, the observers hear done(), the source may
+ * feed again, and whatever the event released is dispatched.
+ */
 void manager_event_done(struct manager *m, struct uevent *ev);
 /* Kill (SIGKILL) and reap every running agent, hand back their events. */
 void manager_kill_running(struct manager *m);
 bool manager_paused(const struct manager *m);
-/* Call @fn for each running agent process. */
+/**
+ * manager_for_each_agent() - call @fn for each running agent process.
+ * @m: manager
+ * @fn: called with each agent (borrowed for the call); must not start or end jobs
+ * @arg: passed to @fn
+ */
 void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_agent *a, void *arg), void *arg);
 /* The configuration changed: report a missing agent again. */
 void manager_jobs_reconfigured(struct manager *m);
@@ -174,5 +204,14 @@ int observe_control_open(struct manager *m);
 
 /* ---- observe-handover.c --------------------------------------------------- */
 
-/* @view is the event the previous instance journalled last, read again after a takeover: drop it. */
+/**
+ * manager_handover_repeated() - is this the datagram a takeover already ran?
+ * @m: manager
+ * @view: the first valid event read after a takeover (borrowed)
+ *
+ * A previous instance killed between journalling its last event and
+ * consuming it from the socket left it there; the journal ran it already.
+ * Only the first event read after the takeover is checked.
+ * Return: true if @view is that event: drop it.
+ */
 bool manager_handover_repeated(struct manager *m, const struct uevent *view);

@@ -302,6 +302,42 @@ static void log_exec_failure(struct job *j, int r)
         log_internal(LOG_ERR, r, &f, "cannot execute %s", j->program);
 }
 
+/*
+ * Supervise the program just spawned (@sr, its pipe consumed): its exit,
+ * its output and its timeout.  Return: 0, or negative errno (logged) when
+ * it cannot be watched: then it is killed and reaped.
+ */
+static int job_watch(struct job *j, const struct spawn_result *sr)
+{
+        struct manager *m = j->m;
+        int r;
+
+        /* sd-event opens the pidfd itself (no /proc fdinfo parsing per agent). */
+        r = sd_event_add_child(m->event, &j->child, sr->pid, WEXITED, on_job_exit, j);
+        if (r < 0) {
+                /* Cannot watch it: do not leave it running unsupervised. */
+                (void)kill(-sr->pid, SIGKILL);
+                (void)waitpid(sr->pid, NULL, 0);
+                safe_close(sr->outfd);
+                return log_error_errno(r, "SEQNUM=%" PRIu64 ": cannot watch agent", j->ev->seqnum);
+        }
+        (void)sd_event_source_set_child_process_own(j->child, true);
+
+        r = sd_event_add_io(m->event, &j->out, sr->outfd, EPOLLIN, on_job_output, j);
+        if (r < 0)
+                safe_close(sr->outfd); /* output lost, the run is still supervised */
+        else
+                (void)sd_event_source_set_io_fd_own(j->out, true);
+
+        /* Second-granular timeouts: a coarse accuracy lets sd-event coalesce
+         * wake-ups instead of re-arming its timerfd for every agent. */
+        r = sd_event_add_time_relative(m->event, &j->timer, CLOCK_MONOTONIC, m->cfg.timeout_usec,
+                                       USEC_PER_SEC / 2, on_job_timeout, j);
+        if (r < 0)
+                log_warning_errno(r, "SEQNUM=%" PRIu64 ": no timeout for agent", j->ev->seqnum);
+        return 0;
+}
+
 /* Start the next program of @j.  Return: 1 started, 0 nothing left, negative on failure (logged). */
 static int job_start_next(struct job *j)
 {
@@ -352,32 +388,10 @@ static int job_start_next(struct job *j)
                 j->out_suppressed = 0;
                 agent = job_agent(j);
                 observe_started(m, &agent);
-
-                /* sd-event opens the pidfd itself (no /proc fdinfo parsing per agent). */
-                r = sd_event_add_child(m->event, &j->child, sr.pid, WEXITED, on_job_exit, j);
-                if (r < 0) {
-                        /* Cannot watch it: do not leave it running unsupervised. */
-                        (void)kill(-sr.pid, SIGKILL);
-                        (void)waitpid(sr.pid, NULL, 0);
-                        safe_close(sr.outfd);
-                        log_error_errno(r, "SEQNUM=%" PRIu64 ": cannot watch agent", j->ev->seqnum);
+                if (job_watch(j, &sr) < 0) {
                         j->failed = true;
                         continue;
                 }
-                (void)sd_event_source_set_child_process_own(j->child, true);
-
-                r = sd_event_add_io(m->event, &j->out, sr.outfd, EPOLLIN, on_job_output, j);
-                if (r < 0)
-                        safe_close(sr.outfd); /* output lost, the run is still supervised */
-                else
-                        (void)sd_event_source_set_io_fd_own(j->out, true);
-
-                /* Second-granular timeouts: a coarse accuracy lets sd-event coalesce
-                 * wake-ups instead of re-arming its timerfd for every agent. */
-                r = sd_event_add_time_relative(m->event, &j->timer, CLOCK_MONOTONIC, m->cfg.timeout_usec,
-                                               USEC_PER_SEC / 2, on_job_timeout, j);
-                if (r < 0)
-                        log_warning_errno(r, "SEQNUM=%" PRIu64 ": no timeout for agent", j->ev->seqnum);
                 return 1;
         }
 }
