@@ -2,11 +2,19 @@
 #pragma once
 
 /*
- * The manager's private state, shared by the files of src/loop/: manager.c
- * (input, pipeline, lifecycle), manager-job.c (agent jobs),
- * manager-observe.c (what observers are told), manager-replay.c,
- * manager-handover.c and manager-resync.c.  Nothing outside src/loop/
- * includes this.
+ * The manager's private state, shared by the files of src/loop/.  Nothing
+ * outside src/loop/ includes this.
+ *
+ * struct manager is split by owner.  The core (configuration, loop,
+ * ledger, scheduler, handler chain, counters, queue bounds, lifecycle)
+ * belongs to manager.c; every loop file may read it, and each bumps only
+ * the counters of what it does itself (a takeover, observe-handover.c,
+ * also restarts the ledger after the previous instance's last SEQNUM).  Each sub-struct or private pointer
+ * below belongs to the one file named beside it: no other file touches its
+ * fields, only the functions that file declares here.  The source
+ * (source-netlink.c or source-replay.c), the spawner (manager-job.c or
+ * spawner-dry.c) and the observers (observe-*.c) keep their state in their
+ * own structs, reached only through their ops.
  */
 
 #include <signal.h>
@@ -16,137 +24,84 @@
 #include <systemd/sd-event.h>
 
 #include "pipeline/ledger.h"
+#include "shared/list.h"
 #include "shared/log.h"
 #include "loop/manager.h"
+#include "loop/observer.h"
 #include "uevent/uevent.h"
 
-struct control;
-struct record_writer;
-struct rebroadcast;
-struct replay_state;
+struct job_spawner_ops;
+struct manager_handover;
 struct manager_resync;
+struct manager_source_ops;
+struct observe_status;
 
-struct job {
-        struct manager *m;
-        struct job *prev, *next; /* manager's list of running jobs */
-        struct uevent *ev;
-        char **scripts;          /* multiplexer: the files to run, in order */
-        size_t n_scripts;
-        size_t next_script;
-        char *agent;             /* single-agent mode: our copy of cfg.agent */
-        const char *program;     /* currently running */
-        pid_t pid;
-        sd_event_source *child;
-        sd_event_source *out;
-        sd_event_source *timer;
-        usec_t started;          /* CLOCK_MONOTONIC, this program */
-        usec_t job_started;      /* CLOCK_MONOTONIC, first program */
-        bool term_sent, kill_sent;
-        bool failed;
-        bool journal_started;    /* the handover journal knows an agent started */
-        size_t line_len;
-        char line[HP_OUTPUT_LINE_MAX + 1];
-        usec_t out_window;       /* CLOCK_MONOTONIC, start of the output rate-limit window */
-        unsigned out_lines;      /* lines logged in this window */
-        uint64_t out_suppressed; /* lines not logged since the last report */
+/* manager.c: the source (source.h) and the rate limits of what parsing rejects. */
+struct manager_input {
+        const struct manager_source_ops *ops; /* netlink or replay, chosen once at setup */
+        void *data;                     /* the source's own state */
+        struct ratelimit reject_log[_UEVENT_REJECT_MAX];
+};
+
+/* manager-job.c: the running jobs and how they start. */
+struct manager_jobs {
+        struct list_node running;       /* struct job.link, newest first */
+        const struct job_spawner_ops *spawner; /* real or dry (job-spawner.h), chosen once at setup */
+        void *spawner_data;
+        bool paused;                    /* pause: events queue, no agent starts */
+        bool dispatching;               /* inside manager_dispatch(): nested calls return at once */
+        bool agent_missing_reported;
+};
+
+/* manager-observe.c: who hears what happened. */
+struct manager_observers {
+        struct {
+                const struct manager_observer_ops *ops;
+                void *userdata;
+        } v[MANAGER_OBSERVERS_MAX];
+        size_t n;
+        bool want_waiting;              /* some observer has a waiting() hook */
 };
 
 struct manager {
+        /* The core (manager.c). */
         struct manager_config cfg;
         sd_event *event;
-        struct uevent_source *source;
-        sd_event_source *source_io;
-        bool source_paused;
         struct ledger ledger;
         struct scheduler *scheduler;
         struct handler_chain *handlers;
         struct manager_stats stats;
-        size_t max_queue;
-        size_t resume_mark;
+        size_t max_queue;               /* events held at most: reading pauses there */
+        size_t resume_mark;             /* reading resumes at this many held */
         bool stopping;
-        bool agent_missing_reported;
         sd_event_source *shutdown_timer;
-        struct job *jobs;
         manager_reload_fn reload;
         void *reload_userdata;
         char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs;
-        bool paused;                /* pause: events queue, no agent starts */
-        bool dispatching;           /* inside manager_dispatch(): nested calls return at once */
-        struct control *control;    /* NULL: no control socket */
-        struct record_writer *recorder;     /* --record */
-        sd_event_source *recorder_sync;     /* fdatasync at most once a second while dirty */
-        struct rebroadcast *rebroadcast;    /* --rebroadcast */
-        usec_t rebroadcast_last_log;
-        uint64_t rebroadcast_failed_logged;
-        struct replay_state *replay;        /* --replay */
-        usec_t reject_last_log[_UEVENT_REJECT_MAX];
-        uint64_t reject_suppressed[_UEVENT_REJECT_MAX];
-        usec_t drop_last_log;
-        uint64_t drop_suppressed;
-        struct handover *handover;  /* NULL: no handover journal (manager-handover.c) */
-        bool handover_restoring;    /* re-running the events a previous instance held */
-        bool handover_failed;       /* a journal write failed (reported once) */
-        /* After a takeover: the previous instance's last SEQNUM, which may
-         * still be in the socket (it is consumed only after journalling). */
-        uint64_t takeover_last;
-        bool takeover_check;        /* the first datagram after a takeover is not read yet */
-        manager_status_fn status_fn; /* service status (manager-observe.c) */
-        void *status_userdata;
-        sd_event_source *status_timer;
-        char status_sent[256];
-        struct manager_resync *resync; /* manager-resync.c; NULL before it is set up */
+
+        struct manager_input in;            /* manager.c */
+        struct manager_jobs jobs;           /* manager-job.c */
+        struct manager_observers obs;       /* manager-observe.c */
+        struct manager_handover *handover;  /* observe-handover.c */
+        struct observe_status *status;      /* observe-status.c */
+        struct manager_resync *resync;      /* manager-resync.c; NULL before it is set up */
 };
 
+/* ---- manager.c: input and pipeline ---------------------------------------- */
 
-/* Observers (manager-observe.c).  Each accepts what the pipeline has at that point. */
-int manager_observe_open(struct manager *m);
-void manager_observe_close(struct manager *m);
-void observe_received(struct manager *m, const struct uevent *view, enum ledger_verdict v,
-                      const struct ledger_gap *gap);
-void observe_overflow(struct manager *m);
-void observe_input_drained(struct manager *m);
-void observe_queued(struct manager *m, const struct uevent *ev);
-/* The event left the pipeline without an agent run (duplicate, filtered, aborted). */
-void observe_dropped(struct manager *m, const struct uevent *view, bool filtered);
-void observe_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);
-void observe_gap(struct manager *m, const struct ledger_gap *gap);
-/* @ev was queued behind @blocker (may be NULL: nothing to wait for). */
-void observe_waiting(struct manager *m, const struct uevent *ev, const struct uevent *blocker);
-void observe_started(struct manager *m, const struct job *j);
-void observe_exec_failed(struct manager *m, const struct job *j, int error);
-void observe_finished(struct manager *m, const struct job *j, const siginfo_t *si, const char *status);
-/* The event's job is over; @ev is about to be freed. */
-void observe_done(struct manager *m, const struct uevent *ev);
-
-/* The manager is stopping (SIGTERM, SIGINT): tell the status observer. */
-void observe_stopping(struct manager *m);
-
-/* The handover journal's hooks (manager-handover.c); no-ops without a journal. */
-void handover_note_queued(struct manager *m, const struct uevent *ev);
-void handover_note_dropped(struct manager *m, const struct uevent *view);
-void handover_note_done(struct manager *m, const struct uevent *ev);
-void handover_note_started(struct manager *m, const struct uevent *ev);
-
-/* manager-job.c: kill (SIGKILL) and reap every running agent, hand back their events. */
-void manager_kill_running(struct manager *m);
-
-/* For manager-observe.c: read the socket until empty (control "sync"). */
-void manager_drain_input(struct manager *m);
-void manager_dispatch(struct manager *m);
-
-/* One datagram through parse, ledger, handlers into the scheduler (live or replayed). */
+/**
+ * manager_process_datagram() - one datagram through parse, ledger and handlers into the scheduler.
+ * @m: manager
+ * @data: the datagram (borrowed for the call; a queued event keeps its own copy)
+ * @size: its size
+ * @mono: when it was read, CLOCK_MONOTONIC
+ * @real: when it was read (or recorded), CLOCK_REALTIME
+ *
+ * Called by the sources for each datagram, live or replayed.  Invalid ones
+ * are counted and logged; a valid one is announced received() and then
+ * either queued() or dropped() before this returns.
+ */
 void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);
-/* A held event is over (no agent, or its agent finished): hand it back and free it. */
-void manager_event_done(struct manager *m, struct uevent *ev);
-/* Exit the loop once stopping (or the replay ended) and nothing runs. */
-void manager_maybe_exit(struct manager *m);
-
-/* manager-replay.c */
-int manager_replay_open(struct manager *m);
-void manager_replay_close(struct manager *m);
-/* Dry-run replay: "run" @ev for its recorded duration.  Return: true if a timer took it. */
-bool manager_replay_dry_job(struct manager *m, struct uevent *ev);
-bool manager_replay_finished(const struct manager *m);
 /**
  * manager_inject_synthetic() - queue an event the kernel did not send.
  * @m: manager
@@ -159,3 +114,105 @@ bool manager_replay_finished(const struct manager *m);
  * Return: 0 (queued, or dropped and logged by the pipeline), -EBADMSG if invalid.
  */
 int manager_inject_synthetic(struct manager *m, const char *data, size_t size);
+/**
+ * manager_drain_input() - let the source feed what it has now, then dispatch.
+ * @m: manager
+ *
+ * The netlink source reads its socket until empty or the queue is full; a
+ * replay feeds on its own timer and only dispatch happens here.  After a
+ * fatal read error (the loop is told to exit) nothing is dispatched.
+ */
+void manager_drain_input(struct manager *m);
+/* Control "sync": read what the socket holds now.  Return: 1 done, 0 not reading now. */
+int manager_sync_input(struct manager *m);
+/* The source stopped feeding (the queue was full). */
+bool manager_input_paused(const struct manager *m);
+/* The queue may have fallen to the resume mark: let the source feed again. */
+void manager_input_maybe_resume(struct manager *m);
+/* The socket's effective receive buffer in bytes, 0 without a socket. */
+int manager_input_rcvbuf(const struct manager *m);
+/* The source is a recording (--replay). */
+bool manager_replaying(const struct manager *m);
+/* Exit the loop once stopping (or the replay ended) and nothing runs. */
+void manager_maybe_exit(struct manager *m);
+
+/* ---- manager-job.c: jobs -------------------------------------------------- */
+
+/* The empty job list, right after allocation (manager_free() may follow). */
+void manager_jobs_init(struct manager *m);
+/* Choose the spawner once: the real one, or the dry one for --dry-run.  Return: 0 or -ENOMEM. */
+int manager_jobs_open(struct manager *m);
+/* Kill what runs and free the spawner. */
+void manager_jobs_close(struct manager *m);
+/* Dry run: hold each event for @fn's duration (job-spawner.h); without a dry spawner nothing happens. */
+void manager_jobs_set_dry_duration(struct manager *m, usec_t (*fn)(void *userdata, const struct uevent *ev),
+                                   void *userdata);
+/* Start every event the scheduler lets run now; iterative, never nested. */
+void manager_dispatch(struct manager *m);
+/**
+ * manager_event_done() - a held event is over: hand it back and free it.
+ * @m: manager
+ * @ev: the event the spawner was given (consumed)
+ *
+ * The scheduler lets go of @ev, the observers hear done(), the source may
+ * feed again, and whatever the event released is dispatched.
+ */
+void manager_event_done(struct manager *m, struct uevent *ev);
+/* Kill (SIGKILL) and reap every running agent, hand back their events. */
+void manager_kill_running(struct manager *m);
+bool manager_paused(const struct manager *m);
+/**
+ * manager_for_each_agent() - call @fn for each running agent process.
+ * @m: manager
+ * @fn: called with each agent (borrowed for the call); must not start or end jobs
+ * @arg: passed to @fn
+ */
+void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_agent *a, void *arg), void *arg);
+/* The configuration changed: report a missing agent again. */
+void manager_jobs_reconfigured(struct manager *m);
+
+/* ---- manager-observe.c: notify all observers ------------------------------ */
+
+/* Register the built-in observers in their fixed order.  Return: 0 or negative errno (logged). */
+int manager_observe_open(struct manager *m);
+/* Close every observer, last added first. */
+void manager_observe_close(struct manager *m);
+/* Some observer wants observe_waiting() (the blocker costs a scheduler lookup). */
+bool observe_wants_waiting(const struct manager *m);
+void observe_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);
+void observe_received(struct manager *m, const struct uevent *view, enum ledger_verdict v,
+                      const struct ledger_gap *gap);
+void observe_gap(struct manager *m, const struct ledger_gap *gap);
+void observe_overflow(struct manager *m);
+void observe_input_drained(struct manager *m);
+void observe_queued(struct manager *m, const struct uevent *ev);
+/* @ev was queued behind @blocker (may be NULL: nothing to wait for; then nothing happens). */
+void observe_waiting(struct manager *m, const struct uevent *ev, const struct uevent *blocker);
+void observe_dropped(struct manager *m, const struct uevent *view, bool filtered);
+void observe_starting(struct manager *m, const struct uevent *ev);
+void observe_started(struct manager *m, const struct manager_agent *a);
+void observe_exec_failed(struct manager *m, const struct manager_agent *a, int error);
+void observe_finished(struct manager *m, const struct manager_agent *a, const siginfo_t *si, const char *status);
+void observe_done(struct manager *m, const struct uevent *ev);
+void observe_stopping(struct manager *m);
+
+/* The built-in observers (observe-*.c), each registering itself.  Return: 0 or negative errno (logged). */
+int observe_record_open(struct manager *m);
+int observe_rebroadcast_open(struct manager *m);
+int observe_handover_open(struct manager *m);
+int observe_status_open(struct manager *m);
+int observe_control_open(struct manager *m);
+
+/* ---- observe-handover.c --------------------------------------------------- */
+
+/**
+ * manager_handover_repeated() - is this the datagram a takeover already ran?
+ * @m: manager
+ * @view: the first valid event read after a takeover (borrowed)
+ *
+ * A previous instance killed between journalling its last event and
+ * consuming it from the socket left it there; the journal ran it already.
+ * Only the first event read after the takeover is checked.
+ * Return: true if @view is that event: drop it.
+ */
+bool manager_handover_repeated(struct manager *m, const struct uevent *view);

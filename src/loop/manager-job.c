@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Jobs: running the agent (or the hotplug.d programs) for one event.
+ * Jobs: dispatching held events and running the agent (or the hotplug.d
+ * programs) for each, through the spawner chosen at setup (job-spawner.h):
+ * the real one below, or the dry one (spawner-dry.c).
  *
- * Invariants: a running event has exactly one struct job (ev->owner_data),
- * which owns the child's source (sd-event kills and reaps the child if the
- * source goes first), its output pipe source and its timeout timer; a job
- * ends in job_finish(), which hands the event back through
- * manager_event_done().
+ * Invariants: dispatch is iterative (a job that completes inside start()
+ * does not recurse into dispatch); a running event has exactly one struct
+ * job (ev->owner_data) on m->jobs.running, which owns the child's source
+ * (sd-event kills and reaps the child if the source goes first), its output
+ * pipe source and its timeout timer; a job ends in job_finish(), which
+ * hands the event back through manager_event_done(); observers hear
+ * starting() once per job before its first spawn, then started() or
+ * exec_failed() and finished() for each program.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,24 +28,57 @@
 #include "shared/escape.h"
 #include "shared/log.h"
 #include "shared/macro.h"
+#include "loop/job-spawner.h"
 #include "loop/manager-internal.h"
 #include "pipeline/spawner.h"
 #include "uevent/uevent.h"
 
 /* ---- jobs ---------------------------------------------------------------- */
 
+struct job {
+        struct manager *m;
+        struct list_node link;   /* on m->jobs.running */
+        struct uevent *ev;
+        char **scripts;          /* multiplexer: the files to run, in order */
+        size_t n_scripts;
+        size_t next_script;
+        char *agent;             /* single-agent mode: our copy of cfg.agent */
+        const char *program;     /* currently running */
+        pid_t pid;
+        sd_event_source *child;
+        sd_event_source *out;
+        sd_event_source *timer;
+        usec_t started;          /* CLOCK_MONOTONIC, this program */
+        usec_t job_started;      /* CLOCK_MONOTONIC, first program */
+        bool term_sent, kill_sent;
+        bool failed;
+        bool journal_started;    /* observers heard starting() */
+        size_t line_len;
+        char line[HP_OUTPUT_LINE_MAX + 1];
+        usec_t out_window;       /* CLOCK_MONOTONIC, start of the output rate-limit window */
+        unsigned out_lines;      /* lines logged in this window */
+        uint64_t out_suppressed; /* lines not logged since the last report */
+};
+
 static int job_start_next(struct job *j);
+
+/* What observers see of @j's current run. */
+static struct manager_agent job_agent(const struct job *j)
+{
+        return (struct manager_agent){
+                .ev = j->ev,
+                .program = j->program,
+                .pid = j->pid,
+                .started = j->started,
+                .timed_out = j->term_sent,
+        };
+}
 
 static struct job *job_free(struct job *j)
 {
         if (!j)
                 return NULL;
-        if (j->prev)
-                j->prev->next = j->next;
-        else if (j->m->jobs == j)
-                j->m->jobs = j->next;
-        if (j->next)
-                j->next->prev = j->prev;
+        list_unlink(&j->link);
         /* A child source that owns its process kills and reaps it if still running. */
         sd_event_source_disable_unref(j->child);
         sd_event_source_disable_unref(j->out);
@@ -78,12 +116,7 @@ void manager_event_done(struct manager *m, struct uevent *ev)
         scheduler_done(m->scheduler, ev);
         observe_done(m, ev);
         free(ev);
-
-        if (m->source_paused && !m->stopping && scheduler_held(m->scheduler) <= m->resume_mark) {
-                m->source_paused = false;
-                if (m->source_io)
-                        sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
-        }
+        manager_input_maybe_resume(m);
         manager_dispatch(m);
 }
 
@@ -191,6 +224,7 @@ static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
         struct job *j = userdata;
         struct manager *m = j->m;
         usec_t now = now_usec(CLOCK_MONOTONIC);
+        struct manager_agent agent;
         struct log_fields f;
         char status[96];
         bool ok = si->si_code == CLD_EXITED && si->si_status == 0;
@@ -207,7 +241,8 @@ static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
                 (void)kill(-j->pid, SIGKILL);
 
         status_string(si, j->term_sent, status, sizeof(status));
-        observe_finished(m, j, si, status);
+        agent = job_agent(j);
+        observe_finished(m, &agent, si, status);
         uevent_log_fields(j->ev, &f);
         f.agent = j->program;
         f.agent_status = status;
@@ -257,22 +292,59 @@ static void log_exec_failure(struct job *j, int r)
         f.agent_status = "exec failed";
         if ((r == -ENOENT || r == -EACCES || r == -ENOEXEC) && !m->cfg.hotplug_d) {
                 /* The same missing agent would be reported for every event: say it once. */
-                if (!m->agent_missing_reported)
+                if (!m->jobs.agent_missing_reported)
                         log_internal(LOG_ERR, r, &f,
                                      "cannot execute agent %s; events are dropped until it exists "
                                      "(reported once)", j->program);
                 else
                         log_internal(LOG_DEBUG, r, &f, "cannot execute agent %s", j->program);
-                m->agent_missing_reported = true;
+                m->jobs.agent_missing_reported = true;
                 return;
         }
         log_internal(LOG_ERR, r, &f, "cannot execute %s", j->program);
+}
+
+/*
+ * Supervise the program just spawned (@sr, its pipe consumed): its exit,
+ * its output and its timeout.  Return: 0, or negative errno (logged) when
+ * it cannot be watched: then it is killed and reaped.
+ */
+static int job_watch(struct job *j, const struct spawn_result *sr)
+{
+        struct manager *m = j->m;
+        int r;
+
+        /* sd-event opens the pidfd itself (no /proc fdinfo parsing per agent). */
+        r = sd_event_add_child(m->event, &j->child, sr->pid, WEXITED, on_job_exit, j);
+        if (r < 0) {
+                /* Cannot watch it: do not leave it running unsupervised. */
+                (void)kill(-sr->pid, SIGKILL);
+                (void)waitpid(sr->pid, NULL, 0);
+                safe_close(sr->outfd);
+                return log_error_errno(r, "SEQNUM=%" PRIu64 ": cannot watch agent", j->ev->seqnum);
+        }
+        (void)sd_event_source_set_child_process_own(j->child, true);
+
+        r = sd_event_add_io(m->event, &j->out, sr->outfd, EPOLLIN, on_job_output, j);
+        if (r < 0)
+                safe_close(sr->outfd); /* output lost, the run is still supervised */
+        else
+                (void)sd_event_source_set_io_fd_own(j->out, true);
+
+        /* Second-granular timeouts: a coarse accuracy lets sd-event coalesce
+         * wake-ups instead of re-arming its timerfd for every agent. */
+        r = sd_event_add_time_relative(m->event, &j->timer, CLOCK_MONOTONIC, m->cfg.timeout_usec,
+                                       USEC_PER_SEC / 2, on_job_timeout, j);
+        if (r < 0)
+                log_warning_errno(r, "SEQNUM=%" PRIu64 ": no timeout for agent", j->ev->seqnum);
+        return 0;
 }
 
 /* Start the next program of @j.  Return: 1 started, 0 nothing left, negative on failure (logged). */
 static int job_start_next(struct job *j)
 {
         struct manager *m = j->m;
+        struct manager_agent agent;
         struct spawn_env env;
         struct spawn_result sr;
         int r;
@@ -298,7 +370,7 @@ static int job_start_next(struct job *j)
 
                 /* Before the spawn: a crash right after it must count as a re-run. */
                 if (!j->journal_started) {
-                        handover_note_started(m, j->ev);
+                        observe_starting(m, j->ev);
                         j->journal_started = true;
                 }
                 spawn_env_build(j->ev, &env);
@@ -306,12 +378,14 @@ static int job_start_next(struct job *j)
                 if (r < 0) {
                         j->failed = true;
                         log_exec_failure(j, r);
-                        observe_exec_failed(m, j, r);
+                        agent = job_agent(j);
+                        agent.pid = 0;
+                        observe_exec_failed(m, &agent, r);
                         continue; /* the next hotplug.d file, or done */
                 }
-                if (!m->cfg.hotplug_d && m->agent_missing_reported) {
+                if (!m->cfg.hotplug_d && m->jobs.agent_missing_reported) {
                         log_notice("agent %s can be executed again", j->program);
-                        m->agent_missing_reported = false;
+                        m->jobs.agent_missing_reported = false;
                 }
                 m->stats.started++;
                 j->pid = sr.pid;
@@ -321,84 +395,22 @@ static int job_start_next(struct job *j)
                 j->out_window = j->started;
                 j->out_lines = 0;
                 j->out_suppressed = 0;
-                observe_started(m, j);
-
-                /* sd-event opens the pidfd itself (no /proc fdinfo parsing per agent). */
-                r = sd_event_add_child(m->event, &j->child, sr.pid, WEXITED, on_job_exit, j);
-                if (r < 0) {
-                        /* Cannot watch it: do not leave it running unsupervised. */
-                        (void)kill(-sr.pid, SIGKILL);
-                        (void)waitpid(sr.pid, NULL, 0);
-                        safe_close(sr.outfd);
-                        log_error_errno(r, "SEQNUM=%" PRIu64 ": cannot watch agent", j->ev->seqnum);
+                agent = job_agent(j);
+                observe_started(m, &agent);
+                if (job_watch(j, &sr) < 0) {
                         j->failed = true;
                         continue;
                 }
-                (void)sd_event_source_set_child_process_own(j->child, true);
-
-                r = sd_event_add_io(m->event, &j->out, sr.outfd, EPOLLIN, on_job_output, j);
-                if (r < 0)
-                        safe_close(sr.outfd); /* output lost, the run is still supervised */
-                else
-                        (void)sd_event_source_set_io_fd_own(j->out, true);
-
-                /* Second-granular timeouts: a coarse accuracy lets sd-event coalesce
-                 * wake-ups instead of re-arming its timerfd for every agent. */
-                r = sd_event_add_time_relative(m->event, &j->timer, CLOCK_MONOTONIC, m->cfg.timeout_usec,
-                                               USEC_PER_SEC / 2, on_job_timeout, j);
-                if (r < 0)
-                        log_warning_errno(r, "SEQNUM=%" PRIu64 ": no timeout for agent", j->ev->seqnum);
                 return 1;
         }
 }
 
-static void job_dry_run(struct manager *m, struct uevent *ev)
+/* The real spawner's start(): a job that runs the agent or the hotplug.d programs for @ev. */
+static void job_start(void *data, struct uevent *ev)
 {
-        struct spawn_env env;
-        struct log_fields f;
-        char line[8192], esc[2048];
-        size_t o = 0;
-
-        if (log_get_max_level() < LOG_INFO)
-                return;
-        spawn_env_build(ev, &env);
-        for (size_t i = 0; i < env.n && o < sizeof(line) - 1; i++) {
-                int k = snprintf(line + o, sizeof(line) - o, "%s%s", i ? " " : "",
-                                 escape_cstr(env.envp[i], esc, sizeof(esc)));
-                if (k < 0)
-                        break;
-                o = MIN(sizeof(line) - 1, o + (size_t)k);
-        }
-        uevent_log_fields(ev, &f);
-        if (m->cfg.hotplug_d) {
-                char **paths = NULL;
-                size_t n = 0;
-                if (hotplug_d_list(m->cfg.hotplug_d, ev->name, &paths, &n) >= 0) {
-                        for (size_t i = 0; i < n; i++) {
-                                log_internal(LOG_INFO, 0, &f, "would run: %s %s [%s]", paths[i], ev->name, line);
-                                free(paths[i]);
-                        }
-                        free(paths);
-                }
-                if (n == 0)
-                        log_internal(LOG_INFO, 0, &f, "would run nothing: no %s/{%s,default}/*.hotplug",
-                                     m->cfg.hotplug_d, ev->name);
-        } else
-                log_internal(LOG_INFO, 0, &f, "would run: %s %s [%s]", m->cfg.agent, ev->name, line);
-}
-
-static void job_start(struct manager *m, struct uevent *ev)
-{
+        struct manager *m = data;
         struct job *j;
         int r;
-
-        if (m->cfg.dry_run) {
-                job_dry_run(m, ev);
-                m->stats.finished++;
-                if (!manager_replay_dry_job(m, ev))
-                        manager_event_done(m, ev);
-                return;
-        }
 
         j = calloc(1, sizeof(*j));
         if (!j) {
@@ -409,10 +421,7 @@ static void job_start(struct manager *m, struct uevent *ev)
         }
         j->m = m;
         j->ev = ev;
-        j->next = m->jobs;
-        if (m->jobs)
-                m->jobs->prev = j;
-        m->jobs = j;
+        list_add_head(&m->jobs.running, &j->link);
         j->job_started = now_usec(CLOCK_MONOTONIC);
         ev->owner_data = j;
         if (m->cfg.hotplug_d) {
@@ -430,7 +439,7 @@ static void job_start(struct manager *m, struct uevent *ev)
 
 /*
  * Start every event the scheduler lets run now (not while stopping or paused).
- * A job can complete inside job_start() (dry run, failed spawn, no memory),
+ * A job can complete inside the spawner's start() (dry run, failed spawn, no memory),
  * and completing calls back here: that nested call returns at once and this
  * loop picks up what the completion released, so the stack does not grow per
  * event however deep the queue.
@@ -439,19 +448,63 @@ void manager_dispatch(struct manager *m)
 {
         struct uevent *ev;
 
-        if (m->dispatching)
+        if (m->jobs.dispatching)
                 return;
-        m->dispatching = true;
-        while (!m->stopping && !m->paused && (ev = scheduler_next(m->scheduler)))
-                job_start(m, ev);
-        m->dispatching = false;
+        m->jobs.dispatching = true;
+        while (!m->stopping && !m->jobs.paused && (ev = scheduler_next(m->scheduler)))
+                m->jobs.spawner->start(m->jobs.spawner_data, ev);
+        m->jobs.dispatching = false;
+}
+
+void manager_jobs_init(struct manager *m)
+{
+        list_init(&m->jobs.running);
+}
+
+void manager_pause(struct manager *m)
+{
+        if (!m->jobs.paused)
+                log_notice("paused: events keep queueing, no agent starts");
+        m->jobs.paused = true;
+}
+
+void manager_resume(struct manager *m)
+{
+        if (m->jobs.paused)
+                log_notice("resumed with %zu event(s) queued", scheduler_queued(m->scheduler));
+        m->jobs.paused = false;
+        manager_dispatch(m);
+}
+
+bool manager_paused(const struct manager *m)
+{
+        return m->jobs.paused;
+}
+
+void manager_jobs_reconfigured(struct manager *m)
+{
+        m->jobs.agent_missing_reported = false;
+}
+
+void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_agent *a, void *arg), void *arg)
+{
+        struct job *j;
+
+        list_for_each(j, &m->jobs.running, link) {
+                if (j->pid <= 0 || !j->child)
+                        continue;
+                struct manager_agent a = job_agent(j);
+                fn(&a, arg);
+        }
 }
 
 /* Jobs still running at exit: freeing a job's child source kills (SIGKILL) and reaps it. */
-void manager_kill_running(struct manager *m)
+static void job_kill_all(void *data)
 {
-        while (m->jobs) {
-                struct job *j = m->jobs;
+        struct manager *m = data;
+        struct job *j;
+
+        while ((j = list_first(&m->jobs.running, struct job, link))) {
                 struct uevent *ev = j->ev;
 
                 if (j->pid > 0)
@@ -460,4 +513,47 @@ void manager_kill_running(struct manager *m)
                 scheduler_done(m->scheduler, ev);
                 free(ev);
         }
+}
+
+static const struct job_spawner_ops spawner_real_ops = {
+        .name = "real",
+        .start = job_start,
+        .kill_all = job_kill_all,
+};
+
+int manager_jobs_open(struct manager *m)
+{
+        int r;
+
+        if (!m->cfg.dry_run) {
+                m->jobs.spawner = &spawner_real_ops;
+                m->jobs.spawner_data = m;
+                return 0;
+        }
+        r = spawner_dry_new(m, &m->jobs.spawner_data);
+        if (r < 0)
+                return r;
+        m->jobs.spawner = &spawner_dry_ops;
+        return 0;
+}
+
+void manager_jobs_close(struct manager *m)
+{
+        manager_kill_running(m);
+        if (m->jobs.spawner && m->jobs.spawner->free)
+                m->jobs.spawner->free(m->jobs.spawner_data);
+        m->jobs.spawner = NULL;
+        m->jobs.spawner_data = NULL;
+}
+
+void manager_jobs_set_dry_duration(struct manager *m, job_dry_duration_fn fn, void *userdata)
+{
+        if (m->jobs.spawner == &spawner_dry_ops)
+                spawner_dry_set_duration(m->jobs.spawner_data, fn, userdata);
+}
+
+void manager_kill_running(struct manager *m)
+{
+        if (m->jobs.spawner)
+                m->jobs.spawner->kill_all(m->jobs.spawner_data);
 }

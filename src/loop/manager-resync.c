@@ -215,7 +215,7 @@ static void update_backoff(struct manager *m, usec_t now)
             delay_for(rs->backoff - 1) < HP_RESYNC_BACKOFF_MAX_USEC)
                 log_warning("the receive buffer (%d bytes) overflows again and again right after resync "
                             "passes (another daemon resyncing?); resyncing at most every %llu s now",
-                            m->source->rcvbuf, HP_RESYNC_BACKOFF_MAX_USEC / USEC_PER_SEC);
+                            manager_input_rcvbuf(m), HP_RESYNC_BACKOFF_MAX_USEC / USEC_PER_SEC);
 }
 
 static void schedule_pass(struct manager *m)
@@ -258,7 +258,7 @@ void manager_resync_overflow(struct manager *m)
  * socket, and what the socket holds would look lost. */
 static bool must_wait(const struct manager *m)
 {
-        return m->source_paused || scheduler_held(m->scheduler) >= m->max_queue;
+        return manager_input_paused(m) || scheduler_held(m->scheduler) >= m->max_queue;
 }
 
 static bool still_there(const char *devpath, void *userdata)

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The manager: one sd-event loop driving the pipeline.
+ * The manager: one sd-event loop driving the pipeline
+ *   source (source.h) -> parse -> ledger -> handler chain -> scheduler
+ *   -> jobs (manager-job.c, through a spawner)
+ * announcing each step to the observers (manager-observe.c).  This file
+ * owns the core of struct manager and the pipeline up to the scheduler;
+ * manager-internal.h says which file owns the rest.
  *
  * Invariants:
  *  - every event held is in the scheduler exactly once, from push until its
  *    job finished (scheduler_done) or it was popped at shutdown; the manager
  *    frees it right after;
- *  - a running event has exactly one struct job (ev->owner_data), which owns
- *    the child's pidfd source, its output pipe source and its timer;
- *  - the netlink source is drained completely each time it is readable,
- *    unless the scheduler is full: then reading is switched off until the
- *    held count falls below three quarters of the bound, and the kernel's
- *    socket buffer keeps the rest (an overflow there is counted as a gap);
+ *  - every valid event the ledger accepted is either queued or announced
+ *    dropped, before manager_process_datagram() returns;
+ *  - the source feeds at most max_queue held events; it feeds again once
+ *    the held count falls to resume_mark (three quarters of the bound);
  *  - no code runs in signal handlers: signals arrive through signalfd.
  */
 #include <errno.h>
@@ -37,6 +40,7 @@
 #include "loop/manager.h"
 #include "loop/manager-internal.h"
 #include "loop/manager-resync.h"
+#include "loop/source.h"
 #include "pipeline/spawner.h"
 #include "uevent/uevent.h"
 
@@ -53,20 +57,6 @@ static uint64_t read_kernel_seqnum(const char *sysfs_root)
 
 /* ---- input --------------------------------------------------------------- */
 
-static bool ratelimit(usec_t *last, uint64_t *suppressed, uint64_t *ret_suppressed)
-{
-        usec_t now = now_usec(CLOCK_MONOTONIC);
-
-        if (*last != 0 && now - *last < HP_REJECT_LOG_INTERVAL_USEC) {
-                (*suppressed)++;
-                return false;
-        }
-        *last = now;
-        *ret_suppressed = *suppressed;
-        *suppressed = 0;
-        return true;
-}
-
 static void log_reject(struct manager *m, const char *data, size_t size, enum uevent_reject why)
 {
         char esc[512];
@@ -75,25 +65,12 @@ static void log_reject(struct manager *m, const char *data, size_t size, enum ue
         m->stats.rejected++;
         if ((unsigned)why < ELEMENTSOF(m->stats.rejected_by_class))
                 m->stats.rejected_by_class[why]++;
-        if (!ratelimit(&m->reject_last_log[why], &m->reject_suppressed[why], &suppressed))
+        if (!ratelimit_pass(&m->in.reject_log[why], HP_REJECT_LOG_INTERVAL_USEC, &suppressed))
                 return;
         escape_bytes(data, MIN(size, (size_t)160), esc, sizeof(esc));
         log_warning("dropped invalid uevent (%s, %zu bytes): \"%s\"%s; %" PRIu64
                     " more of this class suppressed since the last report",
                     uevent_reject_to_string(why), size, esc, size > 160 ? "..." : "", suppressed);
-}
-
-static void log_source_drop(struct manager *m, int r)
-{
-        uint64_t suppressed;
-
-        m->stats.dropped_sender++;
-        if (!ratelimit(&m->drop_last_log, &m->drop_suppressed, &suppressed))
-                return;
-        log_warning("dropped datagram: %s (sender port %" PRIu32 ", uid %d); %" PRIu64 " more suppressed",
-                    uevent_source_drop_to_string(m->source->last_drop), m->source->last_pid,
-                    (int)m->source->last_uid, suppressed);
-        (void)r;
 }
 
 static void log_gap(const struct ledger_gap *gap)
@@ -124,13 +101,10 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
         view.received = mono;
         view.received_real = real;
         uevent_log_fields(&view, &f);
-        if (m->takeover_check && !m->handover_restoring) {
-                m->takeover_check = false;
-                if (view.seqnum == m->takeover_last) {
-                        log_internal(LOG_INFO, 0, &f, "read again from the socket after the takeover; the "
-                                                      "handover journal had it, dropped");
-                        return;
-                }
+        if (manager_handover_repeated(m, &view)) {
+                log_internal(LOG_INFO, 0, &f, "read again from the socket after the takeover; the "
+                                              "handover journal had it, dropped");
+                return;
         }
 
         verdict = ledger_account(&m->ledger, view.seqnum, &gap);
@@ -209,7 +183,7 @@ static void queue_view(struct manager *m, const struct uevent *view, const struc
         }
         m->stats.queued++;
         observe_queued(m, ev);
-        if (m->recorder || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG)
+        if (observe_wants_waiting(m) || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG)
                 observe_waiting(m, ev, scheduler_blocker(m->scheduler, ev));
         if (scheduler_held(m->scheduler) > m->stats.peak_held)
                 m->stats.peak_held = scheduler_held(m->scheduler);
@@ -241,63 +215,51 @@ int manager_inject(struct manager *m, const char *data, size_t size)
         return 0;
 }
 
-static int on_source(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-        manager_drain_input(userdata);
-        return 0;
-}
-
 void manager_drain_input(struct manager *m)
 {
-        const char *data;
-        size_t size;
-        int r;
-
-        /* Drain everything readable before running anything (no socket: replaying). */
-        while (m->source && !m->stopping) {
-                if (scheduler_held(m->scheduler) >= m->max_queue) {
-                        if (!m->source_paused)
-                                log_notice("%zu events held (the limit): reading paused until %zu",
-                                           scheduler_held(m->scheduler), m->resume_mark);
-                        m->source_paused = true;
-                        sd_event_source_set_enabled(m->source_io, SD_EVENT_OFF);
-                        break;
-                }
-                r = uevent_source_receive(m->source, &data, &size);
-                if (r == 0) {
-                        observe_input_drained(m);
-                        break;
-                }
-                if (r == -ENOBUFS) {
-                        ledger_note_overflow(&m->ledger);
-                        observe_overflow(m);
-                        manager_resync_overflow(m);
-                        log_warning("netlink receive buffer overflowed: the kernel dropped events");
-                        continue;
-                }
-                if (r == -EPERM || r == -EMSGSIZE) {
-                        log_source_drop(m, r);
-                        continue;
-                }
-                if (r < 0) {
-                        log_error_errno(r, "reading uevents failed");
-                        (void)sd_event_exit(m->event, r);
-                        return;
-                }
-                usec_t mono = now_usec(CLOCK_MONOTONIC), real = now_usec(CLOCK_REALTIME);
-
-                m->stats.received++;
-                observe_datagram(m, data, size, mono, real);
-                manager_process_datagram(m, data, size, mono, real);
-                /* Journalled (or dropped on purpose): only now may the socket forget it. */
-                r = uevent_source_consume(m->source);
-                if (r < 0) {
-                        log_error_errno(r, "reading uevents failed");
-                        (void)sd_event_exit(m->event, r);
-                        return;
-                }
-        }
+        /* A fatal read error ends the loop: nothing more to start then. */
+        if (m->in.ops->drain && m->in.ops->drain(m->in.data) < 0)
+                return;
         manager_dispatch(m);
+}
+
+int manager_sync_input(struct manager *m)
+{
+        return m->in.ops->sync(m->in.data);
+}
+
+bool manager_input_paused(const struct manager *m)
+{
+        return m->in.ops && m->in.ops->paused && m->in.ops->paused(m->in.data);
+}
+
+void manager_input_maybe_resume(struct manager *m)
+{
+        if (m->in.ops && m->in.ops->resume)
+                m->in.ops->resume(m->in.data);
+}
+
+int manager_input_rcvbuf(const struct manager *m)
+{
+        return m->in.ops && m->in.ops->rcvbuf ? m->in.ops->rcvbuf(m->in.data) : 0;
+}
+
+int manager_source_fd(const struct manager *m)
+{
+        return m->in.ops && m->in.ops->fd ? m->in.ops->fd(m->in.data) : -1;
+}
+
+bool manager_replaying(const struct manager *m)
+{
+        return m->in.ops && m->in.ops->replay;
+}
+
+static void manager_close_source(struct manager *m)
+{
+        if (m->in.ops && m->in.ops->free)
+                m->in.ops->free(m->in.data);
+        m->in.ops = NULL;
+        m->in.data = NULL;
 }
 
 /* ---- lifecycle ----------------------------------------------------------- */
@@ -315,7 +277,8 @@ void manager_maybe_exit(struct manager *m)
 {
         if (m->stopping && scheduler_running(m->scheduler) == 0)
                 sd_event_exit(m->event, 0);
-        else if (manager_replay_finished(m) && scheduler_held(m->scheduler) == 0)
+        else if (m->in.ops && m->in.ops->finished && m->in.ops->finished(m->in.data) &&
+                 scheduler_held(m->scheduler) == 0)
                 sd_event_exit(m->event, 0);
 }
 
@@ -327,8 +290,8 @@ void manager_stop(struct manager *m)
         if (m->stopping)
                 return;
         m->stopping = true;
-        if (m->source_io)
-                sd_event_source_set_enabled(m->source_io, SD_EVENT_OFF);
+        if (m->in.ops->stop)
+                m->in.ops->stop(m->in.data);
         while ((ev = scheduler_pop_queued(m->scheduler))) {
                 dropped++;
                 free(ev);
@@ -364,30 +327,32 @@ static int on_post(sd_event_source *s, void *userdata)
         return 0;
 }
 
+/* The netlink source, on our own socket or the one handed over. */
 static int manager_open_source(struct manager *m)
 {
+        struct uevent_source *source;
         int r;
 
         if (m->cfg.source_fd >= 0) {
-                r = uevent_source_adopt(m->cfg.source_fd, m->cfg.trust, m->cfg.rcvbuf, &m->source);
+                r = uevent_source_adopt(m->cfg.source_fd, m->cfg.trust, m->cfg.rcvbuf, &source);
                 if (r == -EPROTOTYPE)
                         return log_error_errno(r, "uevent socket fd %d is not a netlink socket; refused (only "
                                                "the test build hotplugd-test trusts another socket)",
                                                m->cfg.source_fd);
                 if (r < 0)
                         return log_error_errno(r, "cannot use uevent socket fd %d", m->cfg.source_fd);
-                if (m->source->trust != m->cfg.trust)
+                if (source->trust != m->cfg.trust)
                         log_warning("test build: trusting every sender on uevent socket fd %d", m->cfg.source_fd);
                 m->cfg.source_fd = -1;
         } else {
-                r = uevent_source_open(m->cfg.rcvbuf, &m->source);
+                r = uevent_source_open(m->cfg.rcvbuf, &source);
                 if (r < 0)
                         return log_error_errno(r, "cannot open the kernel uevent socket");
         }
-        if (m->source->rcvbuf < m->cfg.rcvbuf)
-                log_warning("netlink receive buffer is %d bytes, not the %d requested", m->source->rcvbuf,
+        if (source->rcvbuf < m->cfg.rcvbuf)
+                log_warning("netlink receive buffer is %d bytes, not the %d requested", source->rcvbuf,
                             m->cfg.rcvbuf);
-        return 0;
+        return source_netlink_new(m, source, &m->in.ops, &m->in.data);
 }
 
 int manager_new(const struct manager_config *cfg, struct manager **ret)
@@ -398,6 +363,7 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         m = calloc(1, sizeof(*m));
         if (!m)
                 return -ENOMEM;
+        manager_jobs_init(m);
         m->cfg = *cfg;
         m->max_queue = m->cfg.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
@@ -430,10 +396,13 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
                 goto fail;
         (void)sd_event_set_watchdog(m->event, true);
 
+        r = manager_jobs_open(m);
+        if (r < 0)
+                goto fail;
         if (m->cfg.replay_path) {
                 /* Replay: the recording is the only source; no kernel baseline. */
                 ledger_init(&m->ledger, 0);
-                r = manager_replay_open(m);
+                r = source_replay_new(m, &m->in.ops, &m->in.data);
                 if (r < 0)
                         goto fail;
         } else {
@@ -442,10 +411,6 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
                         goto fail;
                 /* Baseline after the socket is live: nothing between can be missed. */
                 ledger_init(&m->ledger, read_kernel_seqnum(m->cfg.sysfs_root));
-
-                r = sd_event_add_io(m->event, &m->source_io, m->source->fd, EPOLLIN, on_source, m);
-                if (r < 0)
-                        goto fail;
         }
         r = manager_observe_open(m);
         if (r < 0)
@@ -469,17 +434,15 @@ struct manager *manager_free(struct manager *m)
 
         if (!m)
                 return NULL;
-        manager_kill_running(m);
-        manager_replay_close(m);
+        manager_jobs_close(m);
+        manager_close_source(m);
         manager_resync_close(m);
         manager_observe_close(m);
         sd_event_source_disable_unref(m->shutdown_timer);
-        sd_event_source_disable_unref(m->source_io);
         if (m->scheduler) {
                 while ((ev = scheduler_pop_queued(m->scheduler)))
                         free(ev);
         }
-        m->source = uevent_source_free(m->source);
         m->handlers = handler_chain_free(m->handlers);
         sd_event_unref(m->event);
         scheduler_free(m->scheduler);
@@ -550,13 +513,9 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         m->cfg = n;
         m->max_queue = n.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
-        m->agent_missing_reported = false;
+        manager_jobs_reconfigured(m);
         scheduler_set_mode(m->scheduler, n.ordering, n.max_children);
-        if (m->source_paused && scheduler_held(m->scheduler) <= m->resume_mark && !m->stopping) {
-                m->source_paused = false;
-                if (m->source_io)
-                        sd_event_source_set_enabled(m->source_io, SD_EVENT_ON);
-        }
+        manager_input_maybe_resume(m);
         manager_dispatch(m);
         return 0;
 }

@@ -29,6 +29,8 @@ ALLOWED = {
 PRIVATE = {
     "loop/manager-internal.h": {"loop"},
     "loop/manager-resync.h": {"loop"},
+    "loop/job-spawner.h": {"loop"},
+    "loop/source.h": {"loop"},
     "control/control-internal.h": {"control"},
     "pipeline/handler-internal.h": {"pipeline", "handlers"},
 }

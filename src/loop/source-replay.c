@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * --replay FILE: a recording stands in for the kernel socket.  Datagrams go
- * through the same parser, ledger, handlers and scheduler as live ones, at
- * the recorded pace scaled by --speed (0: as fast as possible).
+ * The replay source (--replay FILE, source.h): a recording stands in for the
+ * kernel socket.  Datagrams go through the same parser, ledger, handlers and
+ * scheduler as live ones, at the recorded pace scaled by --speed (0: as fast
+ * as possible); a recorded overflow is reported as one.
  *
- * With --dry-run each event "runs" for as long as its agent ran when it was
- * recorded (scaled the same way), so the scheduler meets the same overlaps
- * and the order and waits it prints are those of the live run.
+ * With --dry-run (and a speed above 0) the replay hands the dry-run spawner
+ * (spawner-dry.c) each event's recorded agent time, scaled the same way, so
+ * the scheduler meets the same overlaps and the order and waits it prints
+ * are those of the live run.
  *
  * Invariants: one turn of the loop searches at most HP_REPLAY_RESYNC_STEP
  * bytes of damage; an item borrowed from replay_next() is fed before the next
- * call; at most max_queue events are held (feeding pauses); every dry-run
- * timer owns its event until it fires or the replay is closed; no recorded
+ * call; at most max_queue events are held (feeding pauses); no recorded
  * agent time (one run or an event's sum) passes HP_REPLAY_MAX_RUN_USEC.
  */
 #include <errno.h>
@@ -21,6 +22,7 @@
 
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/source.h"
 #include "uevent/record.h"
 #include "uevent/replay.h"
 #include "pipeline/scheduler.h"
@@ -28,13 +30,6 @@
 struct run_time {
         uint64_t seqnum;
         usec_t mono; /* durations: HP_REPLAY_MAX_RUN_USEC + 1 marks a time cut to HP_REPLAY_MAX_RUN_USEC */
-};
-
-struct dry_job {
-        struct replay_state *st;
-        struct uevent *ev;
-        sd_event_source *timer;
-        struct dry_job *prev, *next;
 };
 
 struct replay_state {
@@ -47,7 +42,6 @@ struct replay_state {
         usec_t start;              /* CLOCK_MONOTONIC of the first item */
         struct run_time *durations; /* seqnum -> total recorded agent time, sorted */
         size_t n_durations;
-        struct dry_job *dry_jobs;
         uint64_t fed, problems;
 };
 
@@ -227,83 +221,13 @@ static int on_replay_timer(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
-int manager_replay_open(struct manager *m)
+/* For the dry-run spawner: how long @ev's agent ran when it was recorded, scaled by the speed. */
+static usec_t dry_duration(void *userdata, const struct uevent *ev)
 {
-        struct replay_state *st;
-        int r;
-
-        st = calloc(1, sizeof(*st));
-        if (!st)
-                return -ENOMEM;
-        st->m = m;
-        m->replay = st;
-        r = replay_open(m->cfg.replay_path, m->cfg.replay_speed, &st->rp);
-        if (r < 0)
-                return log_error_errno(r, "cannot replay %s", m->cfg.replay_path);
-        if (m->cfg.dry_run)
-                (void)load_durations(st, m->cfg.replay_path);
-        r = sd_event_add_time(m->event, &st->timer, CLOCK_MONOTONIC, 0, 1, on_replay_timer, st);
-        if (r < 0)
-                return r;
-        log_info("replaying %s at speed %g%s", m->cfg.replay_path, m->cfg.replay_speed,
-                 m->cfg.replay_speed == 0 ? " (no waiting)" : "");
-        return 0;
-}
-
-static void dry_job_free(struct dry_job *d)
-{
-        struct replay_state *st = d->st;
-
-        if (d->prev)
-                d->prev->next = d->next;
-        else
-                st->dry_jobs = d->next;
-        if (d->next)
-                d->next->prev = d->prev;
-        sd_event_source_disable_unref(d->timer);
-        free(d);
-}
-
-void manager_replay_close(struct manager *m)
-{
-        struct replay_state *st = m->replay;
-
-        if (!st)
-                return;
-        while (st->dry_jobs) {
-                struct uevent *ev = st->dry_jobs->ev;
-                dry_job_free(st->dry_jobs);
-                scheduler_done(m->scheduler, ev);
-                free(ev);
-        }
-        sd_event_source_disable_unref(st->timer);
-        replay_free(st->rp);
-        free(st->durations);
-        free(st);
-        m->replay = NULL;
-}
-
-static int on_dry_job(sd_event_source *s, uint64_t usec, void *userdata)
-{
-        struct dry_job *d = userdata;
-        struct manager *m = d->st->m;
-        struct uevent *ev = d->ev;
-
-        dry_job_free(d);
-        manager_event_done(m, ev);
-        manager_maybe_exit(m);
-        return 0;
-}
-
-bool manager_replay_dry_job(struct manager *m, struct uevent *ev)
-{
-        struct replay_state *st = m->replay;
-        struct dry_job *d;
+        struct replay_state *st = userdata;
         usec_t dur;
         bool cut;
 
-        if (!st || !(m->cfg.replay_speed > 0))
-                return false;
         dur = recorded_duration(st, ev->seqnum, &cut);
         if (cut) {
                 struct log_fields f;
@@ -313,26 +237,60 @@ bool manager_replay_dry_job(struct manager *m, struct uevent *ev)
                              (unsigned long long)(HP_REPLAY_MAX_RUN_USEC / USEC_PER_SEC),
                              (unsigned long long)(HP_REPLAY_MAX_RUN_USEC / USEC_PER_SEC));
         }
-        dur = replay_scale(dur, m->cfg.replay_speed);
-        if (dur == 0)
-                return false;
-        d = calloc(1, sizeof(*d));
-        if (!d)
-                return false;
-        d->st = st;
-        d->ev = ev;
-        if (sd_event_add_time_relative(m->event, &d->timer, CLOCK_MONOTONIC, dur, 1, on_dry_job, d) < 0) {
-                free(d);
-                return false;
-        }
-        d->next = st->dry_jobs;
-        if (d->next)
-                d->next->prev = d;
-        st->dry_jobs = d;
-        return true;
+        return replay_scale(dur, st->m->cfg.replay_speed);
 }
 
-bool manager_replay_finished(const struct manager *m)
+static bool rp_finished(const void *data)
 {
-        return m->replay && m->replay->finished;
+        const struct replay_state *st = data;
+
+        return st->finished;
+}
+
+static int rp_sync(void *data)
+{
+        return 1; /* what was fed is queued, nothing to read */
+}
+
+static void rp_free(void *data)
+{
+        struct replay_state *st = data;
+
+        sd_event_source_disable_unref(st->timer);
+        replay_free(st->rp);
+        free(st->durations);
+        free(st);
+}
+
+static const struct manager_source_ops replay_ops = {
+        .replay = true,
+        .sync = rp_sync,
+        .finished = rp_finished,
+        .free = rp_free,
+};
+
+int source_replay_new(struct manager *m, const struct manager_source_ops **ret_ops, void **ret_data)
+{
+        struct replay_state *st;
+        int r;
+
+        st = calloc(1, sizeof(*st));
+        if (!st)
+                return -ENOMEM;
+        st->m = m;
+        *ret_ops = &replay_ops;
+        *ret_data = st;
+        r = replay_open(m->cfg.replay_path, m->cfg.replay_speed, &st->rp);
+        if (r < 0)
+                return log_error_errno(r, "cannot replay %s", m->cfg.replay_path);
+        if (m->cfg.dry_run && m->cfg.replay_speed > 0) {
+                (void)load_durations(st, m->cfg.replay_path);
+                manager_jobs_set_dry_duration(m, dry_duration, st);
+        }
+        r = sd_event_add_time(m->event, &st->timer, CLOCK_MONOTONIC, 0, 1, on_replay_timer, st);
+        if (r < 0)
+                return r;
+        log_info("replaying %s at speed %g%s", m->cfg.replay_path, m->cfg.replay_speed,
+                 m->cfg.replay_speed == 0 ? " (no waiting)" : "");
+        return 0;
 }

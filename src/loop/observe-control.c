@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control socket observer: monitor clients, settle and "wait for these
+ * UUIDs" waiters, and the requests hotplugctl sends (status, pause, resume,
+ * reload, sync).  control.c speaks the protocol; this file turns the
+ * manager's announcements into control events and answers the control
+ * socket's questions from the manager's state.
+ *
+ * Invariants: it is the last built-in observer, so an event the monitor
+ * shows as done is already recorded, rebroadcast and journalled done;
+ * dropped() and done() each tell control the SEQNUM and SYNTH_UUID are
+ * processed, exactly once per event.  Without a control socket (the path
+ * is "", or it could not be opened) nothing is registered.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "control/control.h"
+#include "shared/log.h"
+#include "loop/manager-internal.h"
+#include "loop/manager-resync.h"
+#include "pipeline/scheduler.h"
+
+struct observe_control {
+        struct manager *m;
+        struct control *control;
+};
+
+/* ---- what the control socket asks ----------------------------------------- */
+
+static void ctl_status(void *userdata, struct control_status *ret)
+{
+        struct manager *m = userdata;
+        struct resync_stats rs;
+
+        manager_resync_stats(m, &rs);
+        *ret = (struct control_status){
+                .ledger = &m->ledger,
+                .queued = scheduler_queued(m->scheduler),
+                .running = scheduler_running(m->scheduler),
+                .paused = manager_paused(m),
+                .received = m->stats.received,
+                .rejected = m->stats.rejected,
+                .filtered = m->stats.filtered,
+                .started = m->stats.started,
+                .finished = m->stats.finished,
+                .failed = m->stats.failed,
+                .timeouts = m->stats.timeouts,
+                .taken_over = m->stats.taken_over,
+                .reruns = m->stats.reruns,
+                .resync = rs.enabled,
+                .resyncs = rs.passes,
+                .resync_changed = rs.changed,
+                .resync_added = rs.added,
+                .resync_removed = rs.removed,
+                .devices = rs.devices,
+        };
+}
+
+struct agent_walk {
+        void (*fn)(const struct control_agent *a, void *arg);
+        void *arg;
+};
+
+static void agent_to_control(const struct manager_agent *a, void *arg)
+{
+        struct agent_walk *w = arg;
+        struct control_agent c = {
+                .seqnum = a->ev->seqnum,
+                .devpath = a->ev->devpath,
+                .program = a->program,
+                .pid = a->pid,
+                .started = a->started,
+        };
+
+        w->fn(&c, w->arg);
+}
+
+static void ctl_agents(void *userdata, void (*fn)(const struct control_agent *a, void *arg), void *arg)
+{
+        struct agent_walk w = { fn, arg };
+
+        manager_for_each_agent(userdata, agent_to_control, &w);
+}
+
+static void ctl_progress(void *userdata, struct control_progress *ret)
+{
+        struct manager *m = userdata;
+
+        ret->last_seen = m->ledger.last;
+        ret->lowest_held = scheduler_lowest_held(m->scheduler);
+        ret->replaying = manager_replaying(m);
+}
+
+static int ctl_sync(void *userdata)
+{
+        return manager_sync_input(userdata);
+}
+
+static int ctl_pause(void *userdata)
+{
+        manager_pause(userdata);
+        return 0;
+}
+
+static int ctl_resume(void *userdata)
+{
+        manager_resume(userdata);
+        return 0;
+}
+
+static int ctl_reload(void *userdata, char *err, size_t size)
+{
+        return manager_reload(userdata, err, size);
+}
+
+static const struct control_ops ctl_ops = {
+        .status = ctl_status,
+        .for_each_agent = ctl_agents,
+        .progress = ctl_progress,
+        .sync_input = ctl_sync,
+        .pause = ctl_pause,
+        .resume = ctl_resume,
+        .reload = ctl_reload,
+};
+
+/* ---- what the control socket hears ---------------------------------------- */
+
+static void notify(struct observe_control *o, enum control_event_kind kind, const struct uevent *ev)
+{
+        struct control_event e = {
+                .kind = kind,
+                .seqnum = ev->seqnum,
+                .action = ev->action,
+                .devpath = ev->devpath,
+                .subsystem = ev->subsystem,
+                .uuid = uevent_get(ev, "SYNTH_UUID"),
+        };
+
+        control_notify_event(o->control, &e);
+}
+
+static void on_received(void *userdata, const struct uevent *view, enum ledger_verdict v,
+                        const struct ledger_gap *gap)
+{
+        struct observe_control *o = userdata;
+
+        if (v == LEDGER_GAP) {
+                struct control_event g = { .kind = CONTROL_EVENT_GAP, .gap = *gap, .time = view->received_real };
+                control_notify_event(o->control, &g);
+        }
+        struct control_event e = {
+                .kind = CONTROL_EVENT_RECEIVED,
+                .seqnum = view->seqnum,
+                .time = view->received_real,
+                .action = view->action,
+                .devpath = view->devpath,
+                .subsystem = view->subsystem,
+                .uuid = uevent_get(view, "SYNTH_UUID"),
+                .verdict = v,
+        };
+        control_notify_event(o->control, &e);
+}
+
+static void on_overflow(void *userdata)
+{
+        struct observe_control *o = userdata;
+        struct control_event e = { .kind = CONTROL_EVENT_OVERFLOW };
+
+        control_notify_event(o->control, &e);
+}
+
+static void on_input_drained(void *userdata)
+{
+        struct observe_control *o = userdata;
+
+        control_notify_input_drained(o->control);
+}
+
+static void on_queued(void *userdata, const struct uevent *ev)
+{
+        notify(userdata, CONTROL_EVENT_QUEUED, ev);
+}
+
+static void on_dropped(void *userdata, const struct uevent *view, bool filtered)
+{
+        struct observe_control *o = userdata;
+
+        if (filtered)
+                notify(o, CONTROL_EVENT_FILTERED, view);
+        control_notify_processed(o->control, view->seqnum);
+        control_notify_uuid(o->control, uevent_get(view, "SYNTH_UUID"));
+}
+
+static struct control_event agent_event(const struct manager_agent *a, enum control_event_kind kind)
+{
+        return (struct control_event){
+                .kind = kind,
+                .seqnum = a->ev->seqnum,
+                .action = a->ev->action,
+                .devpath = a->ev->devpath,
+                .subsystem = a->ev->subsystem,
+                .pid = a->pid,
+                .program = a->program,
+        };
+}
+
+static void on_started(void *userdata, const struct manager_agent *a)
+{
+        struct observe_control *o = userdata;
+        struct control_event e = agent_event(a, CONTROL_EVENT_STARTED);
+
+        control_notify_event(o->control, &e);
+}
+
+static void on_finished(void *userdata, const struct manager_agent *a, const siginfo_t *si, const char *status)
+{
+        struct observe_control *o = userdata;
+        struct control_event e = agent_event(a, CONTROL_EVENT_FINISHED);
+
+        e.status = status;
+        e.duration_usec = now_usec(CLOCK_MONOTONIC) - a->started;
+        control_notify_event(o->control, &e);
+}
+
+static void on_done(void *userdata, const struct uevent *ev)
+{
+        struct observe_control *o = userdata;
+
+        /* Called after scheduler_done(): @ev is no longer held, settle may complete. */
+        control_notify_processed(o->control, ev->seqnum);
+        control_notify_uuid(o->control, uevent_get(ev, "SYNTH_UUID"));
+}
+
+static void on_close(void *userdata)
+{
+        struct observe_control *o = userdata;
+
+        control_free(o->control);
+        free(o);
+}
+
+static const struct manager_observer_ops control_observer_ops = {
+        .received = on_received,
+        .overflow = on_overflow,
+        .input_drained = on_input_drained,
+        .queued = on_queued,
+        .dropped = on_dropped,
+        .started = on_started,
+        .finished = on_finished,
+        .done = on_done,
+        .close = on_close,
+};
+
+/**
+ * observe_control_open() - listen on the control socket and register its observer.
+ * @m: manager, with its event loop
+ *
+ * A socket that cannot be opened is logged and the daemon runs without
+ * one (its job is running agents), unless another hotplugd answers there.
+ * Return: 0, or -EADDRINUSE (logged), or -ENOMEM.
+ */
+int observe_control_open(struct manager *m)
+{
+        const char *path = m->cfg.control_path ? m->cfg.control_path : HOTPLUGD_RUNDIR "/control";
+        struct observe_control *o;
+        int r;
+
+        if (!*path)
+                return 0;
+        o = calloc(1, sizeof(*o));
+        if (!o)
+                return -ENOMEM;
+        o->m = m;
+        r = control_new(m->event, path, -1, &ctl_ops, m, &o->control);
+        if (r == -EADDRINUSE) {
+                free(o);
+                return log_error_errno(r, "another hotplugd answers on %s; refusing to run twice", path);
+        }
+        if (r < 0) {
+                free(o);
+                /* The daemon's job is running agents: go on without hotplugctl. */
+                log_warning_errno(r, "no control socket at %s, hotplugctl will not reach this daemon", path);
+                return 0;
+        }
+        r = manager_add_observer(m, &control_observer_ops, o);
+        if (r < 0)
+                on_close(o);
+        return r;
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The handover journal observer (handover.h): what the manager writes down
+ * as events come and go, and how a new instance takes over what the
+ * previous one held.
+ *
+ * Invariants: an event is written down when it enters the scheduler, before
+ * any agent for it can start and before its datagram is consumed from the
+ * socket (the "loss-proof intake": queued() runs inside
+ * manager_process_datagram(), which the netlink source calls before
+ * uevent_source_consume(), source-netlink.c), and marked done when its job is over, so the
+ * journal read at any instant lists every event accepted and not finished.
+ * The agent's start is noted before the spawn, so a crash right after it
+ * counts as a re-run.  Events re-run from a previous journal are not
+ * written again (their records are still live); one that is dropped this
+ * time (a handler now filters it) is marked done like a finished one.
+ * Journal failures are reported once and never stop the pipeline: only the
+ * protection is lost.  Without a journal (manager_handover() not called)
+ * every hook does nothing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "recovery/handover.h"
+#include "shared/log.h"
+#include "loop/manager-internal.h"
+#include "pipeline/scheduler.h"
+
+struct manager_handover {
+        struct manager *m;
+        struct handover *journal;   /* NULL: no handover journal */
+        bool restoring;             /* re-running the events a previous instance held */
+        bool failed;                /* a journal write failed (reported once) */
+        /* After a takeover: the previous instance's last SEQNUM, which may
+         * still be in the socket (it is consumed only after journalling). */
+        uint64_t takeover_last;
+        bool takeover_check;        /* the first datagram after a takeover is not read yet */
+};
+
+static void journal_failed(struct manager_handover *h, int r)
+{
+        if (h->failed)
+                return;
+        h->failed = true;
+        log_warning_errno(r, "cannot write to the handover journal; held events may be lost on a restart "
+                             "(reported once)");
+}
+
+static void on_queued(void *userdata, const struct uevent *ev)
+{
+        struct manager_handover *h = userdata;
+        int r;
+
+        if (!h->journal || h->restoring)
+                return;
+        r = handover_event(h->journal, ev->seqnum, ev->buf, ev->size);
+        if (r < 0)
+                journal_failed(h, r);
+}
+
+/*
+ * Events held, as far as the journal is concerned.  Stopping takes the
+ * queued events out of the scheduler, but they are not done: they are what
+ * the next instance must run, so the journal is never cut back then.
+ */
+static size_t held(const struct manager *m)
+{
+        return m->stopping ? SIZE_MAX : scheduler_held(m->scheduler);
+}
+
+static void on_dropped(void *userdata, const struct uevent *view, bool filtered)
+{
+        struct manager_handover *h = userdata;
+        int r;
+
+        if (!h->journal)
+                return;
+        if (h->restoring)
+                r = handover_done(h->journal, view->seqnum, view->size, held(h->m));
+        else
+                r = handover_ledger(h->journal, h->m->ledger.last);
+        if (r < 0)
+                journal_failed(h, r);
+}
+
+static void on_starting(void *userdata, const struct uevent *ev)
+{
+        struct manager_handover *h = userdata;
+        int r;
+
+        if (!h->journal)
+                return;
+        r = handover_started(h->journal, ev->seqnum);
+        if (r < 0)
+                journal_failed(h, r);
+}
+
+static void on_done(void *userdata, const struct uevent *ev)
+{
+        struct manager_handover *h = userdata;
+        int r;
+
+        /* Called after scheduler_done(): @ev is no longer held. */
+        if (!h->journal)
+                return;
+        r = handover_done(h->journal, ev->seqnum, ev->size, held(h->m));
+        if (r < 0)
+                journal_failed(h, r);
+}
+
+static void on_close(void *userdata)
+{
+        struct manager_handover *h = userdata;
+
+        h->m->handover = NULL;
+        handover_free(h->journal);
+        free(h);
+}
+
+static const struct manager_observer_ops handover_ops = {
+        .queued = on_queued,
+        .dropped = on_dropped,
+        .starting = on_starting,
+        .done = on_done,
+        .close = on_close,
+};
+
+/**
+ * observe_handover_open() - register the journal's observer, still without a journal.
+ * @m: manager
+ *
+ * manager_handover() gives it one later.
+ * Return: 0 or negative errno.
+ */
+int observe_handover_open(struct manager *m)
+{
+        struct manager_handover *h = calloc(1, sizeof(*h));
+        int r;
+
+        if (!h)
+                return -ENOMEM;
+        h->m = m;
+        r = manager_add_observer(m, &handover_ops, h);
+        if (r < 0) {
+                free(h);
+                return r;
+        }
+        m->handover = h;
+        return 0;
+}
+
+bool manager_handover_repeated(struct manager *m, const struct uevent *view)
+{
+        struct manager_handover *h = m->handover;
+
+        if (!h || !h->takeover_check || h->restoring)
+                return false;
+        h->takeover_check = false;
+        return view->seqnum == h->takeover_last;
+}
+
+/* Run again what the previous instance held; the ledger continues after its last SEQNUM. */
+static void restore(struct manager *m, struct manager_handover *h)
+{
+        uint64_t last = handover_ledger_last(h->journal), seqnum = 0, first = 0;
+        char buf[HP_UEVENT_MAX_SIZE];
+        size_t size, n = 0, again = 0;
+        bool started, same_boot;
+        int r;
+
+        /* A SEQNUM above the kernel's own is from another boot: keep the kernel's baseline. */
+        same_boot = last > 0 && (m->ledger.baseline == 0 || last <= m->ledger.baseline) && m->ledger.processed == 0;
+        if (same_boot)
+                ledger_init(&m->ledger, last);
+        /* A previous instance killed between journalling its last event and
+         * taking it off the socket left it there: the first datagram read
+         * may be that one again. */
+        h->takeover_last = last;
+        h->takeover_check = same_boot;
+        h->restoring = true;
+        while ((r = handover_restore_next(h->journal, buf, &size, &seqnum, &started)) > 0) {
+                if (n++ == 0)
+                        first = seqnum;
+                if (started) {
+                        again++;
+                        log_info("SEQNUM=%" PRIu64 ": its agent had started before the takeover: it runs again",
+                                 seqnum);
+                }
+                (void)manager_inject(m, buf, size);
+        }
+        m->stats.taken_over += n;
+        m->stats.reruns += again;
+        h->restoring = false;
+        manager_dispatch(m);
+        if (r < 0)
+                log_error_errno(r, "cannot read the handover journal after %zu event(s)", n);
+        if (n > 0)
+                log_notice("took over %zu event(s) the previous instance had not finished (SEQNUM %" PRIu64
+                           "..%" PRIu64 "), %zu of them re-run (their agent had started); the ledger continues "
+                           "after %" PRIu64,
+                           n, first, seqnum, again, m->ledger.baseline);
+        else
+                log_info("took over the handover journal: no events held; the ledger continues after %" PRIu64,
+                         m->ledger.baseline);
+}
+
+int manager_handover(struct manager *m, int fd)
+{
+        struct manager_handover *h = m->handover;
+        int r;
+
+        if (!h || h->journal) {
+                safe_close(fd);
+                return h ? -EBUSY : -ENOMEM;
+        }
+        if (fd >= 0) {
+                r = handover_adopt(fd, &h->journal);
+                if (r < 0)
+                        log_warning_errno(r, "cannot read the handover journal; starting a new one");
+                else if (r == 1)
+                        log_warning("the handed-over queue is not a handover journal; starting it anew");
+                else
+                        restore(m, h);
+                if (r >= 0)
+                        return 0;
+        }
+        r = handover_new(&h->journal);
+        if (r < 0)
+                return log_error_errno(r, "cannot create the handover journal");
+        return 0;
+}
+
+int manager_handover_fd(const struct manager *m)
+{
+        return m->handover && m->handover->journal ? handover_fd(m->handover->journal) : -1;
+}

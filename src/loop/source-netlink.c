@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The netlink source: the kernel's uevent socket feeding the pipeline.
+ *
+ * Invariants:
+ *  - the socket is drained completely each time it is readable, unless the
+ *    scheduler is full: then reading is switched off until the held count
+ *    falls to the manager's resume mark (three quarters of the bound), and
+ *    the kernel's socket buffer keeps the rest (an overflow there is
+ *    counted as a gap);
+ *  - loss-proof intake: a datagram is consumed from the socket only after
+ *    it went through manager_process_datagram(), where the handover journal
+ *    holds it (or it was dropped on purpose); observers hear datagram()
+ *    (the recorder) before that;
+ *  - ENOBUFS is an overflow (ledger, observers, resync), never fatal;
+ *    datagrams the trust policy drops are counted and logged rate-limited.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include <systemd/sd-event.h>
+
+#include "shared/log.h"
+#include "loop/manager-internal.h"
+#include "loop/manager-resync.h"
+#include "loop/source.h"
+#include "pipeline/scheduler.h"
+#include "uevent/netlink.h"
+
+struct source_netlink {
+        struct manager *m;
+        struct uevent_source *socket;
+        sd_event_source *io;
+        bool paused;                /* reading off: the scheduler holds max_queue events */
+        struct ratelimit drop_log;
+};
+
+static void log_drop(struct source_netlink *s)
+{
+        uint64_t suppressed;
+
+        s->m->stats.dropped_sender++;
+        if (!ratelimit_pass(&s->drop_log, HP_REJECT_LOG_INTERVAL_USEC, &suppressed))
+                return;
+        log_warning("dropped datagram: %s (sender port %" PRIu32 ", uid %d); %" PRIu64 " more suppressed",
+                    uevent_source_drop_to_string(s->socket->last_drop), s->socket->last_pid,
+                    (int)s->socket->last_uid, suppressed);
+}
+
+/* One datagram read: through the pipeline, then off the socket.  Return: 0 or negative errno (fatal). */
+static int take(struct source_netlink *s, const char *data, size_t size)
+{
+        struct manager *m = s->m;
+        usec_t mono = now_usec(CLOCK_MONOTONIC), real = now_usec(CLOCK_REALTIME);
+
+        m->stats.received++;
+        observe_datagram(m, data, size, mono, real);
+        manager_process_datagram(m, data, size, mono, real);
+        /* Journalled (or dropped on purpose): only now may the socket forget it. */
+        return uevent_source_consume(s->socket);
+}
+
+static int nl_drain(void *data)
+{
+        struct source_netlink *s = data;
+        struct manager *m = s->m;
+        const char *dg;
+        size_t size;
+        int r;
+
+        /* Drain everything readable before running anything. */
+        while (!m->stopping) {
+                if (scheduler_held(m->scheduler) >= m->max_queue) {
+                        if (!s->paused)
+                                log_notice("%zu events held (the limit): reading paused until %zu",
+                                           scheduler_held(m->scheduler), m->resume_mark);
+                        s->paused = true;
+                        sd_event_source_set_enabled(s->io, SD_EVENT_OFF);
+                        break;
+                }
+                r = uevent_source_receive(s->socket, &dg, &size);
+                if (r == 0) {
+                        observe_input_drained(m);
+                        break;
+                }
+                if (r == -ENOBUFS) {
+                        ledger_note_overflow(&m->ledger);
+                        observe_overflow(m);
+                        manager_resync_overflow(m);
+                        log_warning("netlink receive buffer overflowed: the kernel dropped events");
+                        continue;
+                }
+                if (r == -EPERM || r == -EMSGSIZE) {
+                        log_drop(s);
+                        continue;
+                }
+                if (r >= 0)
+                        r = take(s, dg, size);
+                if (r < 0) {
+                        log_error_errno(r, "reading uevents failed");
+                        (void)sd_event_exit(m->event, r);
+                        return r;
+                }
+        }
+        return 0;
+}
+
+static int on_readable(sd_event_source *io, int fd, uint32_t revents, void *userdata)
+{
+        struct source_netlink *s = userdata;
+
+        manager_drain_input(s->m);
+        return 0;
+}
+
+static int nl_sync(void *data)
+{
+        struct source_netlink *s = data;
+
+        if (s->paused || s->m->stopping)
+                return 0;
+        manager_drain_input(s->m);
+        return s->paused ? 0 : 1;
+}
+
+static bool nl_paused(const void *data)
+{
+        const struct source_netlink *s = data;
+
+        return s->paused;
+}
+
+static void nl_resume(void *data)
+{
+        struct source_netlink *s = data;
+        struct manager *m = s->m;
+
+        if (s->paused && !m->stopping && scheduler_held(m->scheduler) <= m->resume_mark) {
+                s->paused = false;
+                sd_event_source_set_enabled(s->io, SD_EVENT_ON);
+        }
+}
+
+static void nl_stop(void *data)
+{
+        struct source_netlink *s = data;
+
+        sd_event_source_set_enabled(s->io, SD_EVENT_OFF);
+}
+
+static int nl_fd(const void *data)
+{
+        const struct source_netlink *s = data;
+
+        return s->socket->fd;
+}
+
+static int nl_rcvbuf(const void *data)
+{
+        const struct source_netlink *s = data;
+
+        return s->socket->rcvbuf;
+}
+
+static void nl_free(void *data)
+{
+        struct source_netlink *s = data;
+
+        sd_event_source_disable_unref(s->io);
+        uevent_source_free(s->socket);
+        free(s);
+}
+
+static const struct manager_source_ops netlink_ops = {
+        .drain = nl_drain,
+        .sync = nl_sync,
+        .paused = nl_paused,
+        .resume = nl_resume,
+        .stop = nl_stop,
+        .fd = nl_fd,
+        .rcvbuf = nl_rcvbuf,
+        .free = nl_free,
+};
+
+int source_netlink_new(struct manager *m, struct uevent_source *socket, const struct manager_source_ops **ret_ops,
+                       void **ret_data)
+{
+        struct source_netlink *s = calloc(1, sizeof(*s));
+        int r;
+
+        if (!s) {
+                uevent_source_free(socket);
+                return -ENOMEM;
+        }
+        s->m = m;
+        s->socket = socket;
+        r = sd_event_add_io(m->event, &s->io, socket->fd, EPOLLIN, on_readable, s);
+        if (r < 0) {
+                nl_free(s);
+                return r;
+        }
+        *ret_ops = &netlink_ops;
+        *ret_data = s;
+        return 0;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The observer interface (loop/observer.h): observers added with
+ * manager_add_observer() hear queued, waiting, dropped and done, each in
+ * the order they were added, every event leaves through exactly one of
+ * dropped() and done(), close() runs last added first, and the table is
+ * bounded.  Dry run, so nothing is executed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/options.h"
+#include "shared/log.h"
+#include "loop/manager.h"
+#include "loop/observer.h"
+#include "uevent/uevent.h"
+#include "test.h"
+
+static char trace[4096];
+
+static void note(const char *who, const char *what, uint64_t seqnum)
+{
+        size_t n = strlen(trace);
+
+        snprintf(trace + n, sizeof(trace) - n, "%s%s:%s%llu", n ? " " : "", who, what,
+                 (unsigned long long)seqnum);
+}
+
+static uint64_t base;
+
+static void on_queued(void *userdata, const struct uevent *ev)
+{
+        note(userdata, "q", ev->seqnum - base);
+}
+
+static void on_waiting(void *userdata, const struct uevent *ev, const struct uevent *blocker, const char *reason)
+{
+        check(strncmp(reason, "same device ", 12) == 0);
+        note(userdata, "w", ev->seqnum - base);
+}
+
+static void on_dropped(void *userdata, const struct uevent *view, bool filtered)
+{
+        check(!filtered);
+        note(userdata, "x", view->seqnum - base);
+}
+
+static void on_done(void *userdata, const struct uevent *ev)
+{
+        note(userdata, "d", ev->seqnum - base);
+}
+
+static void on_close(void *userdata)
+{
+        note(userdata, "c", 0);
+}
+
+static const struct manager_observer_ops ops = {
+        .queued = on_queued,
+        .waiting = on_waiting,
+        .dropped = on_dropped,
+        .done = on_done,
+        .close = on_close,
+};
+
+static const struct manager_observer_ops empty_ops = { 0 };
+
+static void inject(struct manager *m, uint64_t seqnum)
+{
+        char dg[256];
+        int n = snprintf(dg, sizeof(dg),
+                         "change@/devices/virtual/net/obs%c"
+                         "ACTION=change%cDEVPATH=/devices/virtual/net/obs%cSUBSYSTEM=net%cSEQNUM=%llu",
+                         0, 0, 0, 0, (unsigned long long)(base + seqnum));
+
+        check(n > 0 && (size_t)n < sizeof(dg));
+        check_int(manager_inject(m, dg, (size_t)n + 1), 0);
+}
+
+static void test_observers(void)
+{
+        struct manager_config cfg;
+        struct manager *m = NULL;
+        int r, added = 0;
+
+        options_defaults(&cfg);
+        cfg.dry_run = true;
+        cfg.agent = "/bin/true";
+        cfg.control_path = "";
+        r = manager_new(&cfg, &m);
+        if (r == -EPERM || r == -EACCES) {
+                fprintf(stderr, "SKIP: cannot open the uevent socket here\n");
+                exit(77);
+        }
+        check_int(r, 0);
+        base = manager_ledger(m)->baseline;
+        check_int(manager_add_observer(m, &ops, "A"), 0);
+        check_int(manager_add_observer(m, &ops, "B"), 0);
+
+        manager_pause(m);
+        inject(m, 1);
+        inject(m, 2); /* the same device: waits for 1 */
+        inject(m, 1); /* a duplicate: dropped */
+        check_str(trace, "A:q1 B:q1 A:q2 B:q2 A:w2 B:w2 A:x1 B:x1");
+        trace[0] = 0;
+        manager_resume(m);
+        check_str(trace, "A:d1 B:d1 A:d2 B:d2");
+        check_int(manager_stats(m)->finished, 2);
+
+        /* Bounded: fill the table, then one more is refused. */
+        while ((r = manager_add_observer(m, &empty_ops, NULL)) == 0)
+                added++;
+        check_int(r, -ENOSPC);
+        check(added > 0 && added < MANAGER_OBSERVERS_MAX);
+
+        trace[0] = 0;
+        manager_free(m);
+        check_str(trace, "B:c0 A:c0");
+}
+
+int main(void)
+{
+        log_open(LOG_TARGET_STDERR, "test-manager-observer");
+        log_set_max_level(LOG_WARNING);
+        run_test(test_observers);
+        return 0;
+}
