@@ -355,6 +355,31 @@ static int manager_open_source(struct manager *m)
         return source_netlink_new(m, source, &m->in.ops, &m->in.data);
 }
 
+/* The event loop: SIGTERM/SIGINT stop, SIGHUP reloads, SIGCHLD comes through
+ * pidfds (blocked here so agents' exits do not interrupt), the watchdog. */
+static int manager_open_loop(struct manager *m)
+{
+        sigset_t mask;
+        int r;
+
+        r = sd_event_new(&m->event);
+        if (r < 0)
+                return r;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGCHLD);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        if ((r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m)) < 0 ||
+            (r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m)) < 0 ||
+            (r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m)) < 0 ||
+            (r = sd_event_add_post(m->event, NULL, on_post, m)) < 0)
+                return r;
+        (void)sd_event_set_watchdog(m->event, true);
+        return 0;
+}
+
 int manager_new(const struct manager_config *cfg, struct manager **ret)
 {
         struct manager *m;
@@ -378,24 +403,9 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
                 goto fail;
         }
 
-        r = sd_event_new(&m->event);
+        r = manager_open_loop(m);
         if (r < 0)
                 goto fail;
-        sigset_t mask;
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGCHLD);
-        sigaddset(&mask, SIGHUP);
-        sigprocmask(SIG_BLOCK, &mask, NULL);
-        if ((r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m)) < 0 ||
-            (r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m)) < 0 ||
-            (r = sd_event_add_post(m->event, NULL, on_post, m)) < 0)
-                goto fail;
-        if ((r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m)) < 0)
-                goto fail;
-        (void)sd_event_set_watchdog(m->event, true);
-
         r = manager_jobs_open(m);
         if (r < 0)
                 goto fail;
