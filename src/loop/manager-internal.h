@@ -9,9 +9,10 @@
  * ledger, scheduler, handler chain, counters, queue bounds, lifecycle)
  * belongs to manager.c; every loop file may read it, and each bumps only
  * the counters of what it does itself (a takeover, observe-handover.c,
- * also restarts the ledger after the previous instance's last SEQNUM).  Each sub-struct or private pointer
- * below belongs to the one file named beside it: no other file touches its
- * fields, only the functions that file declares here.  The source
+ * also restarts the ledger after the previous instance's last SEQNUM).
+ * Each sub-struct or private pointer below belongs to the one file named
+ * beside it: no other file touches its fields, only the functions that
+ * file declares here.  The source
  * (source-netlink.c or source-replay.c), the spawner (manager-job.c or
  * spawner-dry.c) and the observers (observe-*.c) keep their state in their
  * own structs, reached only through their ops.
