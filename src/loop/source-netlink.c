@@ -3,8 +3,11 @@
  * The netlink source: the kernel's uevent socket feeding the pipeline.
  *
  * Invariants:
- *  - the socket is drained completely each time it is readable, unless the
- *    scheduler is full: then reading is switched off until the held count
+ *  - each time the socket is readable, at most HP_INPUT_PER_WAKEUP datagrams
+ *    (of any kind) are read before the loop runs everything else, so no
+ *    sender keeps the loop here; the socket stays readable, so reading goes
+ *    on at the next turn;
+ *  - when the scheduler is full, reading is switched off until the held count
  *    falls to the manager's resume mark (three quarters of the bound), and
  *    the kernel's socket buffer keeps the rest (an overflow there is
  *    counted as a gap);
@@ -61,6 +64,11 @@ static int take(struct source_netlink *s, const char *data, size_t size)
         return uevent_source_consume(s->socket);
 }
 
+/*
+ * Read what is readable, at most HP_INPUT_PER_WAKEUP datagrams.
+ * Return: 1 the socket was read to the end, 0 reading stopped before (the
+ * bound, a full scheduler, stopping), negative errno (fatal: the loop exits).
+ */
 static int nl_drain(void *data)
 {
         struct source_netlink *s = data;
@@ -69,8 +77,7 @@ static int nl_drain(void *data)
         size_t size;
         int r;
 
-        /* Drain everything readable before running anything. */
-        while (!m->stopping) {
+        for (unsigned n = 0; n < HP_INPUT_PER_WAKEUP && !m->stopping; n++) {
                 if (scheduler_held(m->scheduler) >= m->max_queue) {
                         if (!s->paused)
                                 log_notice("%zu events held (the limit): reading paused until %zu",
@@ -82,7 +89,7 @@ static int nl_drain(void *data)
                 r = uevent_source_receive(s->socket, &dg, &size);
                 if (r == 0) {
                         observe_input_drained(m);
-                        break;
+                        return 1;
                 }
                 if (r == -ENOBUFS) {
                         ledger_note_overflow(&m->ledger);
@@ -117,11 +124,14 @@ static int on_readable(sd_event_source *io, int fd, uint32_t revents, void *user
 static int nl_sync(void *data)
 {
         struct source_netlink *s = data;
+        int r;
 
         if (s->paused || s->m->stopping)
                 return 0;
-        manager_drain_input(s->m);
-        return s->paused ? 0 : 1;
+        /* Not read to the end yet (the bound): input_drained() says when it is. */
+        r = nl_drain(s);
+        manager_dispatch(s->m);
+        return r > 0 ? 1 : 0;
 }
 
 static bool nl_paused(const void *data)

@@ -21,7 +21,7 @@ struct manager;
 
 struct manager_source_ops {
         bool replay;            /* a recording, not the kernel: no kernel SEQNUM to wait for */
-        /* Read what is there now, then dispatch.  Return: 0, or negative errno (fatal: the loop exits). */
+        /* Read (a bounded amount of) what is there now.  Return: >= 0, or negative errno (fatal: the loop exits). */
         int (*drain)(void *data);
         /* Control "sync": read what is queued now.  Return: 1 done, 0 not reading now. */
         int (*sync)(void *data);

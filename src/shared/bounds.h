@@ -84,6 +84,10 @@
 #define HP_CONTROL_OUTPUT_MAX (1024 * 1024)
 #define HP_CONTROL_UUIDS_MAX 65536
 #define HP_CONTROL_TIMEOUT_MAX_SEC 86400
+/* Datagrams read from the uevent socket per wakeup of the loop: a sender
+ * that keeps the socket full (a flood of events, or of datagrams the trust
+ * policy drops) cannot keep agents' exits, timeouts and hotplugctl waiting. */
+#define HP_INPUT_PER_WAKEUP 64
 /* Packets read and dropped from a refused control client (not root, or
  * too many clients) before it is closed, so that it may read why; a client
  * that keeps sending cannot hold the daemon longer than this. */

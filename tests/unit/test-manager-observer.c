@@ -4,16 +4,24 @@
  * manager_add_observer() hear queued, waiting, dropped and done, each in
  * the order they were added, every event leaves through exactly one of
  * dropped() and done(), close() runs last added first, and the table is
- * bounded.  Dry run, so nothing is executed.
+ * bounded.  Dry run, so nothing is executed.  Also: one wakeup of the
+ * loop reads at most HP_INPUT_PER_WAKEUP datagrams from the uevent socket.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
 
 #include "config/options.h"
 #include "shared/log.h"
+#include "loop/manager-internal.h"
 #include "loop/manager.h"
 #include "loop/observer.h"
+#include "shared/bounds.h"
 #include "uevent/uevent.h"
 #include "test.h"
 
@@ -119,10 +127,59 @@ static void test_observers(void)
         check_str(trace, "B:c0 A:c0");
 }
 
+static unsigned datagrams;
+
+static void on_datagram(void *userdata, const char *data, size_t size, usec_t mono, usec_t real)
+{
+        datagrams++;
+}
+
+static const struct manager_observer_ops count_ops = { .datagram = on_datagram };
+
+/*
+ * A socket that stays full (a flood) must not keep the loop reading: one
+ * dispatch of the socket reads at most HP_INPUT_PER_WAKEUP datagrams, the
+ * rest at later turns, and all of them in the end.
+ */
+static void test_input_per_wakeup(void)
+{
+        struct manager_config cfg;
+        struct manager *m = NULL;
+        unsigned sent = 0;
+        int sv[2];
+
+        check(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == 0);
+        check(fcntl(sv[1], F_SETFL, O_NONBLOCK) == 0);
+        /* Not an event: each is rejected by the parser, cheaply, like a flood would be. */
+        while (sent < 4 * HP_INPUT_PER_WAKEUP && send(sv[1], "junk", 5, 0) == 5)
+                sent++;
+        check(sent > 2 * HP_INPUT_PER_WAKEUP);
+
+        options_defaults(&cfg);
+        cfg.dry_run = true;
+        cfg.control_path = "";
+        cfg.source_fd = sv[0];
+        cfg.trust = UEVENT_TRUST_ANY;
+        check_int(manager_new(&cfg, &m), 0);
+        check_int(manager_add_observer(m, &count_ops, NULL), 0);
+
+        datagrams = 0;
+        while (datagrams == 0)
+                check(sd_event_run(m->event, 0) >= 0);
+        check_int(datagrams, HP_INPUT_PER_WAKEUP); /* one dispatch, one bound's worth */
+        while (datagrams < sent)
+                check(sd_event_run(m->event, 0) >= 0);
+        check_int(datagrams, sent);
+        check_int(manager_stats(m)->rejected, sent);
+        manager_free(m);
+        close(sv[1]);
+}
+
 int main(void)
 {
         log_open(LOG_TARGET_STDERR, "test-manager-observer");
         log_set_max_level(LOG_WARNING);
         run_test(test_observers);
+        run_test(test_input_per_wakeup);
         return 0;
 }
