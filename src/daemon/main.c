@@ -9,6 +9,10 @@
  *
  * Exit status: 0 orderly stop, 1 runtime failure, 2 configuration error,
  * 64 usage error.
+ *
+ * HOTPLUGD_TEST_TRUST, a compile-time switch set only for hotplugd-test
+ * (tests/integration, never installed), makes the daemon trust every sender
+ * on a --listen-fd socket; nothing at run time can make hotplugd do that.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -92,6 +96,10 @@ int main(int argc, char *argv[])
          * otherwise (the control socket); agents get 022 back (spawner.c). */
         umask(077);
         options_init(&o);
+#ifdef HOTPLUGD_TEST_TRUST
+        /* hotplugd-test only (tests/integration): a --listen-fd socketpair plays the kernel. */
+        o.cfg.trust = UEVENT_TRUST_ANY;
+#endif
         r = options_parse_argv(&o, argc, argv);
         if (r <= 0)
                 return r < 0 ? EXIT_USAGE : 0;

@@ -12,12 +12,6 @@
  * Trust (UEVENT_TRUST_KERNEL): a datagram is the kernel's only if the sender
  * port id is 0, it came on group 1, SCM_CREDENTIALS are present with uid 0,
  * and it was not truncated.  Everything else is counted and dropped.
- *
- * HOTPLUGD_TEST_TRUST (a compile-time switch, set only for the test daemon
- * hotplugd-test built in tests/integration): a socket that is not netlink,
- * adopted under UEVENT_TRUST_KERNEL, stands for the kernel and is trusted
- * as UEVENT_TRUST_ANY.  The core library and hotplugd are built without it,
- * so nothing at run time can make them trust such a socket.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,10 +27,6 @@
 #include "uevent/netlink.h"
 
 #define UEVENT_GROUP_KERNEL 1u
-
-#ifndef HOTPLUGD_TEST_TRUST
-#define HOTPLUGD_TEST_TRUST 0
-#endif
 
 static int source_alloc(int fd, enum uevent_trust trust, struct uevent_source **ret)
 {
@@ -122,11 +112,8 @@ int uevent_source_adopt(int fd, enum uevent_trust trust, int rcvbuf, struct ueve
                 return -EBADF;
         if (getsockname(fd, (struct sockaddr *)&sa, &l) < 0)
                 return negative_errno();
-        if (trust == UEVENT_TRUST_KERNEL && sa.ss_family != AF_NETLINK) {
-                if (!HOTPLUGD_TEST_TRUST)
-                        return -EPROTOTYPE;
-                trust = UEVENT_TRUST_ANY; /* hotplugd-test: a socketpair plays the kernel */
-        }
+        if (trust == UEVENT_TRUST_KERNEL && sa.ss_family != AF_NETLINK)
+                return -EPROTOTYPE;
 
         flags = fcntl(fd, F_GETFL);
         if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)

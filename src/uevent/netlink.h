@@ -60,10 +60,7 @@ int uevent_source_open(int rcvbuf, struct uevent_source **ret);
  * @trust: policy for this socket
  * @rcvbuf: receive buffer to request, 0 to leave it alone
  *
- * Sets O_NONBLOCK and, for netlink, SO_PASSCRED.  A socket that is not
- * netlink is refused under UEVENT_TRUST_KERNEL (-EPROTOTYPE), except in a
- * build with HOTPLUGD_TEST_TRUST (the test daemon only), where it gets
- * UEVENT_TRUST_ANY: compare the source's trust with @trust to tell.
+ * Sets O_NONBLOCK and, for netlink, SO_PASSCRED.
  * Return: 0 or negative errno (@fd untouched on failure).
  */
 int uevent_source_adopt(int fd, enum uevent_trust trust, int rcvbuf, struct uevent_source **ret);

@@ -5,8 +5,8 @@
     driver.py CASE...     run these cases (names: see CASES at the end)
     driver.py --all       run every case, one after another
 
-Each case starts hotplugd-test (hotplugd built with HOTPLUGD_TEST_TRUST: it
-adopts one end of a socketpair as its uevent source, --listen-fd) with the
+Each case starts hotplugd-test (hotplugd's main built with HOTPLUGD_TEST_TRUST:
+it adopts one end of a socketpair as its uevent source, --listen-fd) with the
 fixture sysfs, a private control socket and configuration file in a temporary
 directory of its own, and a recording agent (tests/kernel/agent-dump.c: one
 file RUNS/SEQNUM.NAME per run with its times and environment, and a line
