@@ -82,11 +82,6 @@ static inline void list_unlink(struct list_node *node)
 #define list_first(head, type, member) \
         (list_empty(head) ? NULL : list_entry((head)->next, type, member))
 
-/* The element after @pos on the list @head, or NULL at its end. */
-#define list_next(head, pos, member) \
-        ((pos)->member.next == (head) ? NULL : \
-         list_entry((pos)->member.next, __typeof__(*(pos)), member))
-
 #define list_for_each(pos, head, member) \
         for (pos = list_entry((head)->next, __typeof__(*pos), member); \
              &pos->member != (head); \
@@ -98,12 +93,3 @@ static inline void list_unlink(struct list_node *node)
              n = list_entry(pos->member.next, __typeof__(*pos), member); \
              &pos->member != (head); \
              pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
-
-static inline size_t list_length(const struct list_node *head)
-{
-        size_t n = 0;
-
-        for (const struct list_node *i = head->next; i != head; i = i->next)
-                n++;
-        return n;
-}
