@@ -290,18 +290,6 @@ static int parse_bool(const char *s)
         return -EINVAL;
 }
 
-static int parse_log_target(const char *s)
-{
-        static const char *const names[] = {
-                [LOG_TARGET_AUTO] = "auto", [LOG_TARGET_STDERR] = "stderr", [LOG_TARGET_JOURNAL] = "journal"
-        };
-
-        for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                if (strcmp(s, names[i]) == 0)
-                        return (int)i;
-        return -EINVAL;
-}
-
 /* Every ':'-separated item of @s is an absolute path. */
 static bool search_path_valid(const char *s)
 {
@@ -377,7 +365,7 @@ static int parse_name(const struct option_info *oi, const char *name, const char
                         snprintf(why, why_size, "%s must be err, warning, notice, info, debug or 0-7", name);
                 break;
         default: /* OPTION_LOG_TARGET */
-                r = parse_log_target(text);
+                r = log_target_from_string(text);
                 if (r < 0)
                         snprintf(why, why_size, "%s must be auto, stderr or journal", name);
                 break;
@@ -523,8 +511,6 @@ const char *options_config_path(const char *config)
 /* The default as --help shows it, or "" for none. */
 static const char *default_text(const struct option_info *oi, char *buf, size_t size)
 {
-        static const char *const levels[] = { "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug" };
-        static const char *const targets[] = { "auto", "stderr", "journal" };
         const union option_value *d = &oi->def;
 
         if (oi->def_text)
@@ -551,9 +537,9 @@ static const char *default_text(const struct option_info *oi, char *buf, size_t 
         case OPTION_ORDERING:
                 return ordering_to_string((enum ordering)d->i);
         case OPTION_LOG_LEVEL:
-                return levels[d->i & 7];
+                return log_level_to_string(d->i);
         case OPTION_LOG_TARGET:
-                return targets[d->i % 3];
+                return log_target_to_string((enum log_target)d->i);
         case OPTION_SPEED:
                 snprintf(buf, size, "%g", d->d);
                 return buf;

@@ -65,17 +65,41 @@ int log_is_journal(void)
         return use_journal;
 }
 
+static const char *const level_names[] = { "emerg", "alert", "crit", "err",
+                                           "warning", "notice", "info", "debug" };
+
+static const char *const target_names[] = {
+        [LOG_TARGET_AUTO] = "auto",
+        [LOG_TARGET_STDERR] = "stderr",
+        [LOG_TARGET_JOURNAL] = "journal",
+};
+
+const char *log_level_to_string(int level)
+{
+        return level >= 0 && (size_t)level < ELEMENTSOF(level_names) ? level_names[level] : NULL;
+}
+
+const char *log_target_to_string(enum log_target t)
+{
+        return (size_t)t < ELEMENTSOF(target_names) ? target_names[t] : NULL;
+}
+
+int log_target_from_string(const char *s)
+{
+        for (size_t i = 0; i < ELEMENTSOF(target_names); i++)
+                if (strcmp(s, target_names[i]) == 0)
+                        return (int)i;
+        return -EINVAL;
+}
+
 int log_level_from_string(const char *s)
 {
-        static const char *const names[] = { "emerg", "alert", "crit", "err",
-                                             "warning", "notice", "info", "debug" };
-
         if (!s || !*s)
                 return -EINVAL;
         if (s[0] >= '0' && s[0] <= '7' && s[1] == '\0')
                 return s[0] - '0';
-        for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                if (strcasecmp(s, names[i]) == 0)
+        for (size_t i = 0; i < ELEMENTSOF(level_names); i++)
+                if (strcasecmp(s, level_names[i]) == 0)
                         return (int)i;
         if (strcasecmp(s, "error") == 0)
                 return LOG_ERR;

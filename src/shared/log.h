@@ -41,6 +41,11 @@ void log_set_max_level(int level);
 int log_get_max_level(void);
 /* Parse "err", "warning", "notice", "info", "debug" or 0-7; negative errno on bad input. */
 int log_level_from_string(const char *s);
+/* "err", "info", ... for a syslog level; NULL outside 0..7. */
+const char *log_level_to_string(int level);
+/* "auto", "stderr", "journal"; from_string: the enum, or -EINVAL. */
+const char *log_target_to_string(enum log_target t);
+int log_target_from_string(const char *s);
 /* True if lines go to the journal (structured fields available). */
 int log_is_journal(void);
 
