@@ -18,6 +18,7 @@
 #include "config/options.h"
 #include "pipeline/filter-policy.h"
 #include "shared/macro.h"
+#include "shared/number.h"
 #include "uevent/replay.h"
 
 #define CONFIG_FILE HOTPLUGD_SYSCONFDIR "/hotplugd/hotplugd.conf"
@@ -233,22 +234,6 @@ const struct option_info *option_by_conf(enum conf_key k)
         return NULL;
 }
 
-static int parse_decimal(const char *s, uint64_t *ret, const char **end)
-{
-        uint64_t v = 0;
-
-        if (*s < '0' || *s > '9')
-                return -EINVAL;
-        for (; *s >= '0' && *s <= '9'; s++) {
-                if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-                        return -ERANGE;
-                v = v * 10 + (uint64_t)(*s - '0');
-        }
-        *ret = v;
-        *end = s;
-        return 0;
-}
-
 /* A decimal number; with @suffix, one K, M or G (either case) may follow. */
 static int parse_number(const char *s, bool suffix, uint64_t *ret)
 {
@@ -256,7 +241,7 @@ static int parse_number(const char *s, bool suffix, uint64_t *ret)
         uint64_t v, mult = 1;
         int r;
 
-        r = parse_decimal(s, &v, &end);
+        r = decimal_prefix(s, &v, &end);
         if (r < 0)
                 return r;
         if (suffix && *end && !end[1]) {

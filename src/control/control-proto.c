@@ -11,6 +11,7 @@
 
 #include "shared/escape.h"
 #include "control/control-proto.h"
+#include "shared/number.h"
 
 static bool plain_byte(unsigned char c)
 {
@@ -192,19 +193,11 @@ int ctlmsg_get(const char *rec, const char *key, char *out, size_t size)
 
 int ctlmsg_get_u64(const char *rec, const char *key, uint64_t *ret)
 {
-        char buf[32], *end;
-        unsigned long long v;
+        char buf[32];
         int r;
 
         r = ctlmsg_get(rec, key, buf, sizeof(buf));
         if (r < 0)
                 return r == -ENOBUFS ? -EBADMSG : r;
-        if (buf[0] < '0' || buf[0] > '9')
-                return -EBADMSG;
-        errno = 0;
-        v = strtoull(buf, &end, 10);
-        if (errno != 0 || *end != '\0')
-                return -EBADMSG;
-        *ret = v;
-        return 0;
+        return decimal_u64(buf, ret) < 0 ? -EBADMSG : 0;
 }

@@ -14,6 +14,7 @@
 #include "shared/bounds.h"
 #include "control/control-internal.h"
 #include "shared/macro.h"
+#include "shared/number.h"
 
 /* ---- settle ---------------------------------------------------------------- */
 
@@ -227,13 +228,7 @@ static void req_status(struct client *cl)
 
 static int parse_u64(const char *s, uint64_t *ret)
 {
-        char *end;
-
-        if (!s || *s < '0' || *s > '9')
-                return -EINVAL;
-        errno = 0;
-        *ret = strtoull(s, &end, 10);
-        return errno != 0 || *end != '\0' ? -EINVAL : 0;
+        return s ? decimal_u64(s, ret) : -EINVAL;
 }
 
 static int parse_timeout(const char *s, usec_t *ret)

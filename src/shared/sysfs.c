@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "shared/macro.h"
+#include "shared/number.h"
 #include "shared/sysfs.h"
 
 #define SYSFS_PATH_MAX 4096
@@ -237,18 +238,10 @@ int sysfs_link_name(int dirfd, const char *dir_path, const char *name, char *buf
 
 int sysfs_read_seqnum(int rootfd, uint64_t *ret)
 {
-        char buf[32], *end;
-        unsigned long long v;
+        char buf[32];
         int r = sysfs_read(rootfd, "kernel", "uevent_seqnum", buf, sizeof(buf));
 
         if (r < 0)
                 return r;
-        if (r == 0 || buf[strspn(buf, "0123456789")] != '\0')
-                return -EIO;
-        errno = 0;
-        v = strtoull(buf, &end, 10);
-        if (errno)
-                return -EIO;
-        *ret = v;
-        return 0;
+        return decimal_u64(buf, ret) < 0 ? -EIO : 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The shared toolkit: shared/list.h (order, unlinking while iterating,
- * double unlink, empty lists), uuid_random(), sysfs_read_seqnum().
+ * double unlink, empty lists), uuid_random(), sysfs_read_seqnum(),
+ * decimal_prefix()/decimal_u64().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 
 #include "shared/list.h"
 #include "shared/macro.h"
+#include "shared/number.h"
 #include "shared/sysfs.h"
 #include "shared/uuid.h"
 #include "test.h"
@@ -136,11 +138,32 @@ static void test_seqnum(void)
         seqnum_case("18446744073709551616\n", -EIO, 0); /* out of range */
 }
 
+static void test_decimal(void)
+{
+        const char *end;
+        uint64_t v = 7;
+
+        check_int(decimal_prefix("16M", &v, &end), 0);
+        check_int(v, 16);
+        check_str(end, "M");
+        check_int(decimal_u64("18446744073709551615", &v), 0);
+        check(v == UINT64_MAX);
+        v = 7;
+        check_int(decimal_u64("18446744073709551616", &v), -ERANGE);
+        check_int(decimal_u64("+1", &v), -EINVAL);
+        check_int(decimal_u64(" 1", &v), -EINVAL);
+        check_int(decimal_u64("-1", &v), -EINVAL);
+        check_int(decimal_u64("1 ", &v), -EINVAL);
+        check_int(decimal_u64("", &v), -EINVAL);
+        check_int(v, 7); /* untouched on failure */
+}
+
 int main(void)
 {
         run_test(test_order);
         run_test(test_unlink);
         run_test(test_uuid);
         run_test(test_seqnum);
+        run_test(test_decimal);
         return 0;
 }
