@@ -150,9 +150,7 @@ void client_close_with(struct client *cl, int error, const char *message)
 {
         struct ctlmsg m;
 
-        ctlmsg_init(&m, "error");
-        ctlmsg_add_i64(&m, "errno", error < 0 ? -error : error);
-        ctlmsg_add_str(&m, "message", message);
+        ctlmsg_init_error(&m, error, message);
         cl->out.head = cl->out.tail = 0; /* what it did not read is lost anyway */
         cl->state = CLIENT_CLOSING;
         uuid_set_clear(&cl->uuids);
@@ -181,9 +179,7 @@ void client_error(struct client *cl, int error, const char *message)
 {
         struct ctlmsg m;
 
-        ctlmsg_init(&m, "error");
-        ctlmsg_add_i64(&m, "errno", error < 0 ? -error : error);
-        ctlmsg_add_str(&m, "message", message);
+        ctlmsg_init_error(&m, error, message);
         client_reply(cl, &m);
 }
 

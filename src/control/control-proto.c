@@ -89,6 +89,13 @@ void ctlmsg_add_str(struct ctlmsg *m, const char *key, const char *value)
         add_raw(m, key, esc);
 }
 
+void ctlmsg_init_error(struct ctlmsg *m, int error, const char *message)
+{
+        ctlmsg_init(m, "error");
+        ctlmsg_add_i64(m, "errno", error < 0 ? -error : error);
+        ctlmsg_add_str(m, "message", message);
+}
+
 void ctlmsg_add_u64(struct ctlmsg *m, const char *key, uint64_t value)
 {
         char buf[32];

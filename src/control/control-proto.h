@@ -28,6 +28,8 @@ struct ctlmsg {
 
 /* Start a record with @word (trusted, no escaping). */
 void ctlmsg_init(struct ctlmsg *m, const char *word);
+/* An "error" record: errno=ERROR (made positive) message=MESSAGE. */
+void ctlmsg_init_error(struct ctlmsg *m, int error, const char *message);
 /* Append " key=value", escaping @value; NULL @value appends nothing. */
 void ctlmsg_add_str(struct ctlmsg *m, const char *key, const char *value);
 void ctlmsg_add_u64(struct ctlmsg *m, const char *key, uint64_t value);

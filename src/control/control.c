@@ -98,9 +98,7 @@ static void refuse(int fd, int error, const char *message)
         struct ctlmsg m;
         char junk[64];
 
-        ctlmsg_init(&m, "error");
-        ctlmsg_add_i64(&m, "errno", error);
-        ctlmsg_add_str(&m, "message", message);
+        ctlmsg_init_error(&m, error, message);
         (void)send(fd, m.buf, m.len, MSG_DONTWAIT | MSG_NOSIGNAL);
         /* Closing with unread input would reset the peer before it reads
          * why; but a peer that keeps sending must not hold the daemon here. */
