@@ -118,9 +118,10 @@ struct control_ops {
         /* Call @fn once per running agent. */
         void (*for_each_agent)(void *userdata, void (*fn)(const struct control_agent *a, void *arg), void *arg);
         void (*progress)(void *userdata, struct control_progress *ret);
-        /* Read the uevent socket now until it is empty (not dispatching is
-         * fine).  Return: 1 if it was read to the end, 0 if reading is
-         * switched off (queue full), negative errno on failure. */
+        /* Read the uevent socket now (a bounded amount; not dispatching is
+         * fine).  Return: 1 if it was read to the end, 0 if not (the bound,
+         * or reading switched off: queue full; control_notify_input_drained()
+         * follows once it is), negative errno on failure. */
         int (*sync_input)(void *userdata);
         /* Stop / restart starting agents; events keep queueing.  0 or negative errno. */
         int (*pause)(void *userdata);

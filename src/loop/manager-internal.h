@@ -3,7 +3,7 @@
 
 /*
  * The manager's private state, shared by the files of src/loop/.  Nothing
- * outside src/loop/ includes this.
+ * outside src/loop/ includes this (but the loop's unit tests).
  *
  * struct manager is split by owner.  The core (configuration, loop,
  * ledger, scheduler, handler chain, counters, queue bounds, lifecycle)
@@ -119,12 +119,15 @@ int manager_inject_synthetic(struct manager *m, const char *data, size_t size);
  * manager_drain_input() - let the source feed what it has now, then dispatch.
  * @m: manager
  *
- * The netlink source reads its socket until empty or the queue is full; a
- * replay feeds on its own timer and only dispatch happens here.  After a
- * fatal read error (the loop is told to exit) nothing is dispatched.
+ * The netlink source reads its socket until empty, the queue is full, or
+ * HP_INPUT_PER_WAKEUP datagrams were read; a replay feeds on its own timer
+ * and only dispatch happens here.  After a fatal read error (the loop is
+ * told to exit) nothing is dispatched.
+ * Return: 1 the socket was read to the end (or there is none), 0 it may
+ * hold more, negative errno after a fatal error.
  */
-void manager_drain_input(struct manager *m);
-/* Control "sync": read what the socket holds now.  Return: 1 done, 0 not reading now. */
+int manager_drain_input(struct manager *m);
+/* Control "sync": read what the socket holds now.  Return: as the source's sync(). */
 int manager_sync_input(struct manager *m);
 /* The source stopped feeding (the queue was full). */
 bool manager_input_paused(const struct manager *m);

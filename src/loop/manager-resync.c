@@ -24,9 +24,11 @@
  *    so slow down instead of flooding the machine;
  *  - a turn of the loop does at most HP_RESYNC_BATCH operations and stops
  *    early after HP_RESYNC_TURN_USEC;
- *  - after each uevent write the socket is drained before the next, so the
- *    pass never has more than one of its own events in the receive buffer
- *    and cannot overflow it by itself, however small it is;
+ *  - after each uevent write the socket is read to the end before the next
+ *    write (over as many turns of the loop as that takes: a turn reads at
+ *    most HP_INPUT_PER_WAKEUP datagrams), so the pass never has more than
+ *    one of its own events in the receive buffer and cannot overflow it by
+ *    itself, however small it is;
  *  - the pass waits while the manager is not reading (queue full) and is
  *    abandoned when the manager stops;
  *  - a synthesised remove is injected only if the device is still believed
@@ -71,6 +73,7 @@ struct manager_resync {
         bool running;
         struct resync_plan plan;
         size_t next;
+        bool undrained;       /* the socket was not read to the end after our last write */
         int rootfd;
         char uuid[UUID_STRING_MAX];
         usec_t started;
@@ -109,6 +112,7 @@ static void pass_free(struct manager_resync *rs)
         resync_plan_free(&rs->plan);
         rs->rootfd = safe_close(rs->rootfd);
         rs->running = false;
+        rs->undrained = false;
 }
 
 void manager_resync_close(struct manager *m)
@@ -312,8 +316,7 @@ static int pass_prepare(struct manager *m)
         /* Read the kernel's SEQNUM, then everything queued for us: what lies between is lost
          * (unless reading stopped again: then the socket may still hold some of it). */
         kernel = kernel_seqnum(rs->rootfd);
-        manager_drain_input(m);
-        if (must_wait(m))
+        if (manager_drain_input(m) <= 0 || must_wait(m))
                 kernel = 0;
         devset_init(&now, 0);
         r = resync_scan(m->cfg.sysfs_root, &now);
@@ -463,14 +466,20 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
         for (unsigned k = 0; k < HP_RESYNC_BATCH && rs->next < rs->plan.n && !must_wait(m) &&
                              now_usec(CLOCK_MONOTONIC) - t0 < HP_RESYNC_TURN_USEC;
              k++) {
-                const struct resync_op *op = &rs->plan.op[rs->next++];
+                const struct resync_op *op;
 
+                /* Our last write's event is behind others still in the socket: read on first. */
+                if (rs->undrained && manager_drain_input(m) <= 0)
+                        break;
+                rs->undrained = false;
+                op = &rs->plan.op[rs->next++];
                 if (op->action == RESYNC_REMOVE) {
                         do_remove(m, op);
                         manager_dispatch(m);
                 } else {
                         do_write(m, op);
-                        manager_drain_input(m); /* our event is in the buffer now: take it */
+                        /* Our event is in the buffer now: take it. */
+                        rs->undrained = manager_drain_input(m) <= 0;
                 }
                 if (m->stopping || !rs->running)
                         return 0;

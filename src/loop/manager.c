@@ -215,12 +215,15 @@ int manager_inject(struct manager *m, const char *data, size_t size)
         return 0;
 }
 
-void manager_drain_input(struct manager *m)
+int manager_drain_input(struct manager *m)
 {
+        int r = m->in.ops->drain ? m->in.ops->drain(m->in.data) : 1;
+
         /* A fatal read error ends the loop: nothing more to start then. */
-        if (m->in.ops->drain && m->in.ops->drain(m->in.data) < 0)
-                return;
+        if (r < 0)
+                return r;
         manager_dispatch(m);
+        return r;
 }
 
 int manager_sync_input(struct manager *m)

@@ -129,9 +129,8 @@ static int nl_sync(void *data)
         if (s->paused || s->m->stopping)
                 return 0;
         /* Not read to the end yet (the bound): input_drained() says when it is. */
-        r = nl_drain(s);
-        manager_dispatch(s->m);
-        return r > 0 ? 1 : 0;
+        r = manager_drain_input(s->m);
+        return r < 0 ? r : r > 0 && !s->paused;
 }
 
 static bool nl_paused(const void *data)

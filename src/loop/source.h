@@ -23,7 +23,8 @@ struct manager_source_ops {
         bool replay;            /* a recording, not the kernel: no kernel SEQNUM to wait for */
         /* Read (a bounded amount of) what is there now.  Return: >= 0, or negative errno (fatal: the loop exits). */
         int (*drain)(void *data);
-        /* Control "sync": read what is queued now.  Return: 1 done, 0 not reading now. */
+        /* Control "sync": read what is queued now.  Return: 1 read to the end, 0 not (the
+         * per-wakeup bound, a full queue: input_drained() tells when), negative errno. */
         int (*sync)(void *data);
         /* Feeding stopped because the queue is full. */
         bool (*paused)(const void *data);
