@@ -10,8 +10,8 @@
  * the scheduler meets the same overlaps and the order and waits it prints
  * are those of the live run.
  *
- * Invariants: one turn of the loop searches at most HP_REPLAY_RESYNC_STEP
- * bytes of damage; an item borrowed from replay_next() is fed before the next
+ * Invariants: one turn of the loop feeds at most HP_INPUT_PER_WAKEUP items
+ * and searches at most HP_REPLAY_RESYNC_STEP bytes of damage; an item borrowed from replay_next() is fed before the next
  * call; at most max_queue events are held (feeding pauses); no recorded
  * agent time (one run or an event's sum) passes HP_REPLAY_MAX_RUN_USEC.
  */
@@ -181,7 +181,14 @@ static int on_replay_timer(sd_event_source *s, uint64_t usec, void *userdata)
         char buf[512];
         int r;
 
-        while (!m->stopping) {
+        for (unsigned n = 0; !m->stopping; n++) {
+                if (n == HP_INPUT_PER_WAKEUP) {
+                        /* As fast as possible still lets the loop serve everything else now and then. */
+                        (void)sd_event_source_set_time(s, now);
+                        (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+                        manager_dispatch(m);
+                        return 0;
+                }
                 if (!st->have_item) {
                         r = replay_next(st->rp, &st->item);
                         if (r == RECORD_NEXT_PROBLEM) {

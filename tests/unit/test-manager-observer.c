@@ -23,6 +23,7 @@
 #include "loop/manager.h"
 #include "loop/observer.h"
 #include "shared/bounds.h"
+#include "uevent/record.h"
 #include "uevent/uevent.h"
 #include "test.h"
 
@@ -180,11 +181,48 @@ static void test_input_per_wakeup(void)
         close(sv[1]);
 }
 
+/* A replay as fast as possible feeds at most HP_INPUT_PER_WAKEUP items per turn too. */
+static void test_replay_per_wakeup(void)
+{
+        char path[] = "/tmp/test-manager-observer.XXXXXX";
+        const unsigned total = 3 * HP_INPUT_PER_WAKEUP + 5;
+        struct manager_config cfg;
+        struct record_writer *w;
+        struct manager *m = NULL;
+        int fd = mkstemp(path);
+
+        check(fd >= 0);
+        close(fd);
+        unlink(path);
+        check_int(record_writer_open(path, &w), 0);
+        for (unsigned i = 0; i < total; i++)
+                check_int(record_append(w, &(struct record){ .type = RECORD_DATAGRAM,
+                                                             .datagram = { 100 + i, 1000 + i, "junk", 5 } }),
+                          0);
+        record_writer_free(w);
+
+        options_defaults(&cfg);
+        cfg.dry_run = true;
+        cfg.control_path = "";
+        cfg.replay_path = path;
+        cfg.replay_speed = 0;
+        check_int(manager_new(&cfg, &m), 0);
+        while (manager_stats(m)->received == 0)
+                check(sd_event_run(m->event, 0) >= 0);
+        check_int(manager_stats(m)->received, HP_INPUT_PER_WAKEUP);
+        while (manager_stats(m)->received < total)
+                check(sd_event_run(m->event, 0) >= 0);
+        check_int(manager_stats(m)->rejected, total);
+        manager_free(m);
+        unlink(path);
+}
+
 int main(void)
 {
         log_open(LOG_TARGET_STDERR, "test-manager-observer");
         log_set_max_level(LOG_WARNING);
         run_test(test_observers);
         run_test(test_input_per_wakeup);
+        run_test(test_replay_per_wakeup);
         return 0;
 }
