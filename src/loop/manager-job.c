@@ -139,8 +139,11 @@ static void job_log_line(struct job *j, const char *line, size_t len)
 {
         char esc[HP_OUTPUT_LINE_MAX * 4 + 4];
         struct log_fields f;
-        usec_t now = now_usec(CLOCK_MONOTONIC);
+        usec_t now;
 
+        if (log_get_max_level() < LOG_INFO)
+                return; /* nothing to log: no escaping, no clock */
+        now = now_usec(CLOCK_MONOTONIC);
         if (now - j->out_window >= HP_OUTPUT_LOG_INTERVAL_USEC) {
                 /* The window ended: report what it suppressed, open the next. */
                 job_report_suppressed(j);

@@ -127,16 +127,21 @@ static const struct control_ops ctl_ops = {
 
 /* ---- what the control socket hears ---------------------------------------- */
 
-static void notify(struct observe_control *o, enum control_event_kind kind, const struct uevent *ev)
+/* The control event of @kind about @ev (the caller adds what only its kind shows). */
+static struct control_event event_of(enum control_event_kind kind, const struct uevent *ev)
 {
-        struct control_event e = {
+        return (struct control_event){
                 .kind = kind,
                 .seqnum = ev->seqnum,
                 .action = ev->action,
                 .devpath = ev->devpath,
                 .subsystem = ev->subsystem,
-                .uuid = uevent_get(ev, "SYNTH_UUID"),
         };
+}
+
+static void notify(struct observe_control *o, enum control_event_kind kind, const struct uevent *ev)
+{
+        struct control_event e = event_of(kind, ev);
 
         control_notify_event(o->control, &e);
 }
@@ -150,16 +155,11 @@ static void on_received(void *userdata, const struct uevent *view, enum ledger_v
                 struct control_event g = { .kind = CONTROL_EVENT_GAP, .gap = *gap, .time = view->received_real };
                 control_notify_event(o->control, &g);
         }
-        struct control_event e = {
-                .kind = CONTROL_EVENT_RECEIVED,
-                .seqnum = view->seqnum,
-                .time = view->received_real,
-                .action = view->action,
-                .devpath = view->devpath,
-                .subsystem = view->subsystem,
-                .uuid = uevent_get(view, "SYNTH_UUID"),
-                .verdict = v,
-        };
+        struct control_event e = event_of(CONTROL_EVENT_RECEIVED, view);
+
+        e.time = view->received_real;
+        e.uuid = uevent_get(view, "SYNTH_UUID"); /* only the received record shows it */
+        e.verdict = v;
         control_notify_event(o->control, &e);
 }
 
@@ -195,15 +195,11 @@ static void on_dropped(void *userdata, const struct uevent *view, bool filtered)
 
 static struct control_event agent_event(const struct manager_agent *a, enum control_event_kind kind)
 {
-        return (struct control_event){
-                .kind = kind,
-                .seqnum = a->ev->seqnum,
-                .action = a->ev->action,
-                .devpath = a->ev->devpath,
-                .subsystem = a->ev->subsystem,
-                .pid = a->pid,
-                .program = a->program,
-        };
+        struct control_event e = event_of(kind, a->ev);
+
+        e.pid = a->pid;
+        e.program = a->program;
+        return e;
 }
 
 static void on_started(void *userdata, const struct manager_agent *a)
