@@ -22,7 +22,6 @@ struct manager;
 struct uevent;
 
 struct job_spawner_ops {
-        const char *name;
         /* Run @ev (the scheduler just handed it out); @data: the spawner's state. */
         void (*start)(void *data, struct uevent *ev);
         /* The manager exits: end every run now, without observers. */

@@ -62,6 +62,13 @@ struct job {
 
 static int job_start_next(struct job *j);
 
+/* The log fields of @j's event and its current program. */
+static void job_log_fields(const struct job *j, struct log_fields *f)
+{
+        uevent_log_fields(j->ev, f);
+        f->agent = j->program;
+}
+
 /* What observers see of @j's current run. */
 static struct manager_agent job_agent(const struct job *j)
 {
@@ -127,8 +134,7 @@ static void job_report_suppressed(struct job *j)
 
         if (j->out_suppressed == 0)
                 return;
-        uevent_log_fields(j->ev, &f);
-        f.agent = j->program;
+        job_log_fields(j, &f);
         log_internal(LOG_WARNING, 0, &f, "%s: %" PRIu64 " output lines suppressed (more than %d in %llus)",
                      j->program, j->out_suppressed, HP_OUTPUT_LOG_LINES_MAX,
                      (unsigned long long)(HP_OUTPUT_LOG_INTERVAL_USEC / USEC_PER_SEC));
@@ -155,8 +161,7 @@ static void job_log_line(struct job *j, const char *line, size_t len)
                 return;
         }
         j->out_lines++;
-        uevent_log_fields(j->ev, &f);
-        f.agent = j->program;
+        job_log_fields(j, &f);
         escape_bytes(line, len, esc, sizeof(esc));
         log_internal(LOG_INFO, 0, &f, "%s: %s", j->program, esc);
 }
@@ -246,14 +251,12 @@ static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
         status_string(si, j->term_sent, status, sizeof(status));
         agent = job_agent(j);
         observe_finished(m, &agent, si, status);
-        uevent_log_fields(j->ev, &f);
-        f.agent = j->program;
+        job_log_fields(j, &f);
         f.agent_status = status;
         f.duration_usec = (int64_t)(now - j->started);
         log_internal(ok ? LOG_INFO : LOG_WARNING, 0, &f, "%s %s finished", j->program, j->ev->name);
         if (!ok)
                 j->failed = true;
-        (void)m;
 
         if (job_start_next(j) <= 0)
                 job_finish(j);
@@ -266,8 +269,7 @@ static int on_job_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         struct manager *m = j->m;
         struct log_fields f;
 
-        uevent_log_fields(j->ev, &f);
-        f.agent = j->program;
+        job_log_fields(j, &f);
         if (!j->term_sent) {
                 j->term_sent = true;
                 m->stats.timeouts++;
@@ -290,8 +292,7 @@ static void log_exec_failure(struct job *j, int r)
         struct manager *m = j->m;
         struct log_fields f;
 
-        uevent_log_fields(j->ev, &f);
-        f.agent = j->program;
+        job_log_fields(j, &f);
         f.agent_status = "exec failed";
         if ((r == -ENOENT || r == -EACCES || r == -ENOEXEC) && !m->cfg.hotplug_d) {
                 /* The same missing agent would be reported for every event: say it once. */
@@ -519,7 +520,6 @@ static void job_kill_all(void *data)
 }
 
 static const struct job_spawner_ops spawner_real_ops = {
-        .name = "real",
         .start = job_start,
         .kill_all = job_kill_all,
 };

@@ -138,16 +138,13 @@ static void wait_reason(const struct manager *m, const struct uevent *ev, const 
 
 void observe_waiting(struct manager *m, const struct uevent *ev, const struct uevent *blocker)
 {
-        struct log_fields f = LOG_FIELDS_INIT;
+        struct log_fields f;
         char reason[600];
 
         if (!blocker)
                 return;
         wait_reason(m, ev, blocker, reason, sizeof(reason));
-        f.seqnum = ev->seqnum;
-        f.devpath = ev->devpath;
-        f.action = ev->action;
-        f.subsystem = ev->subsystem;
+        uevent_log_fields(ev, &f);
         log_internal(m->cfg.dry_run ? LOG_INFO : LOG_DEBUG, 0, &f, "waits for SEQNUM=%" PRIu64 " (%s)",
                      blocker->seqnum, reason);
         for_each_observer(m, o, waiting)

@@ -23,7 +23,6 @@
 #include "pipeline/scheduler.h"
 
 struct observe_control {
-        struct manager *m;
         struct control *control;
 };
 
@@ -268,7 +267,6 @@ int observe_control_open(struct manager *m)
         o = calloc(1, sizeof(*o));
         if (!o)
                 return -ENOMEM;
-        o->m = m;
         r = control_new(m->event, path, -1, &ctl_ops, m, &o->control);
         if (r == -EADDRINUSE) {
                 free(o);

@@ -78,7 +78,7 @@ static void add_duration(struct run_time *t, usec_t d)
 }
 
 /* Pair each recorded AGENT_START with the next AGENT_END of the same SEQNUM; sum per SEQNUM. */
-static int load_durations(struct replay_state *st, const char *path)
+static void load_durations(struct replay_state *st, const char *path)
 {
         struct run_time *starts = NULL, *ends = NULL;
         size_t ns = 0, cs = 0, ne = 0, ce = 0, i = 0, j = 0, out = 0;
@@ -87,7 +87,7 @@ static int load_durations(struct replay_state *st, const char *path)
         int k;
 
         if (record_reader_open(path, &r) < 0)
-                return 0; /* replay_open() reports it */
+                return; /* replay_open() reports it */
         while ((k = record_reader_next(r, &rec)) != 0) {
                 if (k < 0)
                         break;
@@ -125,7 +125,6 @@ static int load_durations(struct replay_state *st, const char *path)
         free(ends);
         st->durations = starts;
         st->n_durations = out;
-        return 0;
 }
 
 /* The recorded agent time of @seqnum (0: none); *ret_cut: it was cut to HP_REPLAY_MAX_RUN_USEC. */
@@ -291,7 +290,7 @@ int source_replay_new(struct manager *m, const struct manager_source_ops **ret_o
         if (r < 0)
                 return log_error_errno(r, "cannot replay %s", m->cfg.replay_path);
         if (m->cfg.dry_run && m->cfg.replay_speed > 0) {
-                (void)load_durations(st, m->cfg.replay_path);
+                load_durations(st, m->cfg.replay_path);
                 manager_jobs_set_dry_duration(m, dry_duration, st);
         }
         r = sd_event_add_time(m->event, &st->timer, CLOCK_MONOTONIC, 0, 1, on_replay_timer, st);

@@ -174,7 +174,6 @@ static void dry_free(void *data)
 }
 
 const struct job_spawner_ops spawner_dry_ops = {
-        .name = "dry",
         .start = dry_start,
         .kill_all = dry_kill_all,
         .free = dry_free,
