@@ -12,7 +12,8 @@
  *
  * Invariants: one turn of the loop feeds at most HP_INPUT_PER_WAKEUP items
  * and searches at most HP_REPLAY_RESYNC_STEP bytes of damage; an item borrowed from replay_next() is fed before the next
- * call; at most max_queue events are held (feeding pauses); no recorded
+ * call; at most max_queue events are held (feeding pauses until the held
+ * count is down to the manager's resume mark, as for the socket); no recorded
  * agent time (one run or an event's sum) passes HP_REPLAY_MAX_RUN_USEC.
  */
 #include <errno.h>
@@ -38,6 +39,7 @@ struct replay_state {
         sd_event_source *timer;
         struct replay_item item;
         bool have_item;
+        bool paused;               /* the queue was full: rp_resume() goes on once there is room */
         bool finished;
         usec_t start;              /* CLOCK_MONOTONIC of the first item */
         struct run_time *durations; /* seqnum -> total recorded agent time, sorted */
@@ -213,10 +215,15 @@ static int on_replay_timer(sd_event_source *s, uint64_t usec, void *userdata)
                                 st->start = now;
                         st->have_item = true;
                 }
+                if (scheduler_held(m->scheduler) >= m->max_queue) {
+                        /* The timer stays off until events are done (rp_resume()). */
+                        st->paused = true;
+                        manager_dispatch(m);
+                        return 0;
+                }
                 usec_t due = st->start + st->item.due;
-                if (due > now || scheduler_held(m->scheduler) >= m->max_queue) {
-                        /* Not yet, or the queue is full: come back (soon, if only full). */
-                        (void)sd_event_source_set_time(s, due > now ? due : now + 10 * USEC_PER_MSEC);
+                if (due > now) {
+                        (void)sd_event_source_set_time(s, due);
                         (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
                         manager_dispatch(m);
                         return 0;
@@ -268,9 +275,31 @@ static void rp_free(void *data)
         free(st);
 }
 
+static bool rp_paused(const void *data)
+{
+        const struct replay_state *st = data;
+
+        return st->paused;
+}
+
+/* Events were done: go on feeding once the held count is down to the resume mark. */
+static void rp_resume(void *data)
+{
+        struct replay_state *st = data;
+        struct manager *m = st->m;
+
+        if (!st->paused || m->stopping || scheduler_held(m->scheduler) > m->resume_mark)
+                return;
+        st->paused = false;
+        (void)sd_event_source_set_time(st->timer, now_usec(CLOCK_MONOTONIC));
+        (void)sd_event_source_set_enabled(st->timer, SD_EVENT_ONESHOT);
+}
+
 static const struct manager_source_ops replay_ops = {
         .replay = true,
         .sync = rp_sync,
+        .paused = rp_paused,
+        .resume = rp_resume,
         .finished = rp_finished,
         .free = rp_free,
 };

@@ -217,6 +217,82 @@ static void test_replay_per_wakeup(void)
         unlink(path);
 }
 
+/* A recording of @n valid events of distinct devices (SEQNUM 1..n) at @path. */
+static void write_events(char *path, unsigned n)
+{
+        struct record_writer *w;
+        int fd = mkstemp(path);
+
+        check(fd >= 0);
+        close(fd);
+        unlink(path);
+        check_int(record_writer_open(path, &w), 0);
+        for (unsigned i = 1; i <= n; i++) {
+                char dg[256];
+                int len = snprintf(dg, sizeof(dg),
+                                   "add@/devices/virtual/net/rq%u%cACTION=add%cDEVPATH=/devices/virtual/net/rq%u%c"
+                                   "SUBSYSTEM=net%cSEQNUM=%u",
+                                   i, 0, 0, i, 0, 0, i);
+
+                check(len > 0 && (size_t)len < sizeof(dg));
+                check_int(record_append(w, &(struct record){ .type = RECORD_DATAGRAM,
+                                                             .datagram = { i, i, dg, (size_t)len + 1 } }),
+                          0);
+        }
+        record_writer_free(w);
+}
+
+/* Run the loop until @done(m), at most @turns dispatches. */
+static void run_until(struct manager *m, bool (*done)(struct manager *m), unsigned turns)
+{
+        while (!done(m)) {
+                check(turns-- > 0);
+                check(sd_event_run(m->event, 100 * USEC_PER_MSEC) >= 0);
+        }
+}
+
+static bool eight_fed(struct manager *m)
+{
+        return manager_stats(m)->received >= 8;
+}
+
+static bool all_finished(struct manager *m)
+{
+        return manager_stats(m)->finished >= 40;
+}
+
+/*
+ * A replay stops feeding at a full queue, without polling, and goes on by
+ * itself once events are done and the held count is down to the resume mark.
+ */
+static void test_replay_full_queue(void)
+{
+        char path[] = "/tmp/test-manager-observer.XXXXXX";
+        struct manager_config cfg;
+        struct manager *m = NULL;
+
+        write_events(path, 40);
+        options_defaults(&cfg);
+        cfg.dry_run = true;
+        cfg.control_path = "";
+        cfg.replay_path = path;
+        cfg.replay_speed = 0;
+        cfg.max_queue = 8;
+        check_int(manager_new(&cfg, &m), 0);
+        manager_pause(m); /* nothing is done: the queue fills */
+        run_until(m, eight_fed, 1000);
+        for (int i = 0; i < 5; i++)
+                check(sd_event_run(m->event, 20 * USEC_PER_MSEC) >= 0);
+        check_int(manager_stats(m)->received, 8);
+        check(manager_input_paused(m));
+        manager_resume(m);
+        run_until(m, all_finished, 100000);
+        check_int(manager_stats(m)->received, 40);
+        check(!manager_input_paused(m));
+        manager_free(m);
+        unlink(path);
+}
+
 int main(void)
 {
         log_open(LOG_TARGET_STDERR, "test-manager-observer");
@@ -224,5 +300,6 @@ int main(void)
         run_test(test_observers);
         run_test(test_input_per_wakeup);
         run_test(test_replay_per_wakeup);
+        run_test(test_replay_full_queue);
         return 0;
 }
