@@ -52,7 +52,7 @@ struct job {
         usec_t job_started;      /* CLOCK_MONOTONIC, first program */
         bool term_sent, kill_sent;
         bool failed;
-        bool journal_started;    /* observers heard starting() */
+        bool starting_sent;      /* observers heard starting() */
         size_t line_len;
         char line[HP_OUTPUT_LINE_MAX + 1];
         usec_t out_window;       /* CLOCK_MONOTONIC, start of the output rate-limit window */
@@ -373,9 +373,9 @@ static int job_start_next(struct job *j)
                 }
 
                 /* Before the spawn: a crash right after it must count as a re-run. */
-                if (!j->journal_started) {
+                if (!j->starting_sent) {
                         observe_starting(m, j->ev);
-                        j->journal_started = true;
+                        j->starting_sent = true;
                 }
                 spawn_env_build(j->ev, &env);
                 r = spawn_agent_full(j->program, j->ev->name, &env, false, &sr);

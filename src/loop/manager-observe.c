@@ -16,8 +16,8 @@
  *   control      (observe-control.c)    monitor clients, settle, status.
  * Observers added later (manager_add_observer()) hear after these.
  *
- * Invariant: every valid event that entered the ledger leaves through
- * exactly one of observe_dropped() or observe_done().
+ * Invariant: while the manager runs, every valid event that entered the
+ * ledger leaves through exactly one of observe_dropped() or observe_done().
  */
 #include <errno.h>
 #include <inttypes.h>

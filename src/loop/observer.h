@@ -12,9 +12,11 @@
  * through manager_add_observer() (src/loop/observe-*.c).
  *
  * Invariants:
- *  - every valid event that entered the ledger leaves through exactly one
- *    of dropped() or done(), so settle and "wait for these UUIDs" can never
- *    wait for an event that is gone;
+ *  - while the manager runs, every valid event that entered the ledger
+ *    leaves through exactly one of dropped() or done(), so settle and "wait
+ *    for these UUIDs" can never wait for an event that is gone; events still
+ *    held when manager_free() runs are freed without either (close() comes
+ *    then);
  *  - hooks run synchronously inside the loop and must not call back into
  *    the pipeline (inject, dispatch, stop); every pointer they get is
  *    borrowed for the call;

@@ -49,7 +49,8 @@ struct uevent_source;
  * @ret_ops: the source's operations
  * @ret_data: the source's state
  *
- * Watches the socket; each time it is readable it is read until empty.
+ * Watches the socket; each time it is readable it reads until the socket is
+ * empty, at most HP_INPUT_PER_WAKEUP datagrams (the socket stays readable).
  * Return: 0 or negative errno; nothing is set on failure.
  */
 int source_netlink_new(struct manager *m, struct uevent_source *socket, const struct manager_source_ops **ret_ops,
