@@ -20,25 +20,23 @@
 struct observe_rebroadcast {
         struct rebroadcast *rb;
         bool dry_run;
-        usec_t last_log;           /* CLOCK_MONOTONIC of the last failure report, 0: none */
-        uint64_t failed_logged;    /* rb->failed at that report */
+        struct ratelimit fail_log; /* failures: one line per HP_REJECT_LOG_INTERVAL_USEC */
 };
 
 static void on_done(void *userdata, const struct uevent *ev)
 {
         struct observe_rebroadcast *o = userdata;
+        struct log_fields f;
         uint64_t suppressed;
 
         if (o->dry_run || rebroadcast_send(o->rb, ev->buf, ev->size) >= 0)
                 return;
         /* Never fatal; one line per 5 s at most. */
-        suppressed = o->rb->failed - o->failed_logged;
-        if (o->last_log && now_usec(CLOCK_MONOTONIC) - o->last_log < HP_REJECT_LOG_INTERVAL_USEC)
+        if (!ratelimit_pass(&o->fail_log, HP_REJECT_LOG_INTERVAL_USEC, &suppressed))
                 return;
-        o->last_log = now_usec(CLOCK_MONOTONIC);
-        o->failed_logged = o->rb->failed;
-        log_warning_errno(o->rb->last_error, "SEQNUM=%" PRIu64 ": rebroadcast failed (%" PRIu64
-                          " failures since the last report)", ev->seqnum, suppressed);
+        uevent_log_fields(ev, &f);
+        log_internal(LOG_WARNING, o->rb->last_error, &f, "rebroadcast failed (%" PRIu64
+                     " failures since the last report)", suppressed + 1);
 }
 
 static void on_close(void *userdata)
