@@ -309,6 +309,35 @@ static void test_messages(void)
                   -EINVAL);
 }
 
+/* Relative paths on the command line become absolute (agents run with cwd "/"). */
+static void test_resolve(void)
+{
+        char cwd[PATH_MAX], real[PATH_MAX], want[PATH_MAX + 16], agent[PATH_MAX + 16];
+        struct options o;
+
+        check(getcwd(cwd, sizeof(cwd)) != NULL);
+        check(realpath(dir, real) != NULL);
+        snprintf(agent, sizeof(agent), "%s/agent", dir);
+        write_conf(agent, "#!/bin/sh\n");
+        check(chdir(dir) == 0);
+
+        check_int(from_argv(&o, (const char *const[]){ "--agent=agent", "--sysfs=.", "--hotplug-d=/x/y", NULL }), 1);
+        check_int(options_resolve_paths(&o), 0);
+        snprintf(want, sizeof(want), "%s/agent", real);
+        check_str(o.cfg.agent, want);
+        check_str(o.cfg.sysfs_root, real);
+        check(o.cfg.handlers.sysfs_root == o.cfg.sysfs_root); /* the handlers see the same root */
+        check_str(o.cfg.hotplug_d, "/x/y");                   /* absolute: kept as given */
+        free((char *)o.cfg.agent);
+        free((char *)o.cfg.sysfs_root);
+
+        check_int(from_argv(&o, (const char *const[]){ "--agent=missing", NULL }), 1);
+        check_int(options_resolve_paths(&o), -ENOENT);
+
+        check(chdir(cwd) == 0);
+        check(unlink(agent) == 0);
+}
+
 int main(void)
 {
         check(mkdtemp(dir));
@@ -317,6 +346,7 @@ int main(void)
         run_test(test_precedence);
         run_test(test_spellings);
         run_test(test_messages);
+        run_test(test_resolve);
         {
                 char path[PATH_MAX];
 
