@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "config/options.h"
@@ -161,10 +162,23 @@ int options_load(struct options *o, struct conf *conf, struct conf_error *err)
         int r;
 
         r = conf_load(options_config_path(o->config), conf, err);
-        if (r == -ENOENT && !o->config)
+        if (r == -ENOENT && !o->config) {
+                options_default_agent(o, o->set, HOTPLUGD_HOTPLUG_D);
                 return 1;
+        }
         if (r < 0)
                 return r;
         conf_apply_options(conf, o);
+        options_default_agent(o, o->set | conf->set, HOTPLUGD_HOTPLUG_D);
         return 0;
+}
+
+void options_default_agent(struct options *o, uint32_t chosen, const char *dir)
+{
+        if (chosen & (CONF_BIT(CONF_AGENT) | CONF_BIT(CONF_HOTPLUG_D)))
+                return;
+        if (o->cfg.hotplug_d || access(o->cfg.agent, X_OK) == 0)
+                return;
+        o->cfg.hotplug_d = dir;
+        o->default_agent_missing = true;
 }

@@ -468,6 +468,7 @@ void options_init(struct options *o)
 {
         *o = (struct options){ 0 };
         o->cfg.trust = UEVENT_TRUST_KERNEL;
+        o->cfg.control_fd = -1; /* only a service manager hands one over (daemon/service.c) */
         o->cfg.shutdown_grace_usec = HP_SHUTDOWN_GRACE_SEC * USEC_PER_SEC; /* not an option */
         for (size_t i = 0; i < option_table_size; i++) {
                 const struct option_info *oi = &option_table[i];

@@ -37,6 +37,7 @@ struct options {
         bool check_config;          /* --check-config: validate and exit */
         int ready_fd;               /* --ready-fd, -1: none */
         uint32_t set;               /* CONF_BIT() of every file key given on the command line */
+        bool default_agent_missing; /* options_default_agent() chose the multiplexer */
 };
 
 enum option_type {
@@ -176,11 +177,26 @@ int options_resolve_paths(struct options *o);
  * @err: receives the error on failure (borrowed)
  *
  * The file is o->config, or the default file.  File keys that the command
- * line set (o->set) keep the command line's value.
+ * line set (o->set) keep the command line's value.  Then the default agent
+ * is settled (options_default_agent()).
  * Return: 0 applied; 1 the default file does not exist (built-in defaults);
  * a negative errno with the reason in @err.
  */
 int options_load(struct options *o, struct conf *conf, struct conf_error *err);
+
+/**
+ * options_default_agent() - the agent when nobody chose one.
+ * @o: options, with the file applied (borrowed)
+ * @chosen: CONF_BIT()s set by the command line or the file
+ * @dir: the hotplug.d directory to fall back on (borrowed, must outlive @o)
+ *
+ * When neither `agent` nor `hotplug-d` is in @chosen, hotplugd runs the
+ * built-in agent (o->cfg.agent, the build's default_agent) if it is
+ * executable, and otherwise the hotplug.d multiplexer over @dir (an absent
+ * or empty directory runs nothing), setting o->default_agent_missing.
+ * options_load() calls this; at every start and reload the choice is made again.
+ */
+void options_default_agent(struct options *o, uint32_t chosen, const char *dir);
 
 /* The configuration file read when --config is not given. */
 const char *options_config_path(const char *config);

@@ -48,10 +48,21 @@ static int load_config(struct options *o, struct conf *conf)
                 fprintf(stderr, "hotplugd: %s\n", err.msg);
                 return EXIT_CONFIG;
         }
-        if (o->check_config)
+        if (o->check_config) {
                 printf(r > 0 ? "%s: absent, built-in defaults\n" : "%s: valid\n", path);
+                if (o->default_agent_missing)
+                        printf("agent: %s is not installed, the hotplug.d multiplexer over %s runs instead\n",
+                               o->cfg.agent, o->cfg.hotplug_d);
+        }
         log_set_max_level(o->log_level);
         return 0;
+}
+
+static void log_default_agent(const struct options *o)
+{
+        if (o->default_agent_missing)
+                log_notice("%s is not installed: running %s/NAME/*.hotplug and %s/default/*.hotplug instead",
+                           o->cfg.agent, o->cfg.hotplug_d, o->cfg.hotplug_d);
 }
 
 /* Reload (SIGHUP, hotplugctl reload): the command line (@userdata) over a freshly read file. */
@@ -74,8 +85,10 @@ static int reload_config(struct manager *m, void *userdata, char *err, size_t er
                 r = manager_reconfigure(m, &o.cfg); /* copies the strings it keeps */
                 if (r < 0)
                         snprintf(err, err_size, "cannot apply %s: %s", options_config_path(o.config), strerror(-r));
-                else
+                else {
                         log_set_max_level(o.log_level);
+                        log_default_agent(&o);
+                }
         }
         free(conf);
         (void)sd_notify(false, "READY=1\nSTATUS=Processing uevents");
@@ -112,6 +125,7 @@ int main(int argc, char *argv[])
         if (r != 0 || o.check_config)
                 return r;
         log_open(o.log_target, "hotplugd");
+        log_default_agent(&o);
 
         svc.ready_fd = o.ready_fd;
         service_take_fds(&svc, &o.cfg);

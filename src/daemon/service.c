@@ -30,6 +30,12 @@ static bool is_netlink(int fd)
         return sd_is_socket(fd, AF_NETLINK, SOCK_RAW, -1) > 0;
 }
 
+/* The control socket a socket unit holds: AF_UNIX, SOCK_SEQPACKET, listening. */
+static bool is_control(int fd)
+{
+        return sd_is_socket_unix(fd, SOCK_SEQPACKET, 1, NULL, 0) > 0;
+}
+
 /* Keep one descriptor the service manager passed, or close it. */
 static void take_one(struct service *svc, struct manager_config *cfg, int fd, const char *name, bool *drop_stored)
 {
@@ -51,6 +57,12 @@ static void take_one(struct service *svc, struct manager_config *cfg, int fd, co
                         svc->socket_stored = stored;
                         return;
                 }
+        }
+        if (is_control(fd) && cfg->control_fd < 0) {
+                /* Bound by the service manager: clients connecting while
+                 * hotplugd (re)starts wait in its backlog. */
+                cfg->control_fd = fd;
+                return;
         }
         if (stored)
                 *drop_stored = true;

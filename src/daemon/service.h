@@ -31,7 +31,8 @@ struct service {
  * service_take_fds() - take what the service manager passed.
  * @svc: state (borrowed)
  * @cfg: cfg->source_fd is set to the netlink socket passed, unless the
- *       command line already chose one
+ *       command line already chose one; cfg->control_fd to the listening
+ *       control socket (AF_UNIX, SOCK_SEQPACKET) passed, if any
  *
  * Unknown descriptors are closed.  Call before manager_new().
  */

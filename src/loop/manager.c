@@ -435,8 +435,9 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         *ret = m;
         return 0;
 fail:
-        if (m->cfg.source_fd >= 0)
-                safe_close(m->cfg.source_fd);
+        /* Handed over, not yet adopted: still ours to close. */
+        safe_close(m->cfg.source_fd);
+        safe_close(m->cfg.control_fd);
         manager_free(m);
         return r;
 }

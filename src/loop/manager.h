@@ -40,6 +40,7 @@ struct manager_config {
         const char *sysfs_root;     /* "/sys" unless testing */
         struct handler_config handlers;
         const char *control_path;   /* control socket; NULL: HOTPLUGD_RUNDIR "/control"; "" : none */
+        int control_fd;             /* listening control socket handed over (consumed); -1: bind control_path */
         const char *record_path;    /* append every datagram and agent run to this recording */
         const char *replay_path;    /* read datagrams from this recording instead of the kernel */
         double replay_speed;        /* 1: recorded pace; 0: as fast as possible */

@@ -262,12 +262,17 @@ int observe_control_open(struct manager *m)
         struct observe_control *o;
         int r;
 
-        if (!*path)
+        int fd = take_fd(&m->cfg.control_fd);
+
+        /* A socket handed over by the service manager is served whatever the path says. */
+        if (fd < 0 && !*path)
                 return 0;
         o = calloc(1, sizeof(*o));
-        if (!o)
+        if (!o) {
+                safe_close(fd);
                 return -ENOMEM;
-        r = control_new(m->event, path, -1, &ctl_ops, m, &o->control);
+        }
+        r = control_new(m->event, path, fd, &ctl_ops, m, &o->control);
         if (r == -EADDRINUSE) {
                 free(o);
                 return log_error_errno(r, "another hotplugd answers on %s; refusing to run twice", path);

@@ -178,11 +178,12 @@ static int from_file(struct options *o, struct conf *conf, const char *text, con
 
 static void test_parity(void)
 {
-        static struct conf conf;
+        static struct conf conf, empty;
         struct options defaults, cli, file;
         unsigned keys = 0;
 
-        options_init(&defaults);
+        /* Every side goes through options_load(), which settles the default agent. */
+        check_int(from_file(&defaults, &empty, "", NULL), 0);
         for (size_t i = 0; i < option_table_size; i++) {
                 const struct option_info *oi = &option_table[i];
                 char longopt[256], line[256];
@@ -191,7 +192,7 @@ static void test_parity(void)
                         continue;
                 spell(oi, sample(oi), longopt, line);
                 fprintf(stderr, "  %-28s  %s", longopt, line);
-                check_int(from_argv(&cli, (const char *const[]){ longopt, NULL }), 1);
+                check_int(from_file(&cli, &empty, "", longopt), 0);
                 check_int(from_file(&file, &conf, line, NULL), 0);
                 check(cli.set == CONF_BIT(oi->conf));
                 cli.set = 0;
@@ -211,7 +212,7 @@ static void test_parity(void)
 /* For every key with a value, the command line beats the file. */
 static void test_precedence(void)
 {
-        static struct conf conf;
+        static struct conf conf, empty;
         struct options cli, both;
 
         for (size_t i = 0; i < option_table_size; i++) {
@@ -222,7 +223,7 @@ static void test_precedence(void)
                         continue; /* a flag only sets its one value */
                 spell(oi, sample(oi), longopt, unused);
                 spell(oi, other(oi), unused, line);
-                check_int(from_argv(&cli, (const char *const[]){ longopt, NULL }), 1);
+                check_int(from_file(&cli, &empty, "", longopt), 0);
                 check_int(from_file(&both, &conf, line, longopt), 0);
                 check(all_same(&cli, &both));
         }
@@ -338,6 +339,50 @@ static void test_resolve(void)
         check(unlink(agent) == 0);
 }
 
+/* Nobody chose an agent: the built-in one if executable, else the multiplexer directory. */
+static void test_default_agent(void)
+{
+        char agent[PATH_MAX + 16];
+        struct options o;
+
+        snprintf(agent, sizeof(agent), "%s/default-agent", dir);
+        (void)unlink(agent);
+
+        /* The built-in agent is missing: hotplug.d runs instead, and says so. */
+        options_init(&o);
+        o.cfg.agent = agent;
+        options_default_agent(&o, 0, "/fallback/hotplug.d");
+        check_str(o.cfg.hotplug_d, "/fallback/hotplug.d");
+        check(o.default_agent_missing);
+
+        /* Chosen by the command line or the file: kept, even if missing. */
+        for (int k = 0; k < 2; k++) {
+                options_init(&o);
+                o.cfg.agent = agent;
+                options_default_agent(&o, CONF_BIT(k ? CONF_HOTPLUG_D : CONF_AGENT), "/fallback/hotplug.d");
+                check(o.cfg.hotplug_d == NULL);
+                check(!o.default_agent_missing);
+        }
+
+        /* Present but not executable: still missing. */
+        write_conf(agent, "#!/bin/sh\n");
+        check(chmod(agent, 0644) == 0);
+        options_init(&o);
+        o.cfg.agent = agent;
+        options_default_agent(&o, 0, "/fallback/hotplug.d");
+        check_str(o.cfg.hotplug_d, "/fallback/hotplug.d");
+
+        /* Executable: the built-in agent runs. */
+        check(chmod(agent, 0755) == 0);
+        options_init(&o);
+        o.cfg.agent = agent;
+        options_default_agent(&o, 0, "/fallback/hotplug.d");
+        check(o.cfg.hotplug_d == NULL);
+        check(!o.default_agent_missing);
+        check_str(o.cfg.agent, agent);
+        check(unlink(agent) == 0);
+}
+
 int main(void)
 {
         check(mkdtemp(dir));
@@ -347,6 +392,7 @@ int main(void)
         run_test(test_spellings);
         run_test(test_messages);
         run_test(test_resolve);
+        run_test(test_default_agent);
         {
                 char path[PATH_MAX];
 
