@@ -7,7 +7,7 @@
 # binaries.  The man pages in Documentation= are looked up in a temporary
 # MANPATH holding ours.
 #
-# Environment: UNIT_DIR (generated units), SBINDIR, BINDIR (configured),
+# Environment: UNIT_DIR (generated units), SBINDIR, BINDIR, RUNDIR (configured),
 # HOTPLUGD, HOTPLUGCTL (built binaries), SRCDIR.
 set -eu
 
@@ -24,7 +24,8 @@ fail() {
 tmp=$(mktemp -d /tmp/hotplugd-verify.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-for u in hotplugd.service hotplugd.socket; do
+UNITS="hotplugd.service hotplugd.socket hotplugd-control.socket hotplugd-coldplug.service hotplugd-settle.service"
+for u in $UNITS; do
         [ -f "$UNIT_DIR/$u" ] || fail "$UNIT_DIR/$u was not generated"
         if grep -n '@[A-Z_]*@' "$UNIT_DIR/$u"; then
                 fail "$u: unsubstituted template variable"
@@ -39,6 +40,17 @@ grep -qx "ExecStart=$HOTPLUGD" "$tmp/hotplugd.service" || fail "ExecStart= was n
 grep -qx "ExecReload=$HOTPLUGCTL reload" "$tmp/hotplugd.service" || fail "ExecReload= was not redirected"
 grep -qx "ListenNetlink=kobject-uevent 1" "$tmp/hotplugd.socket" || fail "socket does not listen on group 1"
 grep -qx "Type=notify" "$tmp/hotplugd.service" || fail "service is not Type=notify"
+grep -qx "ListenSequentialPacket=$RUNDIR/control" "$tmp/hotplugd-control.socket" ||
+        fail "the control socket unit does not listen on $RUNDIR/control"
+grep -qx "ExecStart=$HOTPLUGCTL trigger --settle" "$tmp/hotplugd-coldplug.service" ||
+        fail "coldplug does not run hotplugctl trigger --settle"
+# Early boot: every unit without default dependencies (which would order it
+# after sysinit.target), before sysinit.target or sockets.target.
+for u in $UNITS; do
+        grep -qx "DefaultDependencies=no" "$tmp/$u" || fail "$u keeps the default dependencies"
+        grep -q "^Before=.*\b\(sysinit\|sockets\)\.target\b" "$tmp/$u" ||
+                fail "$u is not ordered before sysinit.target or sockets.target"
+done
 
 mkdir -p "$tmp/man/man5" "$tmp/man/man8"
 cp "$SRCDIR/man/hotplugd.conf.5" "$tmp/man/man5/"
@@ -53,9 +65,9 @@ fi
 
 rc=0
 out=$(cd "$tmp" && MANPATH="$tmp/man" systemd-analyze verify --man=$man \
-        "$tmp/hotplugd.socket" "$tmp/hotplugd.service" 2>&1) || rc=$?
+        $(for u in $UNITS; do echo "$tmp/$u"; done) 2>&1) || rc=$?
 if [ "$rc" != 0 ] || [ -n "$out" ]; then
         printf '%s\n' "$out" >&2
         fail "systemd-analyze verify: exit $rc, output above"
 fi
-echo "ok: systemd-analyze verify is silent on hotplugd.socket and hotplugd.service"
+echo "ok: systemd-analyze verify is silent on $UNITS"
