@@ -2,7 +2,8 @@
 /*
  * Test agent: records exactly what it was given.  Writes RUNS/SEQNUM.BASENAME
  * where RUNS is the first "runs" directory found in dirname(argv[0]) or up to
- * two levels above it; lines: argc=, argv0=, argv1=, pid=, pgid=, cwd=,
+ * two levels above it, else the same next to the executable (/proc/self/exe:
+ * the agent started through a symbolic link); lines: argc=, argv0=, argv1=, pid=, pgid=, cwd=,
  * start=/end= (CLOCK_REALTIME ns), then env:KEY=VALUE in the order received
  * (newlines and backslashes escaped).  Behaviour switches, files next to
  * RUNS: sleep_ms (number), crash (abort), hang (sleep forever), hang_hard
@@ -48,6 +49,18 @@ static int find_base(const char *argv0, char *base, size_t size)
                 }
         }
         return -1;
+}
+
+/* Started through a symbolic link (a hotplug.d entry): look next to the program itself. */
+static int find_exe_base(char *base, size_t size)
+{
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+        if (n <= 0)
+                return -1;
+        exe[n] = '\0';
+        return find_base(exe, base, size);
 }
 
 static int has(const char *base, const char *name)
@@ -133,7 +146,7 @@ int main(int argc, char *argv[])
         long long start = now_ns();
         FILE *f;
 
-        if (find_base(argv[0], base, sizeof(base)) < 0)
+        if (find_base(argv[0], base, sizeof(base)) < 0 && find_exe_base(base, sizeof(base)) < 0)
                 return 2;
         name = name ? name + 1 : argv[0];
         if (has(base, "crash"))

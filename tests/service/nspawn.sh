@@ -1,12 +1,25 @@
 #!/bin/bash
-# hotplugd under a real systemd: Debian's systemd booted in a container
-# (systemd-nspawn, sharing the host's network namespace, so it sees the
-# host's uevents), with the built daemon, hotplugctl and the generated units
-# installed, and a recording agent configured in hotplugd.conf(5).
+# hotplugd booting with a real systemd: Debian's systemd booted in a
+# container (systemd-nspawn, sharing the host's network namespace, so it
+# sees the host's uevents, with /sys writable as on a real machine), into
+# which the build was installed with `meson install --destdir` and its units
+# enabled with `systemctl enable hotplugd.service` before the boot.  No
+# agent is configured: Debian has no /sbin/hotplug, so the default, the
+# hotplug.d multiplexer over the installed SYSCONFDIR/hotplug.d, runs the one
+# script the test puts there, a recording agent.
 #
 # Shows:
-#  a. the first uevent triggered on the host socket-activates the service and
-#     its agent runs;
+#  boot. hotplugd.service and hotplugd-coldplug.service were active before
+#     sysinit.target (systemd's own timestamps and ordering), started by the
+#     boot, not by hand;
+#  coldplug. the agent ran with ACTION=add for every device the container
+#     sees (every directory below /sys/devices with a uevent file and a
+#     subsystem link);
+#  control. hotplugctl status answers while hotplugd.service is stopped
+#     (the control socket starts it; it has received no event) and
+#     hotplugctl settle exits 0;
+#  a. a uevent triggered on the host socket-activates the stopped service
+#     and its agent runs;
 #  b. READY=1 reaches systemd (active), with the time from the start of the
 #     main process to READY; STATUS= and the watchdog are seen by systemd;
 #  c. systemctl restart, several times during a 10,000-event burst of real
@@ -17,19 +30,23 @@
 #     least once, and each one that runs twice was counted as a re-run;
 #  d. systemctl stop is clean: exit status 0, the running agent finished,
 #     nothing left running;
-#  e. journalctl SEQNUM=N finds the event's lines with their fields.
+#  e. journalctl SEQNUM=N finds the event's lines with their fields;
+#  shutdown. powering the container off stops hotplugd as a unit: its
+#     "stopped:" summary and systemd's "Deactivated successfully" are in the
+#     (persistent) journal, nothing was killed, and nspawn exits 0.
 #
 # The rootfs is built once with debootstrap and cached under
-# /var/cache/hotplugd-test/; the container runs on a volatile overlay, so
-# the cache stays clean.  Everything (container, cgroup, temporary files) is
-# removed on exit, also on failure.
+# /var/cache/hotplugd-test/; the container runs on an overlay of it (upper
+# layer on a tmpfs of the test's own), so the cache stays clean.  Everything
+# (container, mounts, cgroup, temporary files) is removed on exit, also on
+# failure.
 #
 # Environment: HOTPLUGD, HOTPLUGCTL, AGENT_DUMP, UEVENT_BURST (built
-# binaries), UNIT_DIR (generated units), SBINDIR, BINDIR (configured paths).
-# HOTPLUGD_NSPAWN_COUNT overrides the burst size (default 10000, 2000 when
-# HOTPLUGD_SANITIZED=1: an instrumented daemon is several times slower);
-# HOTPLUGD_NSPAWN_KEEP=DIR keeps a copy of the work directory (agent runs,
-# the hotplugd journal of a failed run) in DIR.
+# binaries), BUILD_ROOT (the build directory, installed from), SBINDIR,
+# BINDIR, HOTPLUG_D (configured paths).  HOTPLUGD_NSPAWN_COUNT overrides the
+# burst size (default 10000, 2000 when HOTPLUGD_SANITIZED=1: an instrumented
+# daemon is several times slower); HOTPLUGD_NSPAWN_KEEP=DIR keeps a copy of
+# the work directory (agent runs, the journal of a failed run) in DIR.
 set -u
 
 if [ "${HOTPLUGD_SANITIZED:-0}" = 1 ]; then
@@ -50,6 +67,8 @@ SHARE_IN=/var/lib/hotplugd-test   # the shared directory, inside the container
 T_START=$(date +%s)
 
 T=
+ROOT=            # the container's root: an overlay of the cached rootfs
+MOUNTS=()        # mounted by the test, unmounted in reverse on exit
 NSPAWN_PID=
 INIT_PID=
 CGROUPS=()
@@ -61,9 +80,10 @@ log() {
 fail() {
         echo "FAIL: $*" >&2
         if [ -n "$INIT_PID" ] && [ -d "/proc/$INIT_PID" ]; then
-                in_ct journalctl --no-pager -u hotplugd.service -u hotplugd.socket >"$T/journal.txt" 2>&1
+                in_ct journalctl --no-pager -u 'hotplugd*' >"$T/journal.txt" 2>&1
                 echo "---- hotplugd journal in the container: not agent lines (last 60) ----" >&2
-                grep -v "agent-dump: recorded\|/agent [a-z0-9_]* finished" "$T/journal.txt" | tail -n 60 >&2
+                grep -v "agent-dump: recorded\|/agent [a-z0-9_]* finished\|\.hotplug [a-z0-9_]* finished" \
+                        "$T/journal.txt" | tail -n 60 >&2
         fi
         if [ -n "$T" ] && [ -f "$T/nspawn.log" ]; then
                 echo "---- systemd-nspawn output (last 20 lines) ----" >&2
@@ -126,7 +146,11 @@ cleanup() {
                 remove_cgroup "$cg"
         done
         rm -rf "/run/systemd/nspawn/propagate/$NAME" 2>/dev/null
-        [ -n "${HOTPLUGD_NSPAWN_KEEP:-}" ] && [ -n "$T" ] && cp -a "$T" "$HOTPLUGD_NSPAWN_KEEP"
+        [ -n "${HOTPLUGD_NSPAWN_KEEP:-}" ] && [ -n "$T" ] && cp -a --no-preserve=links "$T/share" "$HOTPLUGD_NSPAWN_KEEP"
+        for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
+                umount "${MOUNTS[i]}" 2>/dev/null || umount -l "${MOUNTS[i]}" 2>/dev/null ||
+                        echo "warning: cannot unmount ${MOUNTS[i]}" >&2
+        done
         [ -n "$T" ] && rm -rf "$T"
 }
 trap cleanup EXIT
@@ -141,7 +165,10 @@ fi
 for tool in systemd-nspawn debootstrap nsenter flock; do
         command -v "$tool" >/dev/null || skip_or_fail "$tool is not installed"
 done
-for v in HOTPLUGD HOTPLUGCTL AGENT_DUMP UEVENT_BURST UNIT_DIR SBINDIR BINDIR; do
+for tool in meson systemctl ldconfig; do
+        command -v "$tool" >/dev/null || skip_or_fail "$tool is not installed"
+done
+for v in HOTPLUGD HOTPLUGCTL AGENT_DUMP UEVENT_BURST BUILD_ROOT SBINDIR BINDIR HOTPLUG_D; do
         [ -n "${!v:-}" ] || fail "$v is not set"
 done
 [ -w /sys/class/net/lo/uevent ] || skip_or_fail "/sys/class/net/lo/uevent is not writable"
@@ -170,30 +197,52 @@ fi
 flock -u 9
 exec 9>&-
 
-# ---- what goes into the container ------------------------------------------------
-# $T/share is bound to $SHARE_IN: binaries, units, the agent and its runs.
+# ---- the installed system ------------------------------------------------------------
+# $ROOT: an overlay of the cached rootfs, its upper layer on a tmpfs of our
+# own.  The build goes in as a package would put it (meson install
+# --destdir), the units are enabled with systemctl --root, all before the
+# boot.  $T/share is bound to $SHARE_IN: the recording agent and its runs.
+
+mkdir -p "$T/ovl" "$T/root"
+mount -t tmpfs -o mode=0755 hotplugd-test "$T/ovl" || fail "cannot mount a tmpfs on $T/ovl"
+MOUNTS+=("$T/ovl")
+mkdir -p "$T/ovl/upper" "$T/ovl/work"
+mount -t overlay hotplugd-test -o "lowerdir=$ROOTFS,upperdir=$T/ovl/upper,workdir=$T/ovl/work" "$T/root" ||
+        fail "cannot mount an overlay of $ROOTFS"
+MOUNTS+=("$T/root")
+ROOT=$T/root
+
+meson install -C "$BUILD_ROOT" --no-rebuild --quiet --destdir "$ROOT" >"$T/install.log" 2>&1 ||
+        { cat "$T/install.log" >&2; fail "meson install --destdir failed"; }
+[ -x "$ROOT$SBINDIR/hotplugd" ] && [ -x "$ROOT$BINDIR/hotplugctl" ] || fail "meson install put no binaries in $ROOT"
+[ -d "$ROOT$HOTPLUG_D" ] || fail "meson install did not create $HOTPLUG_D"
+# Libraries the rootfs lacks (libmnl; the sanitizer runtimes of an ASan
+# build), where its loader finds them after ldconfig.
+mkdir -p "$ROOT/usr/local/lib/hotplugd-test"
+for lib in $(ldd "$ROOT$SBINDIR/hotplugd" "$ROOT$BINDIR/hotplugctl" "$AGENT_DUMP" | awk '$3 ~ /^\// {print $3}' | sort -u); do
+        [ -e "$ROOT$lib" ] || [ -e "$ROOT/usr$lib" ] || cp -L "$lib" "$ROOT/usr/local/lib/hotplugd-test/"
+done
+echo /usr/local/lib/hotplugd-test >"$ROOT/etc/ld.so.conf.d/hotplugd-test.conf"
+ldconfig -r "$ROOT" || fail "ldconfig -r $ROOT failed"
 
 S=$T/share
-mkdir -p "$S/bin" "$S/lib" "$S/runs"
-cp "$HOTPLUGD" "$S/bin/hotplugd"
-cp "$HOTPLUGCTL" "$S/bin/hotplugctl"
+mkdir -p "$S/runs"
 cp "$AGENT_DUMP" "$S/agent"
 echo 0 >"$S/sleep_ms"
-cp "$UNIT_DIR/hotplugd.socket" "$UNIT_DIR/hotplugd.service" "$S/"
-# Libraries the container lacks (libmnl; the sanitizer runtimes of an ASan build).
-for lib in $(ldd "$HOTPLUGD" "$HOTPLUGCTL" "$AGENT_DUMP" | awk '$3 ~ /^\// {print $3}' | sort -u); do
-        [ -e "$ROOTFS$lib" ] || [ -e "$ROOTFS/usr$lib" ] || cp -L "$lib" "$S/lib/"
-done
-# The configuration file the built daemon reads (/etc/hotplugd/hotplugd.conf
-# with sysconfdir /etc).
+# The default agent: not /sbin/hotplug (Debian has none), so the hotplug.d
+# multiplexer; its one script is the recording agent (a symbolic link, which
+# the multiplexer follows to a root-owned target).
+[ -e "$ROOT/sbin/hotplug" ] && fail "the rootfs has a /sbin/hotplug: the default agent cannot be shown"
+mkdir -p "$ROOT$HOTPLUG_D/default"
+AGENT=$HOTPLUG_D/default/50-record.hotplug   # as the container sees it
+ln -s "$SHARE_IN/agent" "$ROOT$AGENT"
+# The configuration file the built daemon reads: every event, nothing else.
 CONF=$("$HOTPLUGD" --help | sed -n 's/.*--config=FILE.*(default \(.*\)).*/\1/p')
 [ -n "$CONF" ] || fail "--help does not name the default configuration file"
-cat >"$S/hotplugd.conf" <<EOF
-# hotplugd under test: the recording agent, every event
-agent = $SHARE_IN/agent
-all = yes
-EOF
-cat >"$S/test.conf" <<EOF
+mkdir -p "$(dirname "$ROOT$CONF")"
+printf '# hotplugd under test: every event, the default agent\nall = yes\n' >"$ROOT$CONF"
+mkdir -p "$ROOT/etc/systemd/system/hotplugd.service.d"
+cat >"$ROOT/etc/systemd/system/hotplugd.service.d/test.conf" <<EOF
 [Unit]
 # The test restarts the service more often than the default start limit allows.
 StartLimitIntervalSec=0
@@ -201,6 +250,12 @@ StartLimitIntervalSec=0
 # Short, to see keep-alives arrive within the test.
 WatchdogSec=4s
 EOF
+systemctl --root="$ROOT" enable hotplugd.service >"$T/enable.log" 2>&1 ||
+        { cat "$T/enable.log" >&2; fail "systemctl --root enable hotplugd.service failed"; }
+log "installed; systemctl enable hotplugd.service made $(grep -c "Created symlink" "$T/enable.log") link(s):"
+sed 's/^/    /' "$T/enable.log"
+# A persistent journal, read after the container powered off.
+mkdir -p "$ROOT/var/log/journal"
 
 # ---- the container -----------------------------------------------------------------
 
@@ -227,8 +282,10 @@ log "booting the container $NAME"
         for cg in "${CGROUPS[@]}"; do
                 echo "$BASHPID" >"$cg/cgroup.procs" || exit 125
         done
-        exec "${SCOPE[@]}" systemd-nspawn -q -D "$ROOTFS" -M "$NAME" --register=no --keep-unit \
-                --volatile=overlay --link-journal=no --console=read-only \
+        # /sys writable, as on a real machine (coldplug writes uevent files).
+        export SYSTEMD_NSPAWN_API_VFS_WRITABLE=1
+        exec "${SCOPE[@]}" systemd-nspawn -q -D "$ROOT" -M "$NAME" --register=no --keep-unit \
+                --link-journal=no --console=read-only \
                 --capability=CAP_NET_ADMIN --bind="$S:$SHARE_IN" -b
 ) >"$T/nspawn.log" 2>&1 </dev/null &
 NSPAWN_PID=$!
@@ -287,20 +344,6 @@ boot_progress() {
 wait_until "the container's boot" boot_progress system_up
 log "container up (system $state), init pid $INIT_PID"
 
-# Install.
-in_ct sh -ec "
-        install -D -m 0755 $SHARE_IN/bin/hotplugd $SBINDIR/hotplugd
-        install -D -m 0755 $SHARE_IN/bin/hotplugctl $BINDIR/hotplugctl
-        install -D -m 0644 $SHARE_IN/hotplugd.socket /etc/systemd/system/hotplugd.socket
-        install -D -m 0644 $SHARE_IN/hotplugd.service /etc/systemd/system/hotplugd.service
-        install -D -m 0644 $SHARE_IN/test.conf /etc/systemd/system/hotplugd.service.d/test.conf
-        install -D -m 0644 $SHARE_IN/hotplugd.conf $CONF
-        echo $SHARE_IN/lib >/etc/ld.so.conf.d/hotplugd-test.conf
-        ldconfig
-        systemctl daemon-reload
-" || fail "cannot install hotplugd into the container"
-in_ct "$SBINDIR/hotplugd" --check-config >/dev/null || fail "hotplugd does not run in the container"
-
 svc_show() {
         in_ct systemctl show hotplugd.service -p "$1" --value
 }
@@ -332,10 +375,75 @@ all_ran() { # all_ran PREFIX COUNT
         [ "$(distinct_of "$1")" -ge "$2" ]
 }
 
+# ---- boot. hotplugd and its coldplug before sysinit.target ----------------------------------
+
+unit_show() { # unit_show UNIT PROPERTY
+        in_ct systemctl show "$1" -p "$2" --value
+}
+for u in hotplugd.socket hotplugd-control.socket hotplugd.service hotplugd-coldplug.service; do
+        [ "$(in_ct systemctl is-enabled "$u")" = enabled ] || fail "$u is not enabled"
+done
+# systemd's own timestamps (CLOCK_MONOTONIC, us), relative to its start.
+userspace=$(in_ct systemctl show -p UserspaceTimestampMonotonic --value)
+sysinit=$(unit_show sysinit.target ActiveEnterTimestampMonotonic)
+hp_start=$(unit_show hotplugd.service ExecMainStartTimestampMonotonic)
+hp_active=$(unit_show hotplugd.service ActiveEnterTimestampMonotonic)
+cp_start=$(unit_show hotplugd-coldplug.service InactiveExitTimestampMonotonic)
+cp_done=$(unit_show hotplugd-coldplug.service ActiveEnterTimestampMonotonic)
+ms() { echo "$((($1 - userspace) / 1000)) ms"; }
+[ "${sysinit:-0}" -gt 0 ] || fail "sysinit.target was never reached"
+[ "${hp_active:-0}" -gt 0 ] && [ "$hp_active" -le "$sysinit" ] ||
+        fail "hotplugd.service active at $hp_active us, sysinit.target reached at $sysinit us"
+[ "${cp_done:-0}" -gt 0 ] && [ "$cp_start" -ge "$hp_active" ] && [ "$cp_done" -le "$sysinit" ] ||
+        fail "coldplug ran from $cp_start to $cp_done us; hotplugd active at $hp_active, sysinit.target at $sysinit"
+[ "$(unit_show hotplugd-coldplug.service Result)" = success ] ||
+        fail "hotplugd-coldplug.service: result $(unit_show hotplugd-coldplug.service Result)"
+# The ordering that made it so, as systemd loaded it.
+grep -qw sysinit.target <<<"$(unit_show hotplugd.service Before)" || fail "hotplugd.service is not Before=sysinit.target"
+grep -qw hotplugd.service <<<"$(unit_show hotplugd-coldplug.service After)" ||
+        fail "hotplugd-coldplug.service is not After=hotplugd.service"
+[ "$(unit_show hotplugd.service NRestarts)" = 0 ] || fail "hotplugd.service restarted during the boot"
+echo "ok (boot): hotplugd.service started at $(ms "$hp_start") and was active at $(ms "$hp_active");" \
+        "coldplug ran from $(ms "$cp_start") to $(ms "$cp_done"); sysinit.target reached at $(ms "$sysinit")"
+
+# ---- coldplug. the agent ran for every device ------------------------------------------------
+# Every device the container sees: a directory below /sys/devices with a
+# uevent file and a subsystem link (without one the kernel sends no event).
+in_ct sh -c 'find /sys/devices -name uevent -type f -printf "%h\n" | while read -r d; do
+        [ -L "$d/subsystem" ] && printf "%s\n" "${d#/sys}"; done' | sort -u >"$T/devices"
+ndev=$(wc -l <"$T/devices")
+[ "$ndev" -gt 0 ] || fail "the container sees no device"
+# DEVPATHs of the agent runs for ACTION=add; those from the coldplug carry a SYNTH_UUID.
+grep -rlx "env:ACTION=add" "$S/runs" 2>/dev/null >"$T/add-runs"
+xargs -r grep -h "^env:DEVPATH=" <"$T/add-runs" | sed 's/^env:DEVPATH=//' | sort -u >"$T/added"
+ncold=$(xargs -r grep -l "^env:SYNTH_UUID=" <"$T/add-runs" | wc -l)
+comm -23 "$T/devices" "$T/added" >"$T/not-added"
+if [ -s "$T/not-added" ]; then
+        head -n 20 "$T/not-added" >&2
+        fail "$(wc -l <"$T/not-added") of $ndev devices had no agent run for ACTION=add (first ones above)"
+fi
+echo "ok (coldplug): the agent ran with ACTION=add for all $ndev devices the container sees" \
+        "($ncold runs from the coldplug's writes, $(wc -l <"$T/add-runs") add runs in all)"
+in_ct journalctl --no-pager -o cat -u hotplugd-coldplug.service | sed 's/^/    /' | tail -n 5
+
+# ---- control. hotplugctl before any event, and settle -------------------------------------------
+
+in_ct systemctl stop hotplugd.service || fail "cannot stop hotplugd.service"
+[ "$(in_ct systemctl is-active hotplugd.service)" = inactive ] || fail "hotplugd.service did not stop"
+out=$(in_ct "$BINDIR/hotplugctl" status) || fail "hotplugctl status failed while hotplugd.service was stopped: $out"
+[ "$(in_ct systemctl is-active hotplugd.service)" = active ] || fail "hotplugctl status did not start hotplugd.service"
+events=$(grep "^Events:" <<<"$out")
+case $events in
+*" 0 received,"*) echo "ok (control): with hotplugd.service stopped, hotplugctl status started it through" \
+        "hotplugd-control.socket and was answered before any event: $events" ;;
+*) echo "note (control): a host uevent came first: $events" ;;
+esac
+in_ct "$BINDIR/hotplugctl" settle || fail "hotplugctl settle exited $?"
+echo "ok (control): hotplugctl settle exits 0"
+
 # ---- a. socket activation by the first uevent --------------------------------------------
 
-[ "$(in_ct systemctl is-active hotplugd.service)" = inactive ] || fail "hotplugd.service runs before its socket"
-in_ct systemctl start hotplugd.socket || fail "cannot start hotplugd.socket"
+in_ct systemctl stop hotplugd.service || fail "cannot stop hotplugd.service"
 # Other uevents on the host may come first and start it: then say so.
 before=$(in_ct systemctl is-active hotplugd.service)
 u=$(cat /proc/sys/kernel/random/uuid)
@@ -513,7 +621,7 @@ echo "change $u" >/sys/class/net/lo/uevent
 running_seq=
 slow_agent_running() {
         local p
-        for p in $(ct_pgrep -f "^$SHARE_IN/agent "); do
+        for p in $(ct_pgrep -f "^$AGENT "); do
                 running_seq=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^SEQNUM=//p')
                 [ -n "$running_seq" ] && return 0
         done
@@ -521,17 +629,47 @@ slow_agent_running() {
 }
 # Quick polls: the stop below must land while this agent still runs.
 UNTIL_POLL=0.05 wait_progress "the slow agent's start" slow_agent_running
-in_ct systemctl stop hotplugd.socket hotplugd.service || fail "systemctl stop failed"
+in_ct systemctl stop hotplugd-control.socket hotplugd.socket hotplugd.service || fail "systemctl stop failed"
 result=$(svc_show Result)
 status=$(svc_show ExecMainStatus)
 [ "$result" = success ] || fail "hotplugd.service stopped with result '$result'"
 [ "$status" = 0 ] || fail "hotplugd exited with status $status"
 ls "$S/runs/$running_seq".* >/dev/null 2>&1 || fail "the running agent (SEQNUM=$running_seq) was not allowed to finish"
-ct_pgrep -f "^$SHARE_IN/agent" >/dev/null && fail "an agent is still running after stop"
+ct_pgrep -f "^$AGENT" >/dev/null && fail "an agent is still running after stop"
 ct_pgrep -f "^$SBINDIR/hotplugd" >/dev/null && fail "hotplugd is still running after stop"
 [ "$(in_ct systemctl is-active hotplugd.service)" = inactive ] || fail "hotplugd.service is not inactive"
 in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -q "^stopped:" || fail "no 'stopped:' summary"
 echo "ok (d): systemctl stop: result success, exit status 0, the running agent finished, nothing left"
+
+# ---- shutdown. powering off stops hotplugd cleanly ----------------------------------------------
+
+echo 0 >"$S/sleep_ms"
+in_ct systemctl start hotplugd.service || fail "cannot start hotplugd.service again"
+main_pid=$(svc_show MainPID)
+log "powering the container off (hotplugd pid $main_pid in the container)"
+in_ct systemctl poweroff --no-block || fail "systemctl poweroff failed"
+INIT_PID=
+off_progress() {
+        echo "console $(stat -c %s "$T/nspawn.log" 2>/dev/null) bytes"
+}
+nspawn_gone() { ! kill -0 "$NSPAWN_PID" 2>/dev/null; }
+wait_until "the container's shutdown" off_progress nspawn_gone
+wait "$NSPAWN_PID"
+rc=$?
+NSPAWN_PID=
+[ "$rc" = 0 ] || fail "systemd-nspawn exited $rc after poweroff"
+journalctl --no-pager -D "$ROOT/var/log/journal" -o cat -u hotplugd.service >"$T/journal-off.txt" 2>&1
+# What the last instance and systemd said from the poweroff on.
+from=$(grep -n "^Stopping hotplugd" "$T/journal-off.txt" | tail -n 1 | cut -d: -f1)
+last=$(tail -n +"${from:-1}" "$T/journal-off.txt")
+grep -q "^stopped:" <<<"$last" || { tail -n 20 "$T/journal-off.txt" >&2; fail "no 'stopped:' summary at shutdown"; }
+grep -q "Deactivated successfully" <<<"$last" ||
+        { tail -n 20 "$T/journal-off.txt" >&2; fail "hotplugd.service was not deactivated successfully at shutdown"; }
+if grep -E "SIGKILL|timed out|Killing process|Failed with result" <<<"$last" >&2; then
+        fail "hotplugd was killed or timed out at shutdown (lines above)"
+fi
+echo "ok (shutdown): poweroff stopped hotplugd.service as a unit: $(grep "^stopped:" <<<"$last" | tail -n 1);" \
+        "systemd: $(grep -o "Deactivated successfully.*" <<<"$last" | tail -n 1); nspawn exited 0"
 
 echo "nspawn test: start to READY $ready_ms ms; restarts: $((COUNT - distinct)) of $COUNT lost," \
         "$((total - distinct)) run twice over $restarts restarts; crashes: $((COUNT - cdistinct)) of $COUNT lost," \
