@@ -1,6 +1,7 @@
 #!/bin/bash
-# mandoc -Tlint -Wwarning on every manual page: any warning or error fails.
-# Arguments: the pages.
+# mandoc -Tlint -Wwarning on every manual page: any warning or error fails,
+# and so does a template variable (@NAME@) the build left in a page.
+# Arguments: the generated pages.
 set -u
 
 if ! command -v mandoc >/dev/null; then
@@ -10,7 +11,8 @@ fi
 
 rc=0
 for page in "$@"; do
-        if ! out=$(mandoc -Tlint -Wwarning "$page" 2>&1) || [ -n "$out" ]; then
+        if ! out=$(mandoc -Tlint -Wwarning "$page" 2>&1) || [ -n "$out" ] ||
+                out=$(grep -n '@[A-Z_]*@' "$page"); then
                 printf '%s\n' "$out" >&2
                 echo "FAIL: $page" >&2
                 rc=1

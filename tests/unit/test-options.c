@@ -14,11 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "config/conffile.h"
 #include "config/options.h"
 #include "test.h"
 
 static char dir[] = "/tmp/test-options.XXXXXX";
+static const char *installed_conf; /* argv[1] */
 
 static char sample_buf[128], other_buf[128];
 
@@ -209,6 +211,133 @@ static void test_parity(void)
         check_int(file.cfg.rcvbuf, 16 * 1024 * 1024);
 }
 
+/* The file cannot show a default: it is computed at start, or there is none. */
+static bool default_unwritten(const struct option_info *oi)
+{
+        if (oi->def_fn)
+                return true;
+        if (oi->def_text)
+                return false;
+        switch (oi->type) {
+        case OPTION_PATH:
+        case OPTION_STRING:
+        case OPTION_SEARCH:
+        case OPTION_FILTER:
+                return !oi->def.s;
+        case OPTION_UINT:
+        case OPTION_SIZE:
+        case OPTION_SECONDS:
+                return oi->def.u == 0;
+        default:
+                return false;
+        }
+}
+
+/*
+ * The table's defaults as they take effect: a key whose default is only
+ * written in .def_text (firmware-path's NULL, handler-cache's 0, both
+ * meaning the handler chain's default) holds that text's value.  The
+ * default agent rule (options_default_agent()) is left out: the file's
+ * agent line, once uncommented, chooses the agent, as its comment says.
+ */
+static void effective_defaults(struct options *o)
+{
+        options_init(o);
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                union option_value v;
+                char why[256];
+
+                if (!oi->key || oi->def_fn || !oi->def_text)
+                        continue;
+                check_int(option_parse(oi, oi->key, oi->def_text, false, &v, why, sizeof(why)), 0);
+                check(option_store(o, oi, &v, sizeof(*o)));
+        }
+}
+
+/*
+ * One "#key = VALUE" or "#key =" line of the installed file: the key must
+ * be a file key not seen before; a value-less line is for a default the
+ * file cannot show; hotplug-d shows the directory of the default agent
+ * rule and stays commented out.  Other lines are appended to @text
+ * uncommented.  Return: false (and why, on stderr) if the line is wrong.
+ */
+static bool installed_line(const char *line, uint32_t *seen, char *text, size_t size)
+{
+        char key[64];
+        const char *value;
+        const struct option_info *oi;
+        size_t n = strcspn(line + 1, " =");
+
+        value = line + 1 + n;
+        if (n >= sizeof(key) || strncmp(value, " =", 2) != 0 || (value[2] && value[2] != ' ')) {
+                fprintf(stderr, "  not '#key = value': %s\n", line);
+                return false;
+        }
+        memcpy(key, line + 1, n);
+        key[n] = '\0';
+        value += value[2] ? 3 : 2;
+        oi = option_by_key(key);
+        if (!oi || (*seen & CONF_BIT(oi->conf))) {
+                fprintf(stderr, "  %s key '%s'\n", oi ? "duplicate" : "unknown", key);
+                return false;
+        }
+        *seen |= CONF_BIT(oi->conf);
+        if (oi->conf == CONF_HOTPLUG_D) {
+                if (strcmp(value, HOTPLUGD_HOTPLUG_D) == 0)
+                        return true;
+                fprintf(stderr, "  hotplug-d shows '%s', not %s\n", value, HOTPLUGD_HOTPLUG_D);
+                return false;
+        }
+        if (default_unwritten(oi)) {
+                if (!*value)
+                        return true;
+                fprintf(stderr, "  '%s' shows a value, but its default is computed or none\n", key);
+                return false;
+        }
+        if (!*value) {
+                fprintf(stderr, "  '%s' lacks its default\n", key);
+                return false;
+        }
+        n = strlen(text);
+        check(snprintf(text + n, size - n, "%s = %s\n", key, value) < (int)(size - n));
+        return true;
+}
+
+/* The installed file lists every key at its default, and means the defaults. */
+static void test_installed_conf(void)
+{
+        static struct conf conf;
+        static char text[HP_CONF_FILE_MAX];
+        struct options defaults, file;
+        FILE *f;
+        char line[HP_CONF_LINE_MAX + 2];
+        uint32_t seen = 0;
+        bool ok = true;
+
+        fprintf(stderr, "  %s\n", installed_conf);
+        f = fopen(installed_conf, "re");
+        check(f != NULL);
+        text[0] = '\0';
+        while (fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\n")] = '\0';
+                if (line[0] == '#' && line[1] >= 'a' && line[1] <= 'z')
+                        ok &= installed_line(line, &seen, text, sizeof(text));
+        }
+        fclose(f);
+        for (int k = 0; k < _CONF_KEY_MAX; k++)
+                if (!(seen & CONF_BIT(k))) {
+                        fprintf(stderr, "  key '%s' is missing\n", conf_key_to_string((enum conf_key)k));
+                        ok = false;
+                }
+        check(ok);
+
+        fprintf(stderr, "%s", text);
+        effective_defaults(&defaults);
+        check_int(from_file(&file, &conf, text, NULL), 0);
+        check(all_same(&defaults, &file));
+}
+
 /* For every key with a value, the command line beats the file. */
 static void test_precedence(void)
 {
@@ -383,8 +512,13 @@ static void test_default_agent(void)
         check(unlink(agent) == 0);
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
+        if (argc != 2) {
+                fprintf(stderr, "usage: %s INSTALLED-HOTPLUGD.CONF\n", argv[0]);
+                return 1;
+        }
+        installed_conf = argv[1];
         check(mkdtemp(dir));
         run_test(test_table);
         run_test(test_parity);
@@ -393,6 +527,7 @@ int main(void)
         run_test(test_messages);
         run_test(test_resolve);
         run_test(test_default_agent);
+        run_test(test_installed_conf);
         {
                 char path[PATH_MAX];
 
