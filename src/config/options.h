@@ -44,7 +44,7 @@ enum option_type {
         OPTION_STRING,     /* any text, "" included */
         OPTION_SEARCH,     /* ':'-separated absolute directories */
         OPTION_FILTER,     /* filter policy rules (pipeline/filter-policy.h) */
-        OPTION_SUBSYSTEMS, /* subsystem names separated by ',' (recovery/resync.h) */
+        OPTION_SUBSYSTEMS, /* subsystem names separated by ',' (uevent/subsystem-list.h) */
         OPTION_UINT,       /* decimal, min..max */
         OPTION_SIZE,       /* decimal with an optional K, M or G suffix (x1024), min..max */
         OPTION_SECONDS,    /* decimal seconds, min..max; kept in microseconds */
