@@ -83,6 +83,7 @@ static void conf_store(struct conf *c, const struct option_info *oi, const union
         case OPTION_PATH:
         case OPTION_SEARCH:
         case OPTION_FILTER:
+        case OPTION_SUBSYSTEMS:
                 /* Fits: the line, and so the value, is shorter than HP_CONF_LINE_MAX. */
                 memcpy(slot, v->s, strlen(v->s) + 1);
                 break;
@@ -110,6 +111,7 @@ static union option_value conf_value(const struct conf *c, const struct option_i
         case OPTION_PATH:
         case OPTION_SEARCH:
         case OPTION_FILTER:
+        case OPTION_SUBSYSTEMS:
                 v.s = slot;
                 break;
         case OPTION_UINT:

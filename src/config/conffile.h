@@ -54,6 +54,7 @@ enum conf_key {
         CONF_FIRMWARE_PATH,
         CONF_HANDLER_CACHE,
         CONF_INPUT_STRIP_QUOTES,
+        CONF_RESYNC_SUBSYSTEMS,
         _CONF_KEY_MAX,
 };
 
@@ -70,6 +71,7 @@ struct conf {
         char record[HP_CONF_LINE_MAX];      /* --record */
         char filter_policy[HP_CONF_LINE_MAX]; /* checked with filter_policy_parse() */
         char firmware_path[HP_CONF_LINE_MAX]; /* ':'-separated absolute directories */
+        char resync_subsystems[HP_CONF_LINE_MAX]; /* subsystem names, ','-separated */
         enum ordering ordering;
         int log_level;                      /* syslog priority */
         bool all;

@@ -20,6 +20,7 @@
 #include "shared/macro.h"
 #include "shared/number.h"
 #include "uevent/replay.h"
+#include "uevent/subsystem-list.h"
 
 #define CONFIG_FILE HOTPLUGD_SYSCONFDIR "/hotplugd/hotplugd.conf"
 
@@ -147,6 +148,13 @@ const struct option_info option_table[] = {
                 KEY("resync", CONF_RESYNC, resync), FIELD(cfg.resync),
                 .def.b = true, .flag = false,
                 .help = "do not re-trigger devices after a buffer overflow",
+        },
+        {
+                /* NULL: every subsystem. */
+                .name = "resync-subsystems", .type = OPTION_SUBSYSTEMS,
+                KEY("resync-subsystems", CONF_RESYNC_SUBSYSTEMS, resync_subsystems),
+                FIELD(cfg.resync_subsystems), .def_text = "all",
+                .arg = "LIST", .help = "a resync writes only to devices of these subsystems, ','-separated",
         },
         {
                 .name = "listen-fd", .type = OPTION_FD, FIELD(cfg.source_fd),
@@ -303,6 +311,18 @@ static bool filter_valid(const char *name, const char *value, char *why, size_t 
         return r >= 0;
 }
 
+static bool subsystems_valid(const char *name, const char *value, char *why, size_t why_size)
+{
+        const char *bad;
+        size_t n;
+
+        if (subsystem_list_check(value, &bad, &n) == 0)
+                return true;
+        snprintf(why, why_size, "%s wants subsystem names separated by ',', and '%.*s' is not one", name,
+                 (int)MIN(n, (size_t)64), bad);
+        return false;
+}
+
 /* The kinds whose value is the text itself, checked. */
 static int parse_text(const struct option_info *oi, const char *name, const char *text, bool cli, char *why,
                       size_t why_size)
@@ -322,6 +342,8 @@ static int parse_text(const struct option_info *oi, const char *name, const char
                 return 0;
         case OPTION_FILTER:
                 return filter_valid(name, text, why, why_size) ? 0 : -EINVAL;
+        case OPTION_SUBSYSTEMS:
+                return subsystems_valid(name, text, why, why_size) ? 0 : -EINVAL;
         default:
                 return 0;
         }
@@ -373,6 +395,7 @@ int option_parse(const struct option_info *oi, const char *name, const char *tex
         case OPTION_STRING:
         case OPTION_SEARCH:
         case OPTION_FILTER:
+        case OPTION_SUBSYSTEMS:
                 r = parse_text(oi, name, text, cli, why, why_size);
                 v.s = text;
                 break;
@@ -442,6 +465,7 @@ bool option_store(void *o, const struct option_info *oi, const union option_valu
         case OPTION_STRING:
         case OPTION_SEARCH:
         case OPTION_FILTER:
+        case OPTION_SUBSYSTEMS:
                 memcpy(p, &v->s, sizeof(v->s));
                 break;
         case OPTION_UINT:

@@ -45,6 +45,7 @@ enum option_type {
         OPTION_STRING,     /* any text, "" included */
         OPTION_SEARCH,     /* ':'-separated absolute directories */
         OPTION_FILTER,     /* filter policy rules (pipeline/filter-policy.h) */
+        OPTION_SUBSYSTEMS, /* subsystem names separated by ',' (uevent/subsystem-list.h) */
         OPTION_UINT,       /* decimal, min..max */
         OPTION_SIZE,       /* decimal with an optional K, M or G suffix (x1024), min..max */
         OPTION_SECONDS,    /* decimal seconds, min..max; kept in microseconds */
@@ -64,7 +65,7 @@ union option_value {
         int i;             /* ORDERING, LOG_LEVEL, LOG_TARGET, FD */
         bool b;            /* BOOL */
         double d;          /* SPEED */
-        const char *s;     /* PATH, STRING, SEARCH, FILTER (borrowed) */
+        const char *s;     /* PATH, STRING, SEARCH, FILTER, SUBSYSTEMS (borrowed) */
 };
 
 struct option_info {

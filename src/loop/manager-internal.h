@@ -78,7 +78,7 @@ struct manager {
         sd_event_source *shutdown_timer;
         manager_reload_fn reload;
         void *reload_userdata;
-        char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs;
+        char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs, *owned_resync_subsystems;
 
         struct manager_input in;            /* manager.c */
         struct manager_jobs jobs;           /* manager-job.c */

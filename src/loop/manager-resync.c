@@ -12,7 +12,11 @@
  * loop, each device that is gone gets a synthesised `remove` (injected past
  * the ledger, with a SEQNUM from the ledger's gaps) and each device present
  * gets "change UUID HOTPLUGD=resync" (or "add ..." if unknown) written to
- * its uevent file.  One UUID serves the whole pass.
+ * its uevent file.  One UUID serves the whole pass.  With resync-subsystems
+ * set, only devices of the listed subsystems are written to or removed;
+ * for the others the device set is brought up to date from the listing
+ * when the pass starts, with no event, so the next pass does not act on
+ * them either.
  *
  * Invariants:
  *  - at most one pass runs; an overflow during a pass schedules the next
@@ -303,6 +307,20 @@ static int place_removes(struct manager *m, uint64_t kernel)
         return 0;
 }
 
+/* Bring the device set up to date, without an event, for the devices the pass leaves alone. */
+static int refresh_left_alone(struct manager_resync *rs)
+{
+        for (size_t i = 0; i < rs->plan.n_left; i++) {
+                const struct resync_op *op = &rs->plan.left[i];
+
+                if (op->action == RESYNC_FORGET)
+                        (void)devset_remove(&rs->known, op->devpath);
+                else if (devset_put(&rs->known, op->devpath, op->subsystem) == -ENOMEM)
+                        return -ENOMEM; /* -ENOSPC: at the bound, counted by the set */
+        }
+        return 0;
+}
+
 static int pass_prepare(struct manager *m)
 {
         struct manager_resync *rs = m->resync;
@@ -321,9 +339,15 @@ static int pass_prepare(struct manager *m)
         devset_init(&now, 0);
         r = resync_scan(m->cfg.sysfs_root, &now);
         if (r >= 0)
-                r = resync_plan_build(&rs->known, &now, still_there, rs, HP_RESYNC_WRITES_MAX, &rs->plan);
+                r = resync_plan_build(&(const struct resync_plan_args){ .known = &rs->known, .now = &now,
+                                                                        .exists = still_there, .userdata = rs,
+                                                                        .max_writes = HP_RESYNC_WRITES_MAX,
+                                                                        .subsystems = m->cfg.resync_subsystems },
+                                      &rs->plan);
         rs->n_sysfs = now.n;
         devset_clear(&now);
+        if (r >= 0)
+                r = refresh_left_alone(rs);
         if (r >= 0)
                 r = place_removes(m, kernel);
         if (r >= 0)
@@ -363,9 +387,10 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
                 return 0;
         }
         log_debug("resync: %zu devices in sysfs, %zu known; %zu to remove, %zu to add, %zu to change, "
-                  "%zu skipped (SYNTH_UUID=%s)",
+                  "%zu skipped; %zu left alone (resync-subsystems), of them %zu learnt and %zu forgotten "
+                  "without an event (SYNTH_UUID=%s)",
                   rs->n_sysfs, rs->known.n, rs->plan.n_remove, rs->plan.n_add, rs->plan.n_change,
-                  rs->plan.skipped, rs->uuid);
+                  rs->plan.skipped, rs->plan.left_alone, rs->plan.n_learn, rs->plan.n_forget, rs->uuid);
         return 0;
 }
 
@@ -428,10 +453,10 @@ static void pass_end(struct manager *m)
         usec_t took = now_usec(CLOCK_MONOTONIC) - rs->started;
 
         log_notice("resync after overflow: %zu changed, %zu added, %zu removed, %zu failed, %zu skipped, "
-                   "%zu left for later; %zu devices in sysfs; %.1f ms, %.1f ms of it working, longest turn "
-                   "%.1f ms (SYNTH_UUID=%s)",
+                   "%zu left for later, %zu left alone (resync-subsystems); %zu devices in sysfs; %.1f ms, "
+                   "%.1f ms of it working, longest turn %.1f ms (SYNTH_UUID=%s)",
                    rs->changed, rs->added, rs->removed, rs->failed, rs->plan.skipped, rs->unplaced,
-                   rs->n_sysfs, (double)took / 1000.0, (double)rs->busy / 1000.0,
+                   rs->plan.left_alone, rs->n_sysfs, (double)took / 1000.0, (double)rs->busy / 1000.0,
                    (double)rs->longest / 1000.0, rs->uuid);
         rs->stats.passes++;
         rs->stats.changed += rs->changed;
@@ -439,6 +464,7 @@ static void pass_end(struct manager *m)
         rs->stats.removed += rs->removed;
         rs->stats.failed += rs->failed;
         rs->stats.skipped += rs->plan.skipped;
+        rs->stats.left_alone += rs->plan.left_alone;
         memcpy(rs->prev_uuid, rs->uuid, sizeof(rs->uuid));
         pass_free(rs);
         rs->last_end = now_usec(CLOCK_MONOTONIC);

@@ -23,6 +23,7 @@ struct resync_stats {
         uint64_t changed, added, removed; /* totals over all passes */
         uint64_t failed;                  /* uevent writes that failed */
         uint64_t skipped;                 /* writes left out at HP_RESYNC_WRITES_MAX */
+        uint64_t left_alone;              /* devices not written or removed: not of resync-subsystems */
         size_t devices;                   /* devices believed present now */
 };
 

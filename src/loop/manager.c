@@ -464,6 +464,7 @@ struct manager *manager_free(struct manager *m)
         free(m->owned_hotplug_d);
         free(m->owned_handler_dir);
         free(m->owned_sysfs);
+        free(m->owned_resync_subsystems);
         free(m);
         return NULL;
 }
@@ -485,7 +486,7 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
 {
         struct manager_config n = m->cfg;
         struct handler_chain *chain = NULL;
-        char *agent = NULL, *hd = NULL, *hdir = NULL, *sysfs = NULL;
+        char *agent = NULL, *hd = NULL, *hdir = NULL, *sysfs = NULL, *rsub = NULL;
         int r;
 
         n.ordering = cfg->ordering;
@@ -505,12 +506,15 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         if (r >= 0)
                 r = replace_string(&sysfs, cfg->handlers.sysfs_root, &n.handlers.sysfs_root);
         if (r >= 0)
+                r = replace_string(&rsub, cfg->resync_subsystems, &n.resync_subsystems);
+        if (r >= 0)
                 r = handler_chain_new(&n.handlers, &chain);
         if (r < 0) {
                 free(agent);
                 free(hd);
                 free(hdir);
                 free(sysfs);
+                free(rsub);
                 return r;
         }
 
@@ -520,10 +524,12 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         free(m->owned_hotplug_d);
         free(m->owned_handler_dir);
         free(m->owned_sysfs);
+        free(m->owned_resync_subsystems);
         m->owned_agent = agent;
         m->owned_hotplug_d = hd;
         m->owned_handler_dir = hdir;
         m->owned_sysfs = sysfs;
+        m->owned_resync_subsystems = rsub;
         m->cfg = n;
         m->max_queue = n.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;

@@ -46,6 +46,7 @@ struct manager_config {
         double replay_speed;        /* 1: recorded pace; 0: as fast as possible */
         unsigned rebroadcast_group; /* re-send processed events on this netlink group; 0: off */
         bool resync;                /* resync after a receive-buffer overflow */
+        const char *resync_subsystems; /* subsystems a resync writes to; NULL or "": all */
 };
 
 /* Pause/resume starting agents (events keep queueing). */
@@ -92,8 +93,9 @@ int manager_run(struct manager *m);
  * @cfg: the new configuration (borrowed; strings are copied)
  *
  * Applies agent / hotplug-d, ordering, max-children, max-queue, timeout,
- * kill-grace, resync and the handler settings (the handler chain is rebuilt; if that
- * fails the old chain is kept).  Queued and running events keep their
+ * kill-grace, resync, resync-subsystems (from the next pass on) and the
+ * handler settings (the handler chain is rebuilt; if that fails the old
+ * chain is kept).  Queued and running events keep their
  * places; running agents keep their old timeout.  The source, dry-run and
  * rcvbuf settings are not changed by a reload.
  * Return: 0, or negative errno with nothing changed.

@@ -3,11 +3,13 @@
  * Resync decisions (see resync.h): the sysfs listing, the reconciliation
  * plan, SEQNUMs for synthesised removes and their datagrams.
  *
- * Invariants: a plan lists each DEVPATH at most once; its removes come
+ * Invariants: a plan lists each DEVPATH at most once, in its operations
+ * or among the devices it leaves alone, never in both; its removes come
  * first, in reverse DEVPATH order (a child sorts after its parent, so it
  * is removed first), then its adds and changes in DEVPATH order (parents
- * first); it owns copies of every string, so the sets it was built from
- * may change while it is carried out.
+ * first); every operation is of a listed subsystem (all, without a list);
+ * it owns copies of every string, so the sets it was built from may
+ * change while it is carried out.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include "shared/macro.h"
 #include "recovery/resync.h"
 #include "shared/sysfs.h"
+#include "uevent/subsystem-list.h"
 
 /* ---- sysfs listing ------------------------------------------------------- */
 
@@ -123,6 +126,10 @@ const char *resync_action_to_string(enum resync_action a)
                 return "add";
         case RESYNC_CHANGE:
                 return "change";
+        case RESYNC_LEARN:
+                return "learn";
+        case RESYNC_FORGET:
+                return "forget";
         default:
                 return NULL;
         }
@@ -148,27 +155,65 @@ static int op_set(struct resync_op *op, enum resync_action a, const struct devse
         return op->devpath && op->subsystem ? 0 : -ENOMEM;
 }
 
+/* Append @v[0..k) to @op[*n..] as @a; Return: 0 or -ENOMEM (*n counts what was set, the failed one too). */
+static int ops_append(struct resync_op *op, size_t *n, const struct devset_entry *const *v, size_t k,
+                      enum resync_action a)
+{
+        int r = 0;
+
+        for (size_t i = 0; i < k && r == 0; i++, (*n)++)
+                r = op_set(&op[*n], a, v[i]);
+        return r;
+}
+
+static void ops_free(struct resync_op *op, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(op[i].devpath);
+                free(op[i].subsystem);
+        }
+        free(op);
+}
+
 void resync_plan_free(struct resync_plan *p)
 {
-        for (size_t i = 0; i < p->n; i++) {
-                free(p->op[i].devpath);
-                free(p->op[i].subsystem);
-        }
-        free(p->op);
+        ops_free(p->op, p->n);
+        ops_free(p->left, p->n_left);
         *p = (struct resync_plan){ .op = NULL };
 }
 
-/* Entries of @now to write: adds first, then changes, at most @max; sorted by DEVPATH. */
-static size_t pick_writes(const struct devset *known, const struct devset *now, size_t max,
-                          const struct devset_entry **out, size_t *ret_adds)
+/* The devices only @a->known has and that are gone: listed ones into @gone (reverse DEVPATH
+ * order), the others into @forget (DEVPATH order). */
+static void pick_gone(const struct resync_plan_args *a, const struct devset_entry **gone, size_t *n_gone,
+                      const struct devset_entry **forget, size_t *n_forget)
 {
         const struct devset_entry *e;
-        size_t n = 0, it, adds = 0;
+        size_t it = 0;
+
+        *n_gone = *n_forget = 0;
+        while ((e = devset_next(a->known, &it)))
+                if (!devset_get(a->now, e->devpath) && !(a->exists && a->exists(e->devpath, a->userdata))) {
+                        if (subsystem_list_has(a->subsystems, e->subsystem))
+                                gone[(*n_gone)++] = e;
+                        else
+                                forget[(*n_forget)++] = e;
+                }
+        qsort(gone, *n_gone, sizeof(*gone), by_devpath_reverse);
+        qsort(forget, *n_forget, sizeof(*forget), by_devpath);
+}
+
+/* Entries of @a->now of listed subsystems to write: adds first, then changes, at most
+ * @a->max_writes; sorted by DEVPATH. */
+static size_t pick_writes(const struct resync_plan_args *a, const struct devset_entry **out, size_t *ret_adds)
+{
+        size_t n = 0, it, adds = 0, max = MIN(a->max_writes, a->now->n);
+        const struct devset_entry *e;
 
         for (int pass = 0; pass < 2; pass++) {
                 it = 0;
-                while ((e = devset_next(now, &it)) && n < max)
-                        if ((devset_get(known, e->devpath) == NULL) == (pass == 0))
+                while ((e = devset_next(a->now, &it)) && n < max)
+                        if ((devset_get(a->known, e->devpath) == NULL) == (pass == 0) &&
+                            subsystem_list_has(a->subsystems, e->subsystem))
                                 out[n++] = e;
                 if (pass == 0)
                         adds = n;
@@ -178,33 +223,54 @@ static size_t pick_writes(const struct devset *known, const struct devset *now, 
         return n;
 }
 
-int resync_plan_build(const struct devset *known, const struct devset *now, resync_exists_fn exists,
-                      void *userdata, size_t max_writes, struct resync_plan *ret)
+/* Entries of @a->now of other subsystems: those @a->known lacks into @learn (DEVPATH order).
+ * Return: how many entries are of other subsystems. */
+static size_t pick_learn(const struct resync_plan_args *a, const struct devset_entry **learn, size_t *n_learn)
 {
-        _cleanup_free_ const struct devset_entry **gone = NULL, **writes = NULL;
-        struct resync_plan p = { .op = NULL };
         const struct devset_entry *e;
-        size_t n_gone = 0, n_writes, n_adds, it = 0;
-        int r = 0;
+        size_t it = 0, unlisted = 0;
 
-        gone = calloc(known->n + 1, sizeof(*gone));
-        writes = calloc(now->n + 1, sizeof(*writes));
-        if (!gone || !writes)
+        *n_learn = 0;
+        while ((e = devset_next(a->now, &it)))
+                if (!subsystem_list_has(a->subsystems, e->subsystem)) {
+                        unlisted++;
+                        if (!devset_get(a->known, e->devpath))
+                                learn[(*n_learn)++] = e;
+                }
+        qsort(learn, *n_learn, sizeof(*learn), by_devpath);
+        return unlisted;
+}
+
+int resync_plan_build(const struct resync_plan_args *a, struct resync_plan *ret)
+{
+        _cleanup_free_ const struct devset_entry **gone = NULL, **forget = NULL, **writes = NULL,
+                                                 **learn = NULL;
+        struct resync_plan p = { .op = NULL };
+        size_t n_gone, n_writes, n_adds, unlisted;
+        int r;
+
+        gone = calloc(a->known->n + 1, sizeof(*gone));
+        forget = calloc(a->known->n + 1, sizeof(*forget));
+        writes = calloc(a->now->n + 1, sizeof(*writes));
+        learn = calloc(a->now->n + 1, sizeof(*learn));
+        if (!gone || !forget || !writes || !learn)
                 return -ENOMEM;
-        while ((e = devset_next(known, &it)))
-                if (!devset_get(now, e->devpath) && !(exists && exists(e->devpath, userdata)))
-                        gone[n_gone++] = e;
-        qsort(gone, n_gone, sizeof(*gone), by_devpath_reverse);
-        n_writes = pick_writes(known, now, MIN(max_writes, now->n), writes, &n_adds);
+        pick_gone(a, gone, &n_gone, forget, &p.n_forget);
+        n_writes = pick_writes(a, writes, &n_adds);
+        unlisted = pick_learn(a, learn, &p.n_learn);
 
         p.op = calloc(n_gone + n_writes + 1, sizeof(*p.op));
-        if (!p.op)
-                return -ENOMEM;
-        for (size_t i = 0; i < n_gone && r == 0; i++, p.n++)
-                r = op_set(&p.op[p.n], RESYNC_REMOVE, gone[i]);
+        p.left = calloc(p.n_learn + p.n_forget + 1, sizeof(*p.left));
+        r = p.op && p.left ? 0 : -ENOMEM;
+        if (r == 0)
+                r = ops_append(p.op, &p.n, gone, n_gone, RESYNC_REMOVE);
         for (size_t i = 0; i < n_writes && r == 0; i++, p.n++)
-                r = op_set(&p.op[p.n], devset_get(known, writes[i]->devpath) ? RESYNC_CHANGE : RESYNC_ADD,
+                r = op_set(&p.op[p.n], devset_get(a->known, writes[i]->devpath) ? RESYNC_CHANGE : RESYNC_ADD,
                            writes[i]);
+        if (r == 0)
+                r = ops_append(p.left, &p.n_left, learn, p.n_learn, RESYNC_LEARN);
+        if (r == 0)
+                r = ops_append(p.left, &p.n_left, forget, p.n_forget, RESYNC_FORGET);
         if (r < 0) {
                 resync_plan_free(&p);
                 return r;
@@ -212,7 +278,8 @@ int resync_plan_build(const struct devset *known, const struct devset *now, resy
         p.n_remove = n_gone;
         p.n_add = n_adds;
         p.n_change = n_writes - n_adds;
-        p.skipped = now->n - n_writes;
+        p.skipped = a->now->n - unlisted - n_writes;
+        p.left_alone = unlisted + p.n_forget;
         *ret = p;
         return 0;
 }

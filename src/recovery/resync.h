@@ -10,6 +10,9 @@
  *  - resync_plan_build() compares the devices the daemon believes present
  *    with that listing and says what to do: `change` for a device both
  *    know, `add` for one only sysfs has, `remove` for one that is gone;
+ *    with a subsystem list (resync-subsystems), only devices of those
+ *    subsystems get any of these, and the others are left alone: the plan
+ *    only says how to bring the device set up to date for them;
  *  - resync_pick_seqnums() chooses SEQNUMs for the synthesised removes
  *    from the ledger's open gaps and from the numbers the kernel spent
  *    since the last event received: numbers of events this daemon never
@@ -56,6 +59,8 @@ enum resync_action {
         RESYNC_REMOVE,
         RESYNC_ADD,
         RESYNC_CHANGE,
+        RESYNC_LEARN,  /* left alone, but present: the device set gets it, nothing is written */
+        RESYNC_FORGET, /* left alone, but gone: the device set drops it, no remove runs */
 };
 
 struct resync_op {
@@ -66,32 +71,51 @@ struct resync_op {
 };
 
 /* What one pass does: removes first (children before parents), then adds
- * and changes (parents before children, i.e. in DEVPATH order). */
+ * and changes (parents before children, i.e. in DEVPATH order).  Devices
+ * whose subsystem is not listed are in neither: @left says how the device
+ * set follows sysfs for them (learns first, then forgets, each in DEVPATH
+ * order), without an event. */
 struct resync_plan {
         struct resync_op *op;
         size_t n;
         size_t n_remove, n_add, n_change;
-        size_t skipped; /* writes left out: more than @max_writes */
+        size_t skipped;        /* writes left out: more than @max_writes */
+        struct resync_op *left; /* RESYNC_LEARN and RESYNC_FORGET */
+        size_t n_left;
+        size_t n_learn, n_forget;
+        size_t left_alone;     /* devices not listed: in sysfs (not written) or gone (not removed) */
 };
 
 /* Return: true if @devpath still exists (as a directory) and must not be removed. */
 typedef bool (*resync_exists_fn)(const char *devpath, void *userdata);
 
+/* What resync_plan_build() compares, and within which limits. */
+struct resync_plan_args {
+        const struct devset *known; /* devices the daemon believes present (borrowed) */
+        const struct devset *now;   /* devices in sysfs now, from resync_scan() (borrowed) */
+        /* Asked about each device only @known has; NULL means "gone".  A known
+         * device without a `uevent` file (a net queue) is not in @now but still
+         * exists, and must not be removed (nor forgotten). */
+        resync_exists_fn exists;
+        void *userdata;           /* for @exists */
+        size_t max_writes;        /* at most this many adds and changes (the rest are
+                                   * counted in skipped; adds are kept before changes) */
+        const char *subsystems;   /* resync-subsystems: a list subsystem_list_check() accepted
+                                   * (uevent/subsystem-list.h); NULL or "": every subsystem */
+};
+
 /**
  * resync_plan_build() - the reconciliation decision.
- * @known: devices the daemon believes present (borrowed)
- * @now: devices in sysfs now, from resync_scan() (borrowed)
- * @exists: asked about each device only @known has; NULL means "gone".
- *          A known device without a `uevent` file (a net queue) is not
- *          in @now but still exists, and must not be removed.
- * @userdata: for @exists
- * @max_writes: at most this many adds and changes (the rest are counted in
- *              @ret->skipped; adds are kept before changes)
+ * @a: what to compare (borrowed)
  * @ret: the plan (owned by the caller: resync_plan_free()); untouched on failure
+ *
+ * A device is judged by its SUBSYSTEM in @a->now if present, in @a->known
+ * if gone.  One whose subsystem @a->subsystems does not list gets no
+ * operation and counts in @ret->left_alone; if only sysfs has it, it is
+ * in @ret->left as RESYNC_LEARN, if it is gone, as RESYNC_FORGET.
  * Return: 0 or -ENOMEM.
  */
-int resync_plan_build(const struct devset *known, const struct devset *now, resync_exists_fn exists,
-                      void *userdata, size_t max_writes, struct resync_plan *ret);
+int resync_plan_build(const struct resync_plan_args *a, struct resync_plan *ret);
 
 void resync_plan_free(struct resync_plan *p);
 

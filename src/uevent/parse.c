@@ -98,11 +98,14 @@ static bool devpath_valid(const char *p)
         return true;
 }
 
-/* A name used as argv[1] and as a hotplug.d directory: no '/', and no
- * leading '.' (so not ".", ".." or a hidden directory). */
-static bool subsystem_valid(const char *s)
+bool uevent_subsystem_valid(const char *s, size_t n)
 {
-        return !strchr(s, '/') && s[0] != '.';
+        if (n == 0 || s[0] == '.')
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f || s[i] == '/')
+                        return false;
+        return true;
 }
 
 /* [a-z0-9_]+, as every action the kernel sends; unknown ones pass. */
@@ -202,7 +205,7 @@ static enum uevent_reject check_known(const char *header, size_t action_len, con
                 return UEVENT_REJECT_BAD_ACTION;
         if (!devpath_valid(devpath) || (old && !devpath_valid(old)))
                 return UEVENT_REJECT_BAD_DEVPATH;
-        if (!subsystem_valid(subsystem))
+        if (!uevent_subsystem_valid(subsystem, strlen(subsystem)))
                 return UEVENT_REJECT_BAD_SUBSYSTEM;
         if (!seqnum_parse(known[KEY_SEQNUM], ret_seqnum))
                 return UEVENT_REJECT_BAD_SEQNUM;

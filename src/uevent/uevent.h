@@ -115,6 +115,20 @@ int uevent_parse(const char *data, size_t size, uint16_t *var_storage, struct ue
                  enum uevent_reject *ret_reason);
 
 /**
+ * uevent_subsystem_valid() - the rule a SUBSYSTEM value follows.
+ * @s: the name (borrowed; need not be NUL-terminated)
+ * @n: its length
+ *
+ * The name is used as argv[1] and as a hotplug.d directory: single-line
+ * printable ASCII, no '/', no leading '.' (so not ".", ".." or a hidden
+ * directory), not empty.  uevent_parse() rejects an event whose SUBSYSTEM
+ * breaks it (BAD_CHARS or BAD_SUBSYSTEM); a setting that names
+ * subsystems (subsystem-list.h) checks its names with it.
+ * Return: true if @s is a valid subsystem name.
+ */
+bool uevent_subsystem_valid(const char *s, size_t n);
+
+/**
  * uevent_get() - value of @key in the kernel part of @ev.
  * Return: pointer into the event (borrowed), or NULL.
  */

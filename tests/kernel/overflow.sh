@@ -8,6 +8,11 @@
 # resync `add` (SYNTH_ARG_HOTPLUGD=resync, HOTPLUGD_RESYNC=1); every device
 # removed during the loss had a `remove` run with HOTPLUGD_RESYNC=1; every
 # device still there had a `change` or `add` of the pass.
+# With --no-resync the overflow is counted and nothing is written.  With
+# resync-subsystems = net (set by a reload), a second listener on group 1
+# hears the pass's events for net devices only; the agent gets the net
+# device created during the loss and the remove of the one deleted, and
+# nothing for the block devices created and deleted meanwhile.
 . "$SRCDIR/tests/kernel/lib.sh"
 t_require_root
 # A stopped daemon holds SIGTERM until it is continued: continue it first,
@@ -126,3 +131,68 @@ grep -Eq "^Resync: +off, 0 passes" "$T_DIR/status" || t_fail "--no-resync: $(gre
 grep -Eq "\([0-9]+ events, overflow\)" "$T_DIR/status" || t_fail "--no-resync: no overflow gap"
 ! grep -q "resync after overflow" "$T_LOG" || t_fail "--no-resync: a resync ran"
 echo "ok: --no-resync counts the overflow and re-triggers nothing"
+
+t_stop_daemon
+
+# resync-subsystems = net, applied by a reload: the pass writes only to net
+# devices' uevent files; the block devices are left alone.
+mv "$T_LOG" "$T_DIR/daemon-no-resync.log"
+CONF=$T_DIR/hotplugd.conf
+printf 'log-level = debug\n' >"$CONF"
+chmod 644 "$CONF"
+SOLD="hpo$$s"
+t_veth "$SOLD"
+t_zram_add
+ZSOLD=$T_ZRAM
+t_start_daemon --config "$CONF" --agent "$T_AGENT" --all --rcvbuf 4096
+printf 'log-level = debug\nresync-subsystems = net\n' >"$CONF"
+"$HOTPLUGCTL" reload || t_fail "reload with resync-subsystems = net failed"
+"$UEVENT_LISTEN" 1 300 SUBSYSTEM SYNTH_ARG_HOTPLUGD >"$T_DIR/heard" 2>"$T_DIR/listen.err" &
+t_on_exit "kill $!"
+t_wait_for 10 grep -q ready "$T_DIR/listen.err" || t_fail "the second listener did not start"
+
+kill -STOP "$T_DAEMON_PID"
+"$UEVENT_BURST" "$N_BURST" "$(t_uuid_prefix)" /sys/class/net/lo/uevent || t_fail "burst failed"
+t_veth "hpo$$t"
+t_zram_add
+ZSNEW=$T_ZRAM
+ip link del "$SOLD" || t_fail "cannot delete $SOLD"
+t_zram_remove "$ZSOLD"
+kill -CONT "$T_DAEMON_PID"
+
+t_wait_for 30 grep -q "resync after overflow:" "$T_LOG" || t_fail "resync-subsystems: no resync after the overflow"
+t_settle || t_fail "settle failed (no progress for $T_IDLE s)"
+sleep 0.5
+line=$(grep -m1 "resync after overflow:" "$T_LOG")
+echo "pass: ${line#*resync after overflow: }"
+uuid=$(sed -n 's/.*(SYNTH_UUID=\([0-9a-f-]*\)).*/\1/p' <<<"$line")
+[ -n "$uuid" ] || t_fail "no UUID in: $line"
+
+# What the kernel sent for the pass, by subsystem, as the second listener heard it.
+awk -v u="$uuid" '$4 == u { print $5, $6 }' "$T_DIR/heard" | sort | uniq -c >"$T_DIR/heard-pass"
+echo "the kernel's events of the pass (count, SUBSYSTEM, SYNTH_ARG_HOTPLUGD):"
+cat "$T_DIR/heard-pass"
+n_net=$(awk '$2 == "net" && $3 == "resync" { print $1 }' "$T_DIR/heard-pass")
+n_all=$(awk '{ n += $1 } END { print n + 0 }' "$T_DIR/heard-pass")
+[ "${n_net:-0}" -ge 3 ] || t_fail "resync-subsystems: ${n_net:-0} net events in the pass (lo and hpo$$t/p at least)"
+[ "$n_all" = "$n_net" ] || t_fail "resync-subsystems = net: the pass wrote to other devices: $(tr '\n' ';' <"$T_DIR/heard-pass")"
+written=$(sed -n 's/.*: \([0-9]*\) changed, \([0-9]*\) added, .*/\1 \2/p' <<<"$line" | awk '{ print $1 + $2 }')
+[ "$written" = "$n_net" ] || t_fail "the log counts $written writes, the listener heard $n_net events"
+left=$(sed -n 's/.* \([0-9]*\) left alone (resync-subsystems).*/\1/p' <<<"$line")
+[ "${left:-0}" -gt 0 ] || t_fail "resync-subsystems: no device left alone in: $line"
+grep -Eq "resync: .* of them [1-9][0-9]* learnt and [1-9][0-9]* forgotten" "$T_LOG" ||
+        t_fail "the new zram was not learnt or the old one not forgotten: $(grep 'resync: ' "$T_LOG" | tail -1)"
+
+# The agent: add for the new veth pair, remove for the old one, nothing outside net (neither zram).
+grep -l -x "env:SYNTH_UUID=$uuid" "$T_DIR"/runs/*.agent >"$T_DIR/pass-files" || t_fail "no agent ran for the pass"
+while read -r f; do
+        echo "$(t_env_of "$f" ACTION) $(t_env_of "$f" DEVPATH) $(t_env_of "$f" SUBSYSTEM)"
+done <"$T_DIR/pass-files" >"$T_DIR/pass"
+awk '$3 != "net"' "$T_DIR/pass" | grep -q . && t_fail "agent runs of the pass outside net: $(awk '$3 != "net"' "$T_DIR/pass")"
+for d in "/devices/virtual/net/hpo$$t" "/devices/virtual/net/hpo$$tp"; do
+        grep -q -x "add $d net" "$T_DIR/pass" || t_fail "resync-subsystems: no resync add for $d"
+done
+grep -q -x "remove /devices/virtual/net/$SOLD net" "$T_DIR/pass" || t_fail "resync-subsystems: no remove for $SOLD"
+echo "ok: resync-subsystems = net: $n_net uevent writes, all net, zram$ZSNEW and zram$ZSOLD untouched;" \
+        "$left devices left alone"
+t_stop_daemon

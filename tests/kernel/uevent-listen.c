@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * uevent-listen GROUP SECONDS: print one line per datagram received on
- * NETLINK_KOBJECT_UEVENT multicast GROUP within SECONDS:
- *   "<CLOCK_REALTIME ns> <sender port> <SEQNUM> <SYNTH_UUID or ->"
+ * uevent-listen GROUP SECONDS [KEY...]: print one line per datagram
+ * received on NETLINK_KOBJECT_UEVENT multicast GROUP within SECONDS:
+ *   "<CLOCK_REALTIME ns> <sender port> <SEQNUM> <SYNTH_UUID or -> [<KEY's value or -> ...]"
  * Prints "ready" on stderr once bound.
  */
 #include <linux/netlink.h>
@@ -39,7 +39,7 @@ int main(int argc, char *argv[])
         char buf[8193];
         int fd;
 
-        if (argc != 3)
+        if (argc < 3)
                 return 64;
         sa.nl_groups = 1u << (atoi(argv[1]) - 1);
         fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
@@ -62,8 +62,11 @@ int main(int argc, char *argv[])
                 if (n <= 0)
                         continue;
                 buf[n] = '\0';
-                printf("%lld %u %s %s\n", now_ns(), from.nl_pid, get(buf, (size_t)n, "SEQNUM"),
+                printf("%lld %u %s %s", now_ns(), from.nl_pid, get(buf, (size_t)n, "SEQNUM"),
                        get(buf, (size_t)n, "SYNTH_UUID"));
+                for (int k = 3; k < argc; k++)
+                        printf(" %s", get(buf, (size_t)n, argv[k]));
+                printf("\n");
         }
         return 0;
 }

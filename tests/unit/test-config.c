@@ -60,6 +60,7 @@ static void test_all_keys(void)
                            "firmware-loader = on\n"
                            "firmware-path = /lib/firmware/local:/lib/firmware\n"
                            "handler-cache = 4096\n"
+                           "resync-subsystems = net, block\n"
                            "input-strip-quotes = true"; /* no final newline */
 
         check_int(parse(text, &c, &err), 0);
@@ -83,10 +84,12 @@ static void test_all_keys(void)
         check_str(c.firmware_path, "/lib/firmware/local:/lib/firmware");
         check_int(c.handler_cache, 4096);
         check(c.input_strip_quotes);
+        check_str(c.resync_subsystems, "net, block");
         check_int(c.line[CONF_AGENT], 3);
         check_int(c.line[CONF_ORDERING], 4);
         check_int(c.line[CONF_RESYNC], 17);
-        check_int(c.line[CONF_INPUT_STRIP_QUOTES], 22);
+        check_int(c.line[CONF_RESYNC_SUBSYSTEMS], 22);
+        check_int(c.line[CONF_INPUT_STRIP_QUOTES], 23);
 
         check_int(parse("hotplug-d = /etc/hotplug.d\n", &c, &err), 0);
         check_int(c.set, CONF_BIT(CONF_HOTPLUG_D));
@@ -223,6 +226,9 @@ static void test_value_errors(void)
         expect_error("rebroadcast = 1\n", 1, "t.conf:1: 'rebroadcast' must be a number 2..32: '1'");
         expect_error("all = maybe\n", 1, "t.conf:1: 'all' must be yes or no: 'maybe'");
         expect_error("resync = Yes\n", 1, "t.conf:1: 'resync' must be yes or no: 'Yes'");
+        expect_error("resync-subsystems = net,block/x\n", 1,
+                     "t.conf:1: 'resync-subsystems' wants subsystem names separated by ',', and 'block/x' is not "
+                     "one: 'net,block/x'");
         expect_error("ordering = fast\n", 1, "t.conf:1: 'ordering' must be devpath, strict or none: 'fast'");
         expect_error("log-level = loud\n", 1,
                      "t.conf:1: 'log-level' must be err, warning, notice, info, debug or 0-7: 'loud'");

@@ -38,6 +38,8 @@ static const char *sample(const struct option_info *oi)
                 return "/parity/a:/parity/b";
         case OPTION_FILTER:
                 return "usb=drop *=keep";
+        case OPTION_SUBSYSTEMS:
+                return "net,block";
         case OPTION_SIZE:
                 return "16M";
         case OPTION_UINT:
@@ -66,6 +68,8 @@ static const char *other(const struct option_info *oi)
                 return "/file/a";
         case OPTION_FILTER:
                 return "net=drop";
+        case OPTION_SUBSYSTEMS:
+                return "input";
         case OPTION_SIZE:
                 return "8K";
         case OPTION_UINT:
@@ -105,6 +109,7 @@ static bool same(const struct options *a, const struct options *b, const struct 
         case OPTION_STRING:
         case OPTION_SEARCH:
         case OPTION_FILTER:
+        case OPTION_SUBSYSTEMS:
                 memcpy(&sa, pa, sizeof(sa));
                 memcpy(&sb, pb, sizeof(sb));
                 return sa == sb || (sa && sb && strcmp(sa, sb) == 0);
@@ -432,6 +437,14 @@ static void test_messages(void)
         check_str(why, "--handler-cache must be a number 1..65536: '0' (devices whose legacy variables are kept)");
         check_int(option_set_arg(&o, sizeof(o), option_by_name("rebroadcast"), "1", why, sizeof(why)), -EINVAL);
         check_str(why, "--rebroadcast must be a number 2..32: '1' (re-send processed events on netlink group 2..32)");
+        check_int(option_set_arg(&o, sizeof(o), option_by_name("resync-subsystems"), "net,../x", why,
+                                 sizeof(why)),
+                  -EINVAL);
+        check_str(why, "--resync-subsystems wants subsystem names separated by ',', and '../x' is not one: "
+                       "'net,../x' (a resync writes only to devices of these subsystems, ','-separated)");
+        /* Empty on the command line: every subsystem again, over a list in the file. */
+        check_int(option_set_arg(&o, sizeof(o), option_by_name("resync-subsystems"), "", why, sizeof(why)), 0);
+        check_str(o.cfg.resync_subsystems, "");
         /* A manager_config alone takes its members only. */
         check_int(option_set_arg(&o.cfg, sizeof(o.cfg), option_by_name("rcvbuf"), "8K", why, sizeof(why)), 0);
         check_int(o.cfg.rcvbuf, 8192);

@@ -16,6 +16,7 @@
 #include "shared/envbuf.h"
 #include "shared/macro.h"
 #include "test.h"
+#include "uevent/subsystem-list.h"
 #include "uevent/uevent.h"
 
 /* ---- datagrams captured from NETLINK_KOBJECT_UEVENT group 1, byte for byte ---- */
@@ -696,6 +697,36 @@ static void test_devpath_is_prefix(void)
         check(!devpath_is_prefix("/a/b/c", 6, "/a/b", 4));
 }
 
+/* A setting's list of subsystem names: the names follow uevent_subsystem_valid(). */
+static void test_subsystem_list(void)
+{
+        const char *bad = NULL;
+        size_t n = 0;
+
+        check_int(subsystem_list_check(NULL, &bad, &n), 0);
+        check_int(subsystem_list_check("", &bad, &n), 0);
+        check_int(subsystem_list_check("net", &bad, &n), 0);
+        check_int(subsystem_list_check(" net , block,scsi_host,i2c-dev,pci_express ", &bad, &n), 0);
+        /* The names the kernel's SUBSYSTEM may not have: '/', a leading '.', control and non-ASCII bytes. */
+        check_int(subsystem_list_check("net,a/b,block", &bad, &n), -EINVAL);
+        check(n == 3 && strncmp(bad, "a/b", n) == 0);
+        check_int(subsystem_list_check("..", &bad, &n), -EINVAL);
+        check(n == 2 && strncmp(bad, "..", n) == 0);
+        check_int(subsystem_list_check("net,\001x", &bad, &n), -EINVAL);
+        check_int(subsystem_list_check("n\xc3\xa9t", &bad, &n), -EINVAL);
+        check_int(n, 4);
+
+        check(subsystem_list_has(NULL, "net"));
+        check(subsystem_list_has("", "net"));
+        check(subsystem_list_has(" , ", "net")); /* no name: every subsystem */
+        check(subsystem_list_has("net,block", "block"));
+        check(subsystem_list_has("net block", "net"));
+        check(!subsystem_list_has("net,block", "bloc"));
+        check(!subsystem_list_has("net", "netx"));
+        check(!subsystem_list_has("net", "ne"));
+        check(!subsystem_list_has("net,block", "tty"));
+}
+
 int main(void)
 {
         run_test(test_real_datagrams);
@@ -707,5 +738,6 @@ int main(void)
         run_test(test_reject_names);
         run_test(test_dup);
         run_test(test_devpath_is_prefix);
+        run_test(test_subsystem_list);
         return 0;
 }

@@ -32,6 +32,23 @@ static void check_op(const struct resync_plan *p, size_t i, enum resync_action a
         check_str(p->op[i].subsystem, subsystem);
 }
 
+/* The plan's operations, by kind; @skipped: writes left out at the bound. */
+static void check_counts(const struct resync_plan *p, size_t removes, size_t adds, size_t changes, size_t skipped)
+{
+        check_int(p->n_remove, removes);
+        check_int(p->n_add, adds);
+        check_int(p->n_change, changes);
+        check_int(p->skipped, skipped);
+        check_int(p->n, removes + adds + changes);
+}
+
+/* resync_plan_build() of @known against @now, at most @max writes, every subsystem, no exists callback. */
+static int plan(const struct devset *known, const struct devset *now, size_t max, struct resync_plan *p)
+{
+        return resync_plan_build(&(const struct resync_plan_args){ .known = known, .now = now, .max_writes = max },
+                                 p);
+}
+
 /* Only the net queue still exists (it has no uevent file, so it is not in the listing). */
 static bool fake_exists(const char *devpath, void *userdata)
 {
@@ -62,15 +79,16 @@ static void test_plan(void)
 
         fill(&known, known_list);
         fill(&now, now_list);
-        check_int(resync_plan_build(&known, &now, fake_exists,
-                                    (void *)"/devices/pci0000:00/0000:00:03.0/net/eth0/queues/rx-0",
-                                    HP_RESYNC_WRITES_MAX, &p),
+        check_int(resync_plan_build(&(const struct resync_plan_args){
+                                            .known = &known, .now = &now, .exists = fake_exists,
+                                            .userdata = (void *)"/devices/pci0000:00/0000:00:03.0/net/eth0/"
+                                                                "queues/rx-0",
+                                            .max_writes = HP_RESYNC_WRITES_MAX },
+                                    &p),
                   0);
-        check_int(p.n_remove, 3);
-        check_int(p.n_add, 2);
-        check_int(p.n_change, 2);
-        check_int(p.skipped, 0);
-        check_int(p.n, 7);
+        check_counts(&p, 3, 2, 2, 0);
+        check_int(p.n_left, 0); /* no list: nothing is left alone */
+        check_int(p.left_alone, 0);
         /* Removes first, children before parents; then writes in DEVPATH order. */
         check_op(&p, 0, RESYNC_REMOVE, "/devices/virtual/net/gone0/sub", "net");
         check_op(&p, 1, RESYNC_REMOVE, "/devices/virtual/net/gone0", "net");
@@ -85,21 +103,21 @@ static void test_plan(void)
         check_int(p.n, 0);
 
         /* Without an exists callback everything only known is gone, the queue too. */
-        check_int(resync_plan_build(&known, &now, NULL, NULL, HP_RESYNC_WRITES_MAX, &p), 0);
+        check_int(plan(&known, &now, HP_RESYNC_WRITES_MAX, &p), 0);
         check_int(p.n_remove, 4);
         check_op(&p, 0, RESYNC_REMOVE, "/devices/virtual/net/gone0/sub", "net");
         check_op(&p, 3, RESYNC_REMOVE, "/devices/pci0000:00/0000:00:03.0/net/eth0/queues/rx-0", "queues");
         resync_plan_free(&p);
 
         /* The plan owns its strings: the sets may go. */
-        check_int(resync_plan_build(&known, &now, NULL, NULL, HP_RESYNC_WRITES_MAX, &p), 0);
+        check_int(plan(&known, &now, HP_RESYNC_WRITES_MAX, &p), 0);
         devset_clear(&known);
         devset_clear(&now);
         check_op(&p, 4, RESYNC_CHANGE, "/devices/pci0000:00/0000:00:03.0", "pci");
         resync_plan_free(&p);
 
         /* Nothing known, nothing present: an empty plan. */
-        check_int(resync_plan_build(&known, &now, NULL, NULL, 10, &p), 0);
+        check_int(plan(&known, &now, 10, &p), 0);
         check_int(p.n, 0);
         resync_plan_free(&p);
 }
@@ -117,18 +135,107 @@ static void test_plan_bound(void)
         fill(&known, known_list);
         fill(&now, now_list);
         /* Room for 4 writes: the 3 unknown devices get their add first, 1 change fits. */
-        check_int(resync_plan_build(&known, &now, NULL, NULL, 4, &p), 0);
-        check_int(p.n_add, 3);
-        check_int(p.n_change, 1);
-        check_int(p.skipped, 1);
-        check_int(p.n, 4);
+        check_int(plan(&known, &now, 4, &p), 0);
+        check_counts(&p, 0, 3, 1, 1);
         for (size_t i = 1; i < p.n; i++)
                 check(strcmp(p.op[i - 1].devpath, p.op[i].devpath) < 0);
         resync_plan_free(&p);
-        check_int(resync_plan_build(&known, &now, NULL, NULL, 2, &p), 0);
-        check_int(p.n_add, 2);
-        check_int(p.n_change, 0);
-        check_int(p.skipped, 3);
+        check_int(plan(&known, &now, 2, &p), 0);
+        check_counts(&p, 0, 2, 0, 3);
+        resync_plan_free(&p);
+        devset_clear(&known);
+        devset_clear(&now);
+}
+
+/* The plan's ops: only the subsystems listed; the rest of the device set follows sysfs silently. */
+static void test_plan_subsystems(void)
+{
+        static const char *const known_list[] = {
+                "/devices/pci0000:00/0000:00:03.0", "pci",
+                "/devices/pci0000:00/0000:00:03.0/net/eth0", "net",
+                "/devices/virtual/net/gone0", "net",
+                "/devices/virtual/tty/gone1", "tty",
+                "/devices/virtual/tty/gone2", "tty",
+                "/devices/virtual/block/zram7", "block",
+                "/devices/virtual/misc/nouevent", "misc", /* exists, not listed by the scan */
+                NULL,
+        };
+        static const char *const now_list[] = {
+                "/devices/pci0000:00/0000:00:03.0", "pci",
+                "/devices/pci0000:00/0000:00:03.0/net/eth0", "net",
+                "/devices/virtual/net/new0", "net",
+                "/devices/virtual/tty/tty1", "tty",
+                "/devices/virtual/input/input3", "input",
+                "/devices/virtual/block/zram9", "block",
+                NULL,
+        };
+        static const char *const lists[] = { "net,block", " block , net ", "block net" };
+        struct resync_plan_args a = { .exists = fake_exists, .userdata = (void *)"/devices/virtual/misc/nouevent",
+                                      .max_writes = HP_RESYNC_WRITES_MAX };
+        struct devset known, now;
+        struct resync_plan p;
+
+        fill(&known, known_list);
+        fill(&now, now_list);
+        a.known = &known;
+        a.now = &now;
+        for (size_t i = 0; i < ELEMENTSOF(lists); i++) {
+                a.subsystems = lists[i];
+                check_int(resync_plan_build(&a, &p), 0);
+                check_counts(&p, 2, 2, 1, 0);
+                check_op(&p, 0, RESYNC_REMOVE, "/devices/virtual/net/gone0", "net");
+                check_op(&p, 1, RESYNC_REMOVE, "/devices/virtual/block/zram7", "block");
+                check_op(&p, 2, RESYNC_CHANGE, "/devices/pci0000:00/0000:00:03.0/net/eth0", "net");
+                check_op(&p, 3, RESYNC_ADD, "/devices/virtual/block/zram9", "block");
+                check_op(&p, 4, RESYNC_ADD, "/devices/virtual/net/new0", "net");
+                /* Left alone: pci (known), input3 and tty1 (new: learnt), gone1 and gone2 (forgotten);
+                 * misc still exists: neither removed nor forgotten. */
+                check_int(p.left_alone, 5);
+                check_int(p.n_learn, 2);
+                check_int(p.n_forget, 2);
+                check_int(p.n_left, 4);
+                check(p.left[0].action == RESYNC_LEARN);
+                check_str(p.left[0].devpath, "/devices/virtual/input/input3");
+                check_str(p.left[1].devpath, "/devices/virtual/tty/tty1");
+                check_str(p.left[1].subsystem, "tty");
+                check(p.left[2].action == RESYNC_FORGET);
+                check_str(p.left[2].devpath, "/devices/virtual/tty/gone1");
+                check_str(p.left[3].devpath, "/devices/virtual/tty/gone2");
+                resync_plan_free(&p);
+                check(p.left == NULL && p.n_left == 0);
+        }
+
+        /* The bound counts listed devices only: 3 to write, 1 fits (an add). */
+        a.max_writes = 1;
+        check_int(resync_plan_build(&a, &p), 0);
+        check_counts(&p, 2, 1, 0, 2);
+        check_int(p.left_alone, 5);
+        resync_plan_free(&p);
+        a.max_writes = HP_RESYNC_WRITES_MAX;
+
+        /* Once the set follows the plan (what the manager does), the next pass has nothing left to
+         * learn or forget, and still writes to no device of another subsystem. */
+        check_int(resync_plan_build(&a, &p), 0);
+        for (size_t i = 0; i < p.n_left; i++) {
+                if (p.left[i].action == RESYNC_LEARN)
+                        check(devset_put(&known, p.left[i].devpath, p.left[i].subsystem) == 1);
+                else
+                        check(devset_remove(&known, p.left[i].devpath));
+        }
+        resync_plan_free(&p);
+        check_int(resync_plan_build(&a, &p), 0);
+        check_int(p.n_left, 0);
+        check_int(p.left_alone, 3);
+        check_int(p.n, 5);
+        for (size_t i = 0; i < p.n; i++)
+                check(strcmp(p.op[i].subsystem, "net") == 0 || strcmp(p.op[i].subsystem, "block") == 0);
+        resync_plan_free(&p);
+
+        /* A list naming no present subsystem: no operation at all. */
+        a.subsystems = "usb";
+        check_int(resync_plan_build(&a, &p), 0);
+        check_int(p.n, 0);
+        check_int(p.left_alone, 6 + 2); /* the 6 present, and the 2 gone listed ones above */
         resync_plan_free(&p);
         devset_clear(&known);
         devset_clear(&now);
@@ -354,9 +461,21 @@ static void test_scan_sys(void)
         }
         devset_init(&known, 0);
         clock_gettime(CLOCK_MONOTONIC, &t);
-        check_int(resync_plan_build(&known, &s, NULL, NULL, HP_RESYNC_WRITES_MAX, &p), 0);
+        check_int(plan(&known, &s, HP_RESYNC_WRITES_MAX, &p), 0);
         fprintf(stderr, "/sys: plan for %zu devices in %.2f ms\n", p.n, ms_since(&t));
         check_int(p.n_add, s.n);
+        resync_plan_free(&p);
+        /* Limited to net: one write per network interface, every other device left alone. */
+        check_int(resync_plan_build(&(const struct resync_plan_args){ .known = &known, .now = &s,
+                                                                      .max_writes = HP_RESYNC_WRITES_MAX,
+                                                                      .subsystems = "net" },
+                                    &p),
+                  0);
+        fprintf(stderr, "/sys: resync-subsystems=net writes %zu of %zu, leaves %zu alone\n", p.n, s.n,
+                p.left_alone);
+        check_int(p.n + p.left_alone, s.n);
+        for (size_t i = 0; i < p.n; i++)
+                check_str(p.op[i].subsystem, "net");
         resync_plan_free(&p);
         devset_clear(&s);
 }
@@ -365,6 +484,7 @@ int main(void)
 {
         run_test(test_plan);
         run_test(test_plan_bound);
+        run_test(test_plan_subsystems);
         run_test(test_pick_seqnums);
         run_test(test_datagram);
         run_test(test_scan_fixture);
