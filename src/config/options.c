@@ -153,7 +153,7 @@ const struct option_info option_table[] = {
                 /* NULL: every subsystem. */
                 .name = "resync-subsystems", .type = OPTION_SUBSYSTEMS,
                 KEY("resync-subsystems", CONF_RESYNC_SUBSYSTEMS, resync_subsystems),
-                FIELD(cfg.resync_subsystems), .def_text = "all",
+                FIELD(cfg.resync_subsystems), .def_text = "every subsystem",
                 .arg = "LIST", .help = "a resync writes only to devices of these subsystems, ','-separated",
         },
         {

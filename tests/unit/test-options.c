@@ -221,6 +221,8 @@ static bool default_unwritten(const struct option_info *oi)
 {
         if (oi->def_fn)
                 return true;
+        if (oi->type == OPTION_SUBSYSTEMS)
+                return !oi->def.s; /* no list: every subsystem, which no value spells */
         if (oi->def_text)
                 return false;
         switch (oi->type) {
@@ -253,7 +255,7 @@ static void effective_defaults(struct options *o)
                 union option_value v;
                 char why[256];
 
-                if (!oi->key || oi->def_fn || !oi->def_text)
+                if (!oi->key || default_unwritten(oi) || !oi->def_text)
                         continue;
                 check_int(option_parse(oi, oi->key, oi->def_text, false, &v, why, sizeof(why)), 0);
                 check(option_store(o, oi, &v, sizeof(*o)));
