@@ -193,6 +193,7 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "resync_changed", s->resync_changed);
         ctlmsg_add_u64(m, "resync_added", s->resync_added);
         ctlmsg_add_u64(m, "resync_removed", s->resync_removed);
+        ctlmsg_add_u64(m, "resync_left_alone", s->resync_left_alone);
         ctlmsg_add_u64(m, "devices", s->devices);
         ctlmsg_add_u64(m, "taken_over", s->taken_over);
         ctlmsg_add_u64(m, "reruns", s->reruns);

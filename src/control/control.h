@@ -40,7 +40,8 @@
  *   status processed= gaps= gaps_overflow= missing= duplicates= late=
  *          overflows= baseline= last= received= rejected= filtered= started=
  *          finished= failed= timeouts= queued= running= paused=0|1
- *          resync=0|1 resyncs= resync_changed= resync_added= resync_removed= devices=
+ *          resync=0|1 resyncs= resync_changed= resync_added= resync_removed=
+ *          resync_left_alone= devices=
  *   gap first= last= count= class=unexplained|overflow   (newest first)
  *   agent seqnum= pid= age_ms= devpath= program=
  *   Monitor (time= is CLOCK_REALTIME seconds.microseconds):
@@ -93,6 +94,7 @@ struct control_status {
         /* Resync after overflow: on, passes done, totals, devices believed present. */
         bool resync;
         uint64_t resyncs, resync_changed, resync_added, resync_removed;
+        uint64_t resync_left_alone; /* devices not of resync-subsystems, over all passes */
         uint64_t devices;
 };
 

@@ -37,9 +37,10 @@ static void print_counters(const char *rec)
         printf("Queue:    %" PRIu64 " queued, %" PRIu64 " running%s\n", num(rec, "queued"), num(rec, "running"),
                num(rec, "paused") ? ", PAUSED (agents are not started)" : "");
         printf("Resync:   %s, %" PRIu64 " passes (%" PRIu64 " changed, %" PRIu64 " added, %" PRIu64
-               " removed), %" PRIu64 " devices known\n",
+               " removed, %" PRIu64 " left alone), %" PRIu64 " devices known\n",
                num(rec, "resync") ? "on" : "off", num(rec, "resyncs"), num(rec, "resync_changed"),
-               num(rec, "resync_added"), num(rec, "resync_removed"), num(rec, "devices"));
+               num(rec, "resync_added"), num(rec, "resync_removed"), num(rec, "resync_left_alone"),
+               num(rec, "devices"));
         printf("Handover: %" PRIu64 " events taken over from the previous instance, %" PRIu64
                " of them re-run (their agent had started)\n",
                num(rec, "taken_over"), num(rec, "reruns"));

@@ -53,6 +53,7 @@ static void ctl_status(void *userdata, struct control_status *ret)
                 .resync_changed = rs.changed,
                 .resync_added = rs.added,
                 .resync_removed = rs.removed,
+                .resync_left_alone = rs.left_alone,
                 .devices = rs.devices,
         };
 }

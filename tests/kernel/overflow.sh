@@ -180,6 +180,11 @@ written=$(sed -n 's/.*: \([0-9]*\) changed, \([0-9]*\) added, .*/\1 \2/p' <<<"$l
 [ "$written" = "$n_net" ] || t_fail "the log counts $written writes, the listener heard $n_net events"
 left=$(sed -n 's/.* \([0-9]*\) left alone (resync-subsystems).*/\1/p' <<<"$line")
 [ "${left:-0}" -gt 0 ] || t_fail "resync-subsystems: no device left alone in: $line"
+"$HOTPLUGCTL" status >"$T_DIR/status" || t_fail "status failed"
+# Counted over every pass of this daemon: at least this pass's.
+st_left=$(sed -n 's/^Resync: .* removed, \([0-9]*\) left alone).*/\1/p' "$T_DIR/status")
+[ "${st_left:-0}" -ge "$left" ] ||
+        t_fail "resync-subsystems: status does not count the $left devices left alone: $(grep Resync: "$T_DIR/status")"
 grep -Eq "resync: .* of them [1-9][0-9]* learnt and [1-9][0-9]* forgotten" "$T_LOG" ||
         t_fail "the new zram was not learnt or the old one not forgotten: $(grep 'resync: ' "$T_LOG" | tail -1)"
 
