@@ -217,6 +217,16 @@ static void remove_tree(const char *dir)
         check_int(system(cmd), 0);
 }
 
+/* Remove a copy_fixture() tree with its temporary parent. */
+static void remove_fixture(char *root)
+{
+        char *s = strrchr(root, '/');
+
+        check(s && strcmp(s, "/sysfs") == 0);
+        *s = '\0';
+        remove_tree(root);
+}
+
 static void test_remove_after_gone(void)
 {
         char root[512], path[1024];
@@ -250,7 +260,7 @@ static void test_remove_after_gone(void)
         check_str(agent_env(&R, "PHYSDEVBUS"), "usb"); /* bus/usb still exists */
         run_release(&R);
         handler_chain_free(c);
-        remove_tree(root);
+        remove_fixture(root);
 }
 
 static void test_cache_bounded(void)
@@ -277,7 +287,7 @@ static void test_cache_bounded(void)
         check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/001/105");
         run_release(&R);
         handler_chain_free(c);
-        remove_tree(root);
+        remove_fixture(root);
 }
 
 /* The "loading" value of firmware device @fw once the copy is over (not "1"); waits while it is "1". */
@@ -347,20 +357,10 @@ static void test_firmware_loader(void)
         check_int(run_event(c, &R, "add", fw, "firmware", "FIRMWARE=e1000e/test.bin", NULL), HANDLER_RUN);
         run_release(&R);
         handler_chain_free(c);
-        remove_tree(root);
+        remove_fixture(root);
 }
 
 static int alarm_fd = STDERR_FILENO; /* the real stderr while it is captured */
-
-/* Remove a copy_fixture() tree with its temporary parent. */
-static void remove_fixture(char *root)
-{
-        char *s = strrchr(root, '/');
-
-        check(s && strcmp(s, "/sysfs") == 0);
-        *s = '\0';
-        remove_tree(root);
-}
 
 /* Run one event with stderr captured; returns the captured log (static). */
 static const char *run_logged(struct handler_chain *c, int *ret, const char *devpath, const char *fwname)
