@@ -79,14 +79,12 @@ static void conf_store(struct conf *c, const struct option_info *oi, const union
 {
         char *slot = (char *)c + oi->conf_offset;
 
-        switch (oi->type) {
-        case OPTION_PATH:
-        case OPTION_SEARCH:
-        case OPTION_FILTER:
-        case OPTION_SUBSYSTEMS:
+        if (option_is_text(oi->type)) {
                 /* Fits: the line, and so the value, is shorter than HP_CONF_LINE_MAX. */
                 memcpy(slot, v->s, strlen(v->s) + 1);
-                break;
+                return;
+        }
+        switch (oi->type) {
         case OPTION_UINT:
         case OPTION_SIZE:
         case OPTION_SECONDS:
@@ -107,13 +105,11 @@ static union option_value conf_value(const struct conf *c, const struct option_i
         const char *slot = (const char *)c + oi->conf_offset;
         union option_value v = { .u = 0 };
 
-        switch (oi->type) {
-        case OPTION_PATH:
-        case OPTION_SEARCH:
-        case OPTION_FILTER:
-        case OPTION_SUBSYSTEMS:
+        if (option_is_text(oi->type)) {
                 v.s = slot;
-                break;
+                return v;
+        }
+        switch (oi->type) {
         case OPTION_UINT:
         case OPTION_SIZE:
         case OPTION_SECONDS:

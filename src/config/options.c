@@ -460,14 +460,11 @@ bool option_store(void *o, const struct option_info *oi, const union option_valu
 
         if (oi->size == 0 || oi->offset + oi->size > limit)
                 return false;
-        switch (oi->type) {
-        case OPTION_PATH:
-        case OPTION_STRING:
-        case OPTION_SEARCH:
-        case OPTION_FILTER:
-        case OPTION_SUBSYSTEMS:
+        if (option_is_text(oi->type)) {
                 memcpy(p, &v->s, sizeof(v->s));
-                break;
+                return true;
+        }
+        switch (oi->type) {
         case OPTION_UINT:
         case OPTION_SIZE:
                 store_uint(p, oi->size, v->u);
@@ -525,12 +522,9 @@ static const char *default_text(const struct option_info *oi, char *buf, size_t 
 
         if (oi->def_text)
                 return oi->def_text;
-        switch (oi->type) {
-        case OPTION_PATH:
-        case OPTION_STRING:
-        case OPTION_SEARCH:
-        case OPTION_FILTER:
+        if (option_is_text(oi->type))
                 return d->s ? d->s : "";
+        switch (oi->type) {
         case OPTION_UINT:
         case OPTION_SECONDS:
                 if (d->u)

@@ -95,6 +95,13 @@ const struct option_info *option_by_key(const char *key);
 /* The row of file key @k, or NULL. */
 const struct option_info *option_by_conf(enum conf_key k);
 
+/* The kinds whose value is text (union option_value.s, borrowed). */
+static inline bool option_is_text(enum option_type t)
+{
+        return t == OPTION_PATH || t == OPTION_STRING || t == OPTION_SEARCH || t == OPTION_FILTER ||
+               t == OPTION_SUBSYSTEMS;
+}
+
 /**
  * option_parse() - parse one value of an option.
  * @oi: the option (borrowed)

@@ -104,15 +104,12 @@ static bool same(const struct options *a, const struct options *b, const struct 
         const char *pa = (const char *)a + oi->offset, *pb = (const char *)b + oi->offset;
         const char *sa, *sb;
 
-        switch (oi->type) {
-        case OPTION_PATH:
-        case OPTION_STRING:
-        case OPTION_SEARCH:
-        case OPTION_FILTER:
-        case OPTION_SUBSYSTEMS:
+        if (option_is_text(oi->type)) {
                 memcpy(&sa, pa, sizeof(sa));
                 memcpy(&sb, pb, sizeof(sb));
                 return sa == sb || (sa && sb && strcmp(sa, sb) == 0);
+        }
+        switch (oi->type) {
         case OPTION_HELP:
         case OPTION_VERSION:
                 return true;
@@ -225,12 +222,9 @@ static bool default_unwritten(const struct option_info *oi)
                 return !oi->def.s; /* no list: every subsystem, which no value spells */
         if (oi->def_text)
                 return false;
-        switch (oi->type) {
-        case OPTION_PATH:
-        case OPTION_STRING:
-        case OPTION_SEARCH:
-        case OPTION_FILTER:
+        if (option_is_text(oi->type))
                 return !oi->def.s;
+        switch (oi->type) {
         case OPTION_UINT:
         case OPTION_SIZE:
         case OPTION_SECONDS:
