@@ -146,7 +146,10 @@ cleanup() {
                 remove_cgroup "$cg"
         done
         rm -rf "/run/systemd/nspawn/propagate/$NAME" 2>/dev/null
-        [ -n "${HOTPLUGD_NSPAWN_KEEP:-}" ] && [ -n "$T" ] && cp -a --no-preserve=links "$T/share" "$HOTPLUGD_NSPAWN_KEEP"
+        # The work directory, less the container's root (the overlay and its tmpfs).
+        if [ -n "${HOTPLUGD_NSPAWN_KEEP:-}" ] && [ -n "$T" ] && mkdir -p "$HOTPLUGD_NSPAWN_KEEP"; then
+                find "$T" -mindepth 1 -maxdepth 1 ! -name root ! -name ovl -exec cp -a {} "$HOTPLUGD_NSPAWN_KEEP/" \;
+        fi
         for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
                 umount "${MOUNTS[i]}" 2>/dev/null || umount -l "${MOUNTS[i]}" 2>/dev/null ||
                         echo "warning: cannot unmount ${MOUNTS[i]}" >&2
@@ -344,8 +347,12 @@ boot_progress() {
 wait_until "the container's boot" boot_progress system_up
 log "container up (system $state), init pid $INIT_PID"
 
+unit_show() { # unit_show UNIT PROPERTY
+        in_ct systemctl show "$1" -p "$2" --value
+}
+
 svc_show() {
-        in_ct systemctl show hotplugd.service -p "$1" --value
+        unit_show hotplugd.service "$1"
 }
 
 # Runs with SYNTH_UUID $1 (a full UUID or a prefix).
@@ -377,9 +384,6 @@ all_ran() { # all_ran PREFIX COUNT
 
 # ---- boot. hotplugd and its coldplug before sysinit.target ----------------------------------
 
-unit_show() { # unit_show UNIT PROPERTY
-        in_ct systemctl show "$1" -p "$2" --value
-}
 for u in hotplugd.socket hotplugd-control.socket hotplugd.service hotplugd-coldplug.service; do
         [ "$(in_ct systemctl is-enabled "$u")" = enabled ] || fail "$u is not enabled"
 done
