@@ -86,6 +86,7 @@ static void conf_store(struct conf *c, const struct option_info *oi, const union
         }
         switch (oi->type) {
         case OPTION_UINT:
+        case OPTION_AUTO_UINT:
         case OPTION_SIZE:
         case OPTION_SECONDS:
                 memcpy(slot, &v->u, sizeof(v->u));
@@ -111,6 +112,7 @@ static union option_value conf_value(const struct conf *c, const struct option_i
         }
         switch (oi->type) {
         case OPTION_UINT:
+        case OPTION_AUTO_UINT:
         case OPTION_SIZE:
         case OPTION_SECONDS:
                 memcpy(&v.u, slot, sizeof(v.u));

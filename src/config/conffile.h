@@ -38,6 +38,7 @@ enum conf_key {
         CONF_HOTPLUG_D,
         CONF_ORDERING,
         CONF_MAX_CHILDREN,
+        CONF_CONCURRENCY,
         CONF_MAX_QUEUE,
         CONF_TIMEOUT,
         CONF_KILL_GRACE,
@@ -79,6 +80,7 @@ struct conf {
         bool input_strip_quotes;
         bool resync;                        /* overflow resync */
         uint64_t max_children;
+        uint64_t concurrency;
         uint64_t max_queue;
         uint64_t timeout_sec;
         uint64_t kill_grace_sec;

@@ -65,7 +65,13 @@ const struct option_info option_table[] = {
                 KEY("max-children", CONF_MAX_CHILDREN, max_children), FIELD(cfg.max_children),
                 .min = 1, .max = HP_CHILDREN_MAX,
                 .def_fn = default_max_children, .def_text = "min(2*CPUs+16, " STR(HP_CHILDREN_MAX) ")",
-                .arg = "N", .help = "agents running at once",
+                .arg = "N", .help = "agents running at once, at most",
+        },
+        {
+                .name = "concurrency", .type = OPTION_AUTO_UINT,
+                KEY("concurrency", CONF_CONCURRENCY, concurrency), FIELD(cfg.concurrency),
+                .min = 1, .max = HP_CHILDREN_MAX, .def.u = 0,
+                .arg = "auto|N", .help = "agents at once: adapt up to max-children, or N",
         },
         {
                 .name = "max-queue", .type = OPTION_UINT,
@@ -399,6 +405,20 @@ int option_parse(const struct option_info *oi, const char *name, const char *tex
                 r = parse_text(oi, name, text, cli, why, why_size);
                 v.s = text;
                 break;
+        case OPTION_AUTO_UINT:
+                if (strcmp(text, "auto") == 0) {
+                        r = 0;
+                        v.u = 0;
+                        break;
+                }
+                r = parse_number(text, false, &n);
+                if (r < 0 || n < oi->min || n > oi->max) {
+                        snprintf(why, why_size, "%s must be auto or a number %" PRIu64 "..%" PRIu64, name, oi->min,
+                                 oi->max);
+                        r = -EINVAL;
+                }
+                v.u = n;
+                break;
         case OPTION_UINT:
         case OPTION_SIZE:
         case OPTION_SECONDS:
@@ -466,6 +486,7 @@ bool option_store(void *o, const struct option_info *oi, const union option_valu
         }
         switch (oi->type) {
         case OPTION_UINT:
+        case OPTION_AUTO_UINT:
         case OPTION_SIZE:
                 store_uint(p, oi->size, v->u);
                 break;
@@ -530,6 +551,11 @@ static const char *default_text(const struct option_info *oi, char *buf, size_t 
                 if (d->u)
                         snprintf(buf, size, "%" PRIu64, d->u);
                 return d->u ? buf : "";
+        case OPTION_AUTO_UINT:
+                if (!d->u)
+                        return "auto";
+                snprintf(buf, size, "%" PRIu64, d->u);
+                return buf;
         case OPTION_SIZE:
                 for (int shift = 30; shift >= 10; shift -= 10)
                         if (d->u && d->u % (UINT64_C(1) << shift) == 0) {

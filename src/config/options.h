@@ -47,6 +47,7 @@ enum option_type {
         OPTION_FILTER,     /* filter policy rules (pipeline/filter-policy.h) */
         OPTION_SUBSYSTEMS, /* subsystem names separated by ',' (uevent/subsystem-list.h) */
         OPTION_UINT,       /* decimal, min..max */
+        OPTION_AUTO_UINT,  /* "auto" (kept as 0) or decimal, min..max */
         OPTION_SIZE,       /* decimal with an optional K, M or G suffix (x1024), min..max */
         OPTION_SECONDS,    /* decimal seconds, min..max; kept in microseconds */
         OPTION_BOOL,       /* file: yes/no; command line: a flag that sets .flag */
@@ -61,7 +62,7 @@ enum option_type {
 
 /* A parsed value; which member depends on the type. */
 union option_value {
-        uint64_t u;        /* UINT, SIZE, SECONDS (in seconds) */
+        uint64_t u;        /* UINT, AUTO_UINT (0: auto), SIZE, SECONDS (in seconds) */
         int i;             /* ORDERING, LOG_LEVEL, LOG_TARGET, FD */
         bool b;            /* BOOL */
         double d;          /* SPEED */
@@ -76,7 +77,7 @@ struct option_info {
         enum conf_key conf;          /* its bit and struct conf slot, when .key is set */
         size_t conf_offset;          /* member of struct conf, when .key is set */
         size_t offset, size;         /* member of struct options */
-        uint64_t min, max;           /* UINT, SIZE, SECONDS */
+        uint64_t min, max;           /* UINT, AUTO_UINT, SIZE, SECONDS */
         bool flag;                   /* BOOL: what the command-line flag sets */
         union option_value def;      /* the default */
         uint64_t (*def_fn)(void);    /* UINT: a default computed at start, instead of .def */

@@ -195,6 +195,16 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "resync_removed", s->resync_removed);
         ctlmsg_add_u64(m, "resync_left_alone", s->resync_left_alone);
         ctlmsg_add_u64(m, "devices", s->devices);
+        ctlmsg_add_str(m, "ordering", s->ordering ? s->ordering : "");
+        ctlmsg_add_str(m, "concurrency", s->concurrency ? s->concurrency : "");
+        ctlmsg_add_u64(m, "limit", s->limit);
+        ctlmsg_add_u64(m, "limit_max", s->limit_max);
+        ctlmsg_add_u64(m, "rate", s->rate);
+        ctlmsg_add_u64(m, "rate_limit", s->rate_limit);
+        ctlmsg_add_u64(m, "windows", s->windows);
+        ctlmsg_add_u64(m, "raised", s->raised);
+        ctlmsg_add_u64(m, "lowered", s->lowered);
+        ctlmsg_add_u64(m, "stalls", s->stalls);
         ctlmsg_add_u64(m, "taken_over", s->taken_over);
         ctlmsg_add_u64(m, "reruns", s->reruns);
 }

@@ -21,6 +21,31 @@ static uint64_t num(const char *rec, const char *key)
         return v;
 }
 
+/* "Limit:" how many agents may run at once, and how that was chosen. */
+static void print_limit(const char *rec)
+{
+        char ordering[32] = "", how[32] = "";
+
+        (void)ctlmsg_get(rec, "ordering", ordering, sizeof(ordering));
+        if (ctlmsg_get(rec, "concurrency", how, sizeof(how)) < 0 || !how[0])
+                return; /* an older daemon */
+        printf("Limit:    %" PRIu64 " agent(s) at once", num(rec, "limit"));
+        if (strcmp(ordering, "strict") == 0)
+                printf(" (ordering strict runs one at a time)");
+        else if (strcmp(how, "fixed") == 0)
+                printf(" (fixed by concurrency, max-children %" PRIu64 ")", num(rec, "limit_max"));
+        else {
+                printf(" (%s within 1-%" PRIu64, how, num(rec, "limit_max"));
+                if (num(rec, "windows") > 0)
+                        printf("; last window %" PRIu64 " events/s with %" PRIu64, num(rec, "rate"),
+                               num(rec, "rate_limit"));
+                printf("; %" PRIu64 " windows, raised %" PRIu64 " (%" PRIu64 " on stalls), lowered %" PRIu64
+                       " times)",
+                       num(rec, "windows"), num(rec, "raised"), num(rec, "stalls"), num(rec, "lowered"));
+        }
+        printf("\n");
+}
+
 static void print_counters(const char *rec)
 {
         printf("Events:   %" PRIu64 " processed, %" PRIu64 " received, %" PRIu64 " rejected, %" PRIu64
@@ -36,6 +61,7 @@ static void print_counters(const char *rec)
                num(rec, "started"), num(rec, "finished"), num(rec, "failed"), num(rec, "timeouts"));
         printf("Queue:    %" PRIu64 " queued, %" PRIu64 " running%s\n", num(rec, "queued"), num(rec, "running"),
                num(rec, "paused") ? ", PAUSED (agents are not started)" : "");
+        print_limit(rec);
         printf("Resync:   %s, %" PRIu64 " passes (%" PRIu64 " changed, %" PRIu64 " added, %" PRIu64
                " removed, %" PRIu64 " left alone), %" PRIu64 " devices known\n",
                num(rec, "resync") ? "on" : "off", num(rec, "resyncs"), num(rec, "resync_changed"),

@@ -24,6 +24,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "pipeline/concurrency.h"
 #include "pipeline/ledger.h"
 #include "shared/list.h"
 #include "shared/log.h"
@@ -52,6 +53,10 @@ struct manager_jobs {
         bool paused;                    /* pause: events queue, no agent starts */
         bool dispatching;               /* inside manager_dispatch(): nested calls return at once */
         bool agent_missing_reported;
+        struct concurrency conc;        /* how many may run at once (the scheduler's max_running) */
+        uint64_t completed;             /* events done, for the stall check */
+        uint64_t stall_mark;            /* completed when the stall timer was armed */
+        sd_event_source *stall;         /* fires when nothing completed while events wait for a slot */
 };
 
 /* manager-observe.c: who hears what happened. */
@@ -142,7 +147,7 @@ void manager_maybe_exit(struct manager *m);
 
 /* ---- manager-job.c: jobs -------------------------------------------------- */
 
-/* The empty job list, right after allocation (manager_free() may follow). */
+/* The empty job list and the concurrency controller, once m->cfg is set (manager_free() may follow). */
 void manager_jobs_init(struct manager *m);
 /* Choose the spawner once: the real one, or the dry one for --dry-run.  Return: 0 or -ENOMEM. */
 int manager_jobs_open(struct manager *m);
@@ -165,6 +170,8 @@ void manager_event_done(struct manager *m, struct uevent *ev);
 /* Kill (SIGKILL) and reap every running agent, hand back their events. */
 void manager_kill_running(struct manager *m);
 bool manager_paused(const struct manager *m);
+/* The concurrency limit's state (borrowed), for status. */
+const struct concurrency *manager_concurrency(const struct manager *m);
 /**
  * manager_for_each_agent() - call @fn for each running agent process.
  * @m: manager
@@ -172,7 +179,7 @@ bool manager_paused(const struct manager *m);
  * @arg: passed to @fn
  */
 void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_agent *a, void *arg), void *arg);
-/* The configuration changed: report a missing agent again. */
+/* The configuration changed: report a missing agent again, apply the ordering and the limit. */
 void manager_jobs_reconfigured(struct manager *m);
 
 /* ---- manager-observe.c: notify all observers ------------------------------ */

@@ -118,11 +118,76 @@ static void job_finish(struct job *j)
         manager_event_done(m, ev);
 }
 
+/* The scheduler runs at most the controller's limit at once. */
+static void jobs_apply_limit(struct manager *m)
+{
+        scheduler_set_mode(m->scheduler, m->cfg.ordering, m->jobs.conc.limit);
+}
+
+/* An event finished: tell the controller (strict runs one at a time whatever the limit). */
+static void jobs_adapt(struct manager *m)
+{
+        struct concurrency *c = &m->jobs.conc;
+
+        m->jobs.completed++;
+        if (c->phase == CONCURRENCY_FIXED || m->cfg.ordering == ORDERING_STRICT)
+                return;
+        if (!concurrency_done(c, now_usec(CLOCK_MONOTONIC)))
+                return;
+        log_debug("concurrency: %u agents at once (%.0f events/s with %u)", c->limit, c->last_rate, c->last_limit);
+        jobs_apply_limit(m);
+}
+
+/* Events wait for a slot: if nothing completes for a while, raise the limit (concurrency_stalled()). */
+static void jobs_watch_stall(struct manager *m);
+
+static int on_stall(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        struct concurrency *c = &m->jobs.conc;
+
+        if (m->jobs.completed == m->jobs.stall_mark && !m->stopping && !m->jobs.paused &&
+            scheduler_slot_wanted(m->scheduler) && concurrency_stalled(c)) {
+                log_debug("concurrency: nothing completed for %llu ms with events waiting, %u agents at once",
+                          (unsigned long long)(HP_CONCURRENCY_STALL_USEC / 1000), c->limit);
+                jobs_apply_limit(m);
+                manager_dispatch(m); /* watches again if events still wait */
+        } else
+                jobs_watch_stall(m);
+        return 0;
+}
+
+static void jobs_watch_stall(struct manager *m)
+{
+        const struct concurrency *c = &m->jobs.conc;
+        int enabled = SD_EVENT_OFF;
+        usec_t when;
+        int r;
+
+        if (c->phase == CONCURRENCY_FIXED || c->limit >= c->max || m->stopping || m->jobs.paused ||
+            !scheduler_slot_wanted(m->scheduler))
+                return;
+        if (m->jobs.stall && sd_event_source_get_enabled(m->jobs.stall, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+                return; /* armed: it checks for completions when it fires */
+        m->jobs.stall_mark = m->jobs.completed;
+        when = now_usec(CLOCK_MONOTONIC) + HP_CONCURRENCY_STALL_USEC;
+        if (!m->jobs.stall) {
+                r = sd_event_add_time(m->event, &m->jobs.stall, CLOCK_MONOTONIC, when, HP_CONCURRENCY_STALL_USEC / 10,
+                                      on_stall, m);
+                if (r < 0)
+                        log_debug_errno(r, "concurrency: no stall timer");
+                return;
+        }
+        (void)sd_event_source_set_time(m->jobs.stall, when);
+        (void)sd_event_source_set_enabled(m->jobs.stall, SD_EVENT_ONESHOT);
+}
+
 void manager_event_done(struct manager *m, struct uevent *ev)
 {
         scheduler_done(m->scheduler, ev);
         observe_done(m, ev);
         free(ev);
+        jobs_adapt(m);
         manager_input_maybe_resume(m);
         manager_dispatch(m);
 }
@@ -458,11 +523,18 @@ void manager_dispatch(struct manager *m)
         while (!m->stopping && !m->jobs.paused && (ev = scheduler_next(m->scheduler)))
                 m->jobs.spawner->start(m->jobs.spawner_data, ev);
         m->jobs.dispatching = false;
+        /* A slot left free: what completes now measures the input, not the machine. */
+        if (scheduler_running(m->scheduler) < m->jobs.conc.limit)
+                concurrency_idle(&m->jobs.conc, (unsigned)scheduler_running(m->scheduler),
+                                 scheduler_queued(m->scheduler) > 0 && !scheduler_slot_wanted(m->scheduler));
+        else
+                jobs_watch_stall(m);
 }
 
 void manager_jobs_init(struct manager *m)
 {
         list_init(&m->jobs.running);
+        concurrency_init(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency);
 }
 
 void manager_pause(struct manager *m)
@@ -480,6 +552,11 @@ void manager_resume(struct manager *m)
         manager_dispatch(m);
 }
 
+const struct concurrency *manager_concurrency(const struct manager *m)
+{
+        return &m->jobs.conc;
+}
+
 bool manager_paused(const struct manager *m)
 {
         return m->jobs.paused;
@@ -488,6 +565,8 @@ bool manager_paused(const struct manager *m)
 void manager_jobs_reconfigured(struct manager *m)
 {
         m->jobs.agent_missing_reported = false;
+        concurrency_reconfigure(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency);
+        jobs_apply_limit(m);
 }
 
 void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_agent *a, void *arg), void *arg)
@@ -542,6 +621,7 @@ int manager_jobs_open(struct manager *m)
 
 void manager_jobs_close(struct manager *m)
 {
+        m->jobs.stall = sd_event_source_disable_unref(m->jobs.stall);
         manager_kill_running(m);
         if (m->jobs.spawner && m->jobs.spawner->free)
                 m->jobs.spawner->free(m->jobs.spawner_data);

@@ -391,13 +391,13 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         m = calloc(1, sizeof(*m));
         if (!m)
                 return -ENOMEM;
-        manager_jobs_init(m);
         m->cfg = *cfg;
+        manager_jobs_init(m);
         m->max_queue = m->cfg.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
 
         /* The manager enforces max_queue itself (it can change on reload). */
-        r = scheduler_new(m->cfg.ordering, m->cfg.max_children, HP_QUEUE_MAX_LIMIT, &m->scheduler);
+        r = scheduler_new(m->cfg.ordering, m->jobs.conc.limit, HP_QUEUE_MAX_LIMIT, &m->scheduler);
         if (r < 0)
                 goto fail;
         r = handler_chain_new(&m->cfg.handlers, &m->handlers);
@@ -491,6 +491,7 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
 
         n.ordering = cfg->ordering;
         n.max_children = cfg->max_children;
+        n.concurrency = cfg->concurrency;
         n.max_queue = cfg->max_queue;
         n.timeout_usec = cfg->timeout_usec;
         n.kill_grace_usec = cfg->kill_grace_usec;
@@ -533,8 +534,7 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         m->cfg = n;
         m->max_queue = n.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
-        manager_jobs_reconfigured(m);
-        scheduler_set_mode(m->scheduler, n.ordering, n.max_children);
+        manager_jobs_reconfigured(m); /* the ordering and the limit too */
         manager_input_maybe_resume(m);
         manager_dispatch(m);
         return 0;

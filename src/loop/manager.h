@@ -28,7 +28,8 @@ struct manager_config {
         const char *agent;          /* program run per event (single-agent mode) */
         const char *hotplug_d;      /* multiplexer directory; overrides agent when set */
         enum ordering ordering;
-        unsigned max_children;      /* agents running at once */
+        unsigned max_children;      /* agents running at once, at most */
+        unsigned concurrency;       /* agents at once: 0 adapts up to max_children (pipeline/concurrency.h) */
         size_t max_queue;           /* events held at most */
         usec_t timeout_usec;        /* agent run time before SIGTERM */
         usec_t kill_grace_usec;     /* SIGTERM to SIGKILL */

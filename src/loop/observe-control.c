@@ -28,6 +28,23 @@ struct observe_control {
 
 /* ---- what the control socket asks ----------------------------------------- */
 
+/* The concurrency limit and what it was learned from. */
+static void ctl_status_concurrency(struct manager *m, struct control_status *ret)
+{
+        const struct concurrency *c = manager_concurrency(m);
+
+        ret->ordering = ordering_to_string(m->cfg.ordering);
+        ret->concurrency = concurrency_phase_to_string(c->phase);
+        ret->limit = c->limit;
+        ret->limit_max = c->max;
+        ret->rate = (uint64_t)(c->last_rate + 0.5);
+        ret->rate_limit = c->last_limit;
+        ret->windows = c->windows;
+        ret->raised = c->raised;
+        ret->lowered = c->lowered;
+        ret->stalls = c->stalls;
+}
+
 static void ctl_status(void *userdata, struct control_status *ret)
 {
         struct manager *m = userdata;
@@ -56,6 +73,7 @@ static void ctl_status(void *userdata, struct control_status *ret)
                 .resync_left_alone = rs.left_alone,
                 .devices = rs.devices,
         };
+        ctl_status_concurrency(m, ret);
 }
 
 struct agent_walk {

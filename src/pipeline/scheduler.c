@@ -453,6 +453,18 @@ size_t scheduler_queued(const struct scheduler *s)
         return s->heap[HEAP_QUEUED].n;
 }
 
+bool scheduler_slot_wanted(const struct scheduler *s)
+{
+        switch (s->mode) {
+        case ORDERING_NONE:
+                return s->heap[HEAP_QUEUED].n > 0;
+        case ORDERING_DEVPATH:
+                return s->heap[HEAP_READY].n > 0;
+        default:
+                return false;
+        }
+}
+
 size_t scheduler_running(const struct scheduler *s)
 {
         return s->n_running;

@@ -98,6 +98,8 @@ uint64_t scheduler_rechecks(const struct scheduler *s);
 uint64_t scheduler_lowest_held(const struct scheduler *s);
 
 size_t scheduler_queued(const struct scheduler *s);
+/* True if an event waits only for a free slot (max_running reached); never in strict. */
+bool scheduler_slot_wanted(const struct scheduler *s);
 size_t scheduler_running(const struct scheduler *s);
 static inline size_t scheduler_held(const struct scheduler *s)
 {

@@ -44,6 +44,7 @@ static void test_all_keys(void)
                            "agent = /sbin/hotplug\n"
                            "   ordering\t=\tstrict  \n"
                            "max-children=8\n"
+                           "concurrency = 3\n"
                            "max-queue = 1000\n"
                            "  # indented comment = ignored\n"
                            "timeout = 30\n"
@@ -68,6 +69,7 @@ static void test_all_keys(void)
         check_str(c.agent, "/sbin/hotplug");
         check_int(c.ordering, ORDERING_STRICT);
         check_int(c.max_children, 8);
+        check_int(c.concurrency, 3);
         check_int(c.max_queue, 1000);
         check_int(c.timeout_sec, 30);
         check_int(c.kill_grace_sec, 2);
@@ -87,9 +89,10 @@ static void test_all_keys(void)
         check_str(c.resync_subsystems, "net, block");
         check_int(c.line[CONF_AGENT], 3);
         check_int(c.line[CONF_ORDERING], 4);
-        check_int(c.line[CONF_RESYNC], 17);
-        check_int(c.line[CONF_RESYNC_SUBSYSTEMS], 22);
-        check_int(c.line[CONF_INPUT_STRIP_QUOTES], 23);
+        check_int(c.line[CONF_CONCURRENCY], 6);
+        check_int(c.line[CONF_RESYNC], 18);
+        check_int(c.line[CONF_RESYNC_SUBSYSTEMS], 23);
+        check_int(c.line[CONF_INPUT_STRIP_QUOTES], 24);
 
         check_int(parse("hotplug-d = /etc/hotplug.d\n", &c, &err), 0);
         check_int(c.set, CONF_BIT(CONF_HOTPLUG_D));
@@ -209,6 +212,11 @@ static void test_value_errors(void)
         expect_error("max-children = 0\n", 1, "t.conf:1: 'max-children' must be a number 1..2048: '0'");
         expect_error("max-children = 2049\n", 1,
                      "t.conf:1: 'max-children' must be a number 1..2048: '2049'");
+        expect_error("concurrency = 0\n", 1, "t.conf:1: 'concurrency' must be auto or a number 1..2048: '0'");
+        expect_error("concurrency = Auto\n", 1,
+                     "t.conf:1: 'concurrency' must be auto or a number 1..2048: 'Auto'");
+        expect_error("concurrency = 2049\n", 1,
+                     "t.conf:1: 'concurrency' must be auto or a number 1..2048: '2049'");
         expect_error("max-queue = -1\n", 1, "t.conf:1: 'max-queue' must be a number 1..1048576: '-1'");
         expect_error("max-queue = +5\n", 1, "t.conf:1: 'max-queue' must be a number 1..1048576: '+5'");
         expect_error("timeout = 30s\n", 1, "t.conf:1: 'timeout' must be a number 1..86400: '30s'");

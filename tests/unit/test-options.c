@@ -42,6 +42,12 @@ static const char *sample(const struct option_info *oi)
                 return "net,block";
         case OPTION_SIZE:
                 return "16M";
+        case OPTION_AUTO_UINT:
+                if (oi->def.u == 0) {
+                        snprintf(sample_buf, sizeof(sample_buf), "%" PRIu64, oi->max);
+                        return sample_buf;
+                }
+                return "auto";
         case OPTION_UINT:
         case OPTION_SECONDS:
                 snprintf(sample_buf, sizeof(sample_buf), "%" PRIu64, oi->def.u == oi->max ? oi->min : oi->max);
@@ -72,6 +78,9 @@ static const char *other(const struct option_info *oi)
                 return "input";
         case OPTION_SIZE:
                 return "8K";
+        case OPTION_AUTO_UINT:
+                snprintf(other_buf, sizeof(other_buf), "%" PRIu64, oi->min);
+                return other_buf;
         case OPTION_UINT:
         case OPTION_SECONDS:
                 snprintf(other_buf, sizeof(other_buf), "%" PRIu64, oi->def.u == oi->max ? oi->max : oi->min);
