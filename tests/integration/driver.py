@@ -428,6 +428,55 @@ def case_parallel(c):
     print("ok: 3 unrelated devices ran at once (each agent saw the others start)")
 
 
+def max_overlap(runs):
+    """Most runs in progress at one moment."""
+    edges = sorted([(r["start"], 1) for r in runs.values()] + [(r["end"], -1) for r in runs.values()],
+                   key=lambda e: (e[0], e[1]))
+    now = most = 0
+    for _, d in edges:
+        now += d
+        most = max(most, now)
+    return most
+
+
+def limit_line(c):
+    out = c.tool("status")[1]
+    m = re.search(r"^Limit: +(\d+) agent\(s\) at once \((\S+)", out, re.M)
+    check(m, f"status has no Limit line:\n{out}")
+    return int(m.group(1)), m.group(2)
+
+
+def case_concurrency(c):
+    """concurrency=auto: agents that sleep get more slots, learned from the rate; a number pins it."""
+    agent = c.agent(sleep_ms=100)
+    d = c.daemon(f"--agent={agent}", "--max-children=12")
+    limit, how = limit_line(c)
+    check((limit, how) == (1, "slow-start"), f"a fresh daemon's limit is {limit} ({how}), expected 1 (slow-start)")
+    n = 120
+    d.send(*[uevent(i + 1, "add", f"/devices/virtual/net/hpc{i}", "net", f"INTERFACE=hpc{i}") for i in range(n)])
+    c.wait(lambda: len(c.runs()) == n, f"{n} agent runs")
+    most = max_overlap(c.runs())
+    limit, how = limit_line(c)
+    # Agents that sleep finish more events with every slot: slow start doubles up to the bound.
+    check(most >= 8, f"at most {most} agents ran at once; sleeping agents should have climbed towards 12")
+    check(most <= 12, f"{most} agents ran at once, above --max-children=12")
+    check(limit >= 8 and how in ("adaptive", "slow-start"), f"limit {limit} ({how}) after {n} sleeping agents")
+    d.stop()
+    print(f"ok: adaptive: up to {most} sleeping agents at once (limit {limit}, {how})")
+
+    shutil.rmtree(c.path("runs"))
+    os.mkdir(c.path("runs"))
+    d = c.daemon(f"--agent={agent}", "--max-children=12", "--concurrency=3")
+    d.send(*[uevent(i + 1, "add", f"/devices/virtual/net/hpc{i}", "net", f"INTERFACE=hpc{i}") for i in range(30)])
+    c.wait(lambda: len(c.runs()) == 30, "30 agent runs")
+    most = max_overlap(c.runs())
+    check(most == 3, f"--concurrency=3: {most} agents ran at once")
+    limit, how = limit_line(c)
+    check((limit, how) == (3, "fixed"), f"--concurrency=3: status says {limit} ({how})")
+    d.stop()
+    print("ok: --concurrency=3 pins it: exactly 3 at once, status says fixed")
+
+
 def case_strict(c):
     """--ordering strict: one agent at a time, in SEQNUM order, even for unrelated devices."""
     agent = c.agent(sleep_ms=50)
@@ -647,6 +696,7 @@ CASES = {
     "trust-switch": case_trust_switch,
     "parent-child": case_parent_child,
     "parallel": case_parallel,
+    "concurrency": case_concurrency,
     "strict": case_strict,
     "timeout": case_timeout,
     "crash": case_crash,
