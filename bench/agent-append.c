@@ -2,13 +2,17 @@
 /*
  * The benchmark's trivial agent (linked statically when possible): appends
  * "SEQNUM DEVPATH SYNTH_UUID\n" with one write(2) to events.log beside
- * argv[0] and exits.  O_APPEND keeps concurrent lines whole.
+ * argv[0] and exits.  O_APPEND keeps concurrent lines whole.  Built a
+ * second time with SLEEP_USEC as agent-append-sleep: the same, then a sleep,
+ * like an agent that waits for something (a device node, a module).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int main(int argc, char *argv[])
@@ -30,5 +34,10 @@ int main(int argc, char *argv[])
         n = snprintf(line, sizeof(line), "%s %s %s\n", seq ? seq : "-", dev ? dev : "-", uuid ? uuid : "-");
         if (write(fd, line, (size_t)n) != n)
                 return 4;
+#ifdef SLEEP_USEC
+        struct timespec ts = { SLEEP_USEC / 1000000, (SLEEP_USEC % 1000000) * 1000L };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+#endif
         return 0;
 }

@@ -1,105 +1,242 @@
 #!/bin/bash
-# Burst benchmark (root): bursts of real uevents through hotplugd with a
-# trivial static agent, side by side with the raw serial spawn+wait rate of
-# the same agent on this machine.
+# Burst benchmark (root): real uevents through hotplugd, everything the
+# performance targets speak of in one run, optionally two builds side by side.
 #
-#   bench/burst.sh [BUILDDIR] [SIZES...]      (default: build 1000 10000 100000)
+#   bench/burst.sh [-n EVENTS] [-r RUNS] [-q QUEUED] [-c OTHER_BUILDDIR] [BUILDDIR]
 #
-# For each size it runs ordering=strict and ordering=devpath over the same
-# devices (lo and three veth pairs) and prints events/s, lost events, order
-# violations (global in strict, per device in devpath), daemon peak RSS, daemon
-# CPU per event and the ratio to the serial spawn rate.
+#   -n  events per burst (default 6000)
+#   -r  runs of each burst; the median is shown (default 3)
+#   -q  events queued while paused for RSS per queued event (default 50000; 0 skips)
+#   -c  a second build (say, of the previous commit) measured in the same run,
+#       interleaved with BUILDDIR so machine noise falls on both alike
+#
+# It prints:
+#  1. the machine's own spawn limits: one loop spawning the agent and
+#     waiting for it, and two such loops at once (the daemon's spawn_agent()
+#     through bench/spawn-serial), and their ratio;
+#  2. for a busy agent (appends a line, exits) and a sleeping one (the same,
+#     then 5 ms asleep): events/s, lost events, order violations, daemon CPU
+#     per event and the concurrency limit at the end, for ordering strict and
+#     devpath, on 1 device (lo) and on 3 (veth pairs, round robin);
+#  3. RSS per queued event: events queued while agents are paused
+#     (hotplugctl pause), VmRSS growth divided by the events;
+#  4. the ratios: devpath / strict in rate and in CPU, per build.
+# The same agent binaries (BUILDDIR's) run for both builds.
 set -u
-B=${1:-build}
-shift || true
-SIZES=${*:-1000 10000 100000}
-[ "$(id -u)" = 0 ] || { echo "bench/burst.sh needs root (real uevents)" >&2; exit 1; }
-HOTPLUGD=$B/src/hotplugd
-for f in "$HOTPLUGD" "$B/bench/agent-append" "$B/bench/spawn-serial" "$B/tests/kernel/uevent-burst"; do
-        [ -x "$f" ] || { echo "missing $f: build first (meson compile -C $B)" >&2; exit 1; }
+N=6000 RUNS=3 QUEUED=50000 OTHER=
+while getopts n:r:q:c: o; do
+        case $o in
+        n) N=$OPTARG ;;
+        r) RUNS=$OPTARG ;;
+        q) QUEUED=$OPTARG ;;
+        c) OTHER=$OPTARG ;;
+        *) sed -n '2,12p' "$0" >&2; exit 64 ;;
+        esac
 done
+shift $((OPTIND - 1))
+B=${1:-build}
+[ "$(id -u)" = 0 ] || { echo "bench/burst.sh needs root (real uevents)" >&2; exit 1; }
+BUILDS=("$B")
+[ -n "$OTHER" ] && BUILDS+=("$OTHER")
+for b in "${BUILDS[@]}"; do
+        for f in src/hotplugd src/hotplugctl bench/spawn-serial tests/kernel/uevent-burst; do
+                [ -x "$b/$f" ] || { echo "missing $b/$f: build first (meson compile -C $b)" >&2; exit 1; }
+        done
+done
+for f in bench/agent-append bench/agent-append-sleep; do
+        [ -x "$B/$f" ] || { echo "missing $B/$f: build first (meson compile -C $B)" >&2; exit 1; }
+done
+
 W=$(mktemp -d /tmp/hotplugd-bench.XXXXXX)
 VETHS=()
+DPID=
 cleanup() {
-        [ -n "${DPID:-}" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+        if [ -n "$DPID" ]; then kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; fi
         for v in "${VETHS[@]}"; do ip link del "$v" 2>/dev/null; done
         rm -rf "$W"
 }
 trap cleanup EXIT
-cp "$B/bench/agent-append" "$W/agent"
-FILES=(/sys/class/net/lo/uevent)
+trap 'exit 130' INT TERM
+mkdir -p "$W/busy" "$W/sleep"
+cp "$B/bench/agent-append" "$W/busy/agent"
+cp "$B/bench/agent-append-sleep" "$W/sleep/agent"
+ONE=(/sys/class/net/lo/uevent)
+THREE=()
 for i in 1 2 3; do
-        v=hpbench$$x$i
-        ip link add "$v" type veth peer name "${v}p" && VETHS+=("$v") && FILES+=("/sys/class/net/$v/uevent")
+        v=hpb$$x$i
+        ip link add "$v" type veth peer name "${v}p" || exit 1
+        VETHS+=("$v")
+        THREE+=("/sys/class/net/$v/uevent")
 done
 CLK=$(getconf CLK_TCK)
+PAGE=$(getconf PAGESIZE)
 
-read -r SERIAL SPAWN_CPU < <("$B/bench/spawn-serial" "$W/agent" 3000)
-rm -f "$W/events.log"
-echo "machine: $(nproc) CPUs, kernel $(uname -r)"
-echo "raw serial spawn+wait of the agent (spawn_agent + waitid, 3000 runs): $SERIAL /s,"
-echo "  costing the spawning process $SPAWN_CPU us of CPU per spawn (the spawn itself)"
-echo
-printf '%-8s %7s %9s %10s %6s %10s %9s %10s %11s %8s\n' mode events seconds events/s lost violations peakRSS cpu/event "-spawn" ratio
-run() { # run MODE N   (MODE dry-run: the pipeline alone, nothing spawned)
-        local mode=$1 n=$2 prefix t0 t1 got ticks0 ticks1 rss lost viol extra=()
-        rm -f "$W/events.log"
-        if [ "$mode" = dry-run ]; then
-                extra=(--dry-run --log-level info)
-                mode=devpath
-        fi
-        "$HOTPLUGD" --agent "$W/agent" --all --ordering "$mode" --log-level warning --log-target stderr \
-                --max-queue 200000 "${extra[@]}" 2>"$W/daemon.log" &
+label() { # label BUILD: the build's name with its commit
+        local d
+        d=$(git -C "$(dirname "$(readlink -f "$1")")" describe --always --dirty 2>/dev/null || echo "?")
+        [ "$1" = "$B" ] && echo "this($d)" || echo "other($d)"
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# ---- 1. spawn limits ----------------------------------------------------------
+spawn_rates() { # spawn_rates BUILD AGENTDIR -> "one two cpu_one"
+        local b=$1 dir=$2 one cpu two a c
+        rm -f "$dir/events.log"
+        read -r one cpu < <("$b/bench/spawn-serial" "$dir/agent" 3000)
+        "$b/bench/spawn-serial" "$dir/agent" 3000 >"$W/loop2" &
+        read -r a _ < <("$b/bench/spawn-serial" "$dir/agent" 3000)
+        wait $!
+        read -r c _ <"$W/loop2"
+        two=$(echo "$a + $c" | bc -l)
+        rm -f "$dir/events.log"
+        echo "$one $two $cpu"
+}
+
+# ---- 2. bursts ----------------------------------------------------------------
+status_limit() { # the "Limit:" line's number of agents at once, or "-"
+        HOTPLUGCTL_SOCKET=$W/ctl "$1/src/hotplugctl" status 2>/dev/null |
+                awk '/^Limit:/ { print $2; found = 1 } END { if (!found) print "-" }'
+}
+
+burst() { # burst BUILD AGENTDIR ORDERING FILES... -> "rate lost violations cpu_us limit"
+        local b=$1 dir=$2 mode=$3 prefix t0 t1 tk0 tk1 got last=-1 same=0 lost viol limit
+        shift 3
+        rm -f "$dir/events.log" "$W/ctl"
+        "$b/src/hotplugd" --agent "$dir/agent" --all --ordering "$mode" --log-level warning --log-target stderr \
+                --control-socket "$W/ctl" --max-queue 200000 2>"$W/daemon.log" &
         DPID=$!
-        sleep 0.3
-        ticks0=$(awk '{print $14 + $15}' /proc/$DPID/stat)
+        for _ in $(seq 100); do [ -S "$W/ctl" ] && break; sleep 0.05; done
+        tk0=$(cpu_ticks "$DPID")
         prefix=$(cut -c1-23 /proc/sys/kernel/random/uuid)
         t0=$(date +%s.%N)
-        "$B/tests/kernel/uevent-burst" "$n" "$prefix" "${FILES[@]}" >/dev/null
-        local last=-1 same=0
-        if [ ${#extra[@]} -gt 0 ]; then
-                # Dry run: the log is the record; "would run" lines carry SEQNUM, DEVPATH and the UUID.
-                while [ "$(grep -c "would run.*$prefix" "$W/daemon.log")" -lt "$n" ]; do
-                        [ "$same" -ge 100 ] && break
-                        same=$((same + 1))
-                        sleep 0.1
-                done
-                grep "would run.*$prefix" "$W/daemon.log" |
-                        sed -E 's/.*SEQNUM=([0-9]+) .*DEVPATH=([^ ]+) .*SYNTH_UUID=([^ ]+).*/\1 \2 \3/' >"$W/events.log"
-                mode=dry-run
-        fi
+        "$b/tests/kernel/uevent-burst" "$N" "$prefix" "$@" >/dev/null
         while :; do
-                got=$(grep -c "$prefix" "$W/events.log" 2>/dev/null || echo 0)
-                [ "$got" -ge "$n" ] && break
+                got=$(grep -c "$prefix" "$dir/events.log" 2>/dev/null)
+                [ "${got:-0}" -ge "$N" ] && break
                 if [ "$got" = "$last" ]; then same=$((same + 1)); else same=0; fi
                 [ "$same" -ge 100 ] && break # 10 s without progress: count what is lost
                 last=$got
                 sleep 0.1
         done
         t1=$(date +%s.%N)
-        ticks1=$(awk '{print $14 + $15}' /proc/$DPID/stat)
-        rss=$(awk '/VmHWM/ {print $2}' /proc/$DPID/status)
+        tk1=$(cpu_ticks "$DPID")
+        limit=$(status_limit "$b")
         kill "$DPID"; wait "$DPID" 2>/dev/null; DPID=
-        lost=$((n - $(grep "$prefix" "$W/events.log" | awk '{print $3}' | sort -u | wc -l)))
+        lost=$((N - $(grep "$prefix" "$dir/events.log" | awk '{ print $3 }' | sort -u | wc -l)))
         if [ "$mode" = strict ]; then
-                viol=$(grep "$prefix" "$W/events.log" | awk '$1 < prev { v++ } { prev = $1 } END { print v + 0 }')
+                viol=$(grep "$prefix" "$dir/events.log" | awk '$1 < prev { v++ } { prev = $1 } END { print v + 0 }')
         else
-                viol=$(grep "$prefix" "$W/events.log" | awk '$1 < last[$2] { v++ } { last[$2] = $1 } END { print v + 0 }')
+                viol=$(grep "$prefix" "$dir/events.log" | awk '$1 < last[$2] { v++ } { last[$2] = $1 } END { print v + 0 }')
         fi
-        local secs rate cpu ratio own
-        secs=$(echo "$t1 - $t0" | bc -l)
-        rate=$(echo "$n / $secs" | bc -l)
-        cpu=$(echo "($ticks1 - $ticks0) * 1000000 / $CLK / $n" | bc -l)
-        ratio=$(echo "$rate / $SERIAL" | bc -l)
-        if [ "$mode" = dry-run ]; then own=$cpu; else own=$(echo "$cpu - $SPAWN_CPU" | bc -l); fi
-        printf '%-8s %7d %9.2f %10.0f %6d %10d %7dKiB %8.1fus %9.1fus %7.2fx\n' "$mode" "$n" "$secs" "$rate" "$lost" "$viol" "$rss" "$cpu" "$own" "$ratio"
+        echo "$(echo "$N / ($t1 - $t0)" | bc -l) $lost $viol $(echo "($tk1 - $tk0) * 1000000 / $CLK / $N" | bc -l) $limit"
 }
-for n in $SIZES; do
-        run dry-run "$n"
-        run strict "$n"
-        run devpath "$n"
+
+# ---- 3. RSS per queued event --------------------------------------------------
+queued_rss() { # queued_rss BUILD -> "bytes_per_event lost"
+        local b=$1 prefix rss0 rss1 got last=-1 same=0 lost
+        [ "$QUEUED" -gt 0 ] || { echo "- -"; return; }
+        rm -f "$W/busy/events.log" "$W/ctl"
+        "$b/src/hotplugd" --agent "$W/busy/agent" --all --log-level warning --log-target stderr \
+                --control-socket "$W/ctl" --max-queue 1048576 2>"$W/daemon.log" &
+        DPID=$!
+        for _ in $(seq 100); do [ -S "$W/ctl" ] && break; sleep 0.05; done
+        HOTPLUGCTL_SOCKET=$W/ctl "$b/src/hotplugctl" pause >/dev/null || { echo "- -"; return; }
+        rss0=$(awk '/^VmRSS/ { print $2 }' "/proc/$DPID/status")
+        prefix=$(cut -c1-23 /proc/sys/kernel/random/uuid)
+        "$b/tests/kernel/uevent-burst" "$QUEUED" "$prefix" "${ONE[@]}" >/dev/null
+        while :; do # until every event is queued (status "N queued")
+                got=$(HOTPLUGCTL_SOCKET=$W/ctl "$b/src/hotplugctl" status | awk '/^Queue:/ { print $2 }')
+                [ "${got:-0}" -ge "$QUEUED" ] && break
+                if [ "$got" = "$last" ]; then same=$((same + 1)); else same=0; fi
+                [ "$same" -ge 100 ] && break
+                last=$got
+                sleep 0.1
+        done
+        rss1=$(awk '/^VmRSS/ { print $2 }' "/proc/$DPID/status")
+        HOTPLUGCTL_SOCKET=$W/ctl "$b/src/hotplugctl" resume >/dev/null
+        last=-1 same=0
+        while :; do
+                got=$(grep -c "$prefix" "$W/busy/events.log" 2>/dev/null)
+                [ "${got:-0}" -ge "$QUEUED" ] && break
+                if [ "$got" = "$last" ]; then same=$((same + 1)); else same=0; fi
+                [ "$same" -ge 100 ] && break
+                last=$got
+                sleep 0.1
+        done
+        kill "$DPID"; wait "$DPID" 2>/dev/null; DPID=
+        lost=$((QUEUED - $(grep "$prefix" "$W/busy/events.log" | awk '{ print $3 }' | sort -u | wc -l)))
+        echo "$(echo "($rss1 - $rss0) * 1024 / $QUEUED" | bc -l) $lost"
+}
+
+echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+for b in "${BUILDS[@]}"; do echo "build $(label "$b"): $b"; done
+echo "bursts of $N events, median of $RUNS runs; page size $PAGE"
+echo
+
+declare -A R
+echo "== 1. spawn limits: one loop spawning the agent and waiting, and two loops at once (3000 spawns each)"
+printf '%-22s %-6s %10s %10s %7s %14s\n' build agent "1 loop/s" "2 loops/s" "2/1" "CPU/spawn(1)"
+for agent in busy sleep; do
+        for b in "${BUILDS[@]}"; do
+                read -r one two cpu < <(spawn_rates "$b" "$W/$agent")
+                R[$b,$agent,spawn1]=$one
+                printf '%-22s %-6s %10.0f %10.0f %6.2fx %12.1fus\n' "$(label "$b")" "$agent" "$one" "$two" \
+                        "$(echo "$two / $one" | bc -l)" "$cpu"
+        done
 done
 echo
-echo "ratio = events/s divided by the raw serial spawn rate; cpu/event = daemon user+sys CPU / events;"
-echo "-spawn = cpu/event minus the spawn's own cost measured above (the daemon's overhead per event)"
-echo "dry-run = parse, ledger, handlers, scheduler and an info log line per event, no spawn: the daemon's own cost"
+
+echo "== 2. bursts (rate = events/s from the first write to the last agent run; cpu = daemon user+sys per event)"
+printf '%-22s %-6s %4s %-8s %9s %5s %5s %10s %6s %9s\n' build agent devs ordering events/s lost viol cpu/event limit "/spawn1"
+for agent in busy sleep; do
+        for devs in 1 3; do
+                if [ "$devs" = 1 ]; then files=("${ONE[@]}"); else files=("${THREE[@]}"); fi
+                for mode in strict devpath; do
+                        for k in "${!BUILDS[@]}"; do : >"$W/runs.$k"; done
+                        for _ in $(seq "$RUNS"); do
+                                for k in "${!BUILDS[@]}"; do
+                                        burst "${BUILDS[$k]}" "$W/$agent" "$mode" "${files[@]}" >>"$W/runs.$k"
+                                done
+                        done
+                        for k in "${!BUILDS[@]}"; do
+                                b=${BUILDS[$k]} f=$W/runs.$k
+                                rate=$(awk '{ print $1 }' "$f" | median)
+                                cpu=$(awk '{ print $4 }' "$f" | median)
+                                lost=$(awk '{ s += $2 } END { print s }' "$f")
+                                viol=$(awk '{ s += $3 } END { print s }' "$f")
+                                limit=$(awk '{ print $5 }' "$f" | tr '\n' ',' | sed 's/,$//')
+                                R[$b,$agent,$devs,$mode,rate]=$rate
+                                R[$b,$agent,$devs,$mode,cpu]=$cpu
+                                printf '%-22s %-6s %4d %-8s %9.0f %5d %5d %8.1fus %6s %8.2fx\n' "$(label "$b")" "$agent" \
+                                        "$devs" "$mode" "$rate" "$lost" "$viol" "$cpu" "$limit" \
+                                        "$(echo "$rate / ${R[$b,$agent,spawn1]}" | bc -l)"
+                        done
+                done
+        done
+done
+echo "(lost and viol are summed over the runs; limit: agents allowed at once at the end of each run, - if the build does not say)"
+echo
+
+echo "== 3. RSS per queued event ($QUEUED events on lo queued while agents are paused)"
+for b in "${BUILDS[@]}"; do
+        read -r per lost < <(queued_rss "$b")
+        if [ "$per" = - ]; then
+                printf '%-22s skipped\n' "$(label "$b")"
+        else
+                printf '%-22s %6.0f bytes per queued event, %d lost after resume\n' "$(label "$b")" "$per" "$lost"
+        fi
+done
+echo
+
+echo "== 4. ratios, devpath over strict (rate: higher is better; CPU per event: lower is better)"
+for b in "${BUILDS[@]}"; do
+        for agent in busy sleep; do
+                for devs in 1 3; do
+                        printf '%-22s %-6s %d device(s): rate %5.2fx, daemon CPU per event %5.2fx\n' "$(label "$b")" \
+                                "$agent" "$devs" \
+                                "$(echo "${R[$b,$agent,$devs,devpath,rate]} / ${R[$b,$agent,$devs,strict,rate]}" | bc -l)" \
+                                "$(echo "${R[$b,$agent,$devs,devpath,cpu]} / ${R[$b,$agent,$devs,strict,cpu]}" | bc -l)"
+                done
+        done
+done
