@@ -534,7 +534,10 @@ void manager_dispatch(struct manager *m)
 void manager_jobs_init(struct manager *m)
 {
         list_init(&m->jobs.running);
-        concurrency_init(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+        /* Adapting starts at one agent per CPU. */
+        concurrency_init(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency, cpus > 1 ? (unsigned)cpus : 1);
 }
 
 void manager_pause(struct manager *m)

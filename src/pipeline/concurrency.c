@@ -27,13 +27,14 @@ static unsigned clamp_limit(unsigned v, unsigned max)
         return v < 1 ? 1 : v > max ? max : v;
 }
 
-void concurrency_init(struct concurrency *c, unsigned max, unsigned fixed)
+void concurrency_init(struct concurrency *c, unsigned max, unsigned fixed, unsigned start)
 {
         max = max ? max : 1;
         *c = (struct concurrency){
                 .phase = fixed ? CONCURRENCY_FIXED : CONCURRENCY_SLOW_START,
-                .limit = fixed ? clamp_limit(fixed, max) : 1,
+                .limit = clamp_limit(fixed ? fixed : start, max),
                 .max = max,
+                .start = start,
         };
         c->ref_limit = c->limit;
 }
@@ -44,7 +45,7 @@ void concurrency_reconfigure(struct concurrency *c, unsigned max, unsigned fixed
 
         max = max ? max : 1;
         if (fixed || old.phase == CONCURRENCY_FIXED) {
-                concurrency_init(c, max, fixed);
+                concurrency_init(c, max, fixed, old.start);
         } else {
                 /* Still adaptive: keep the learned limit within the new bound. */
                 c->max = max;

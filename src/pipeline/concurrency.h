@@ -14,8 +14,9 @@
  * HP_CONCURRENCY_WINDOW_USEC, and its rate is completions per second.  A
  * window in which a slot was ever free with nothing runnable, or the
  * limit changed, measures the input, not the machine, and is thrown away.
- *  - Start: L = 1 (strict's pace); slow start doubles L after each busy
- *    window while the rate rises by more than HP_CONCURRENCY_GAIN_PCT.
+ *  - Start: L = the number of CPUs (one agent per CPU); slow start doubles
+ *    L after each busy window while the rate rises by more than
+ *    HP_CONCURRENCY_GAIN_PCT.
  *  - Then additive increase: after a window at L, probe L+1; keep it if its
  *    rate beats L's by more than HP_CONCURRENCY_GAIN_PCT, else go back to
  *    L and wait before the next probe (1, 3, 7 ... windows, at most
@@ -51,6 +52,7 @@ struct concurrency {
         enum concurrency_phase phase;
         unsigned limit;         /* agents allowed at once now */
         unsigned max;           /* max-children */
+        unsigned start;         /* where adapting starts */
 
         /* The window being measured (start 0: none). */
         usec_t win_start;
@@ -76,13 +78,14 @@ struct concurrency {
  * @c: state (overwritten)
  * @max: the upper bound (max-children, >= 1)
  * @fixed: 0 to adapt, else the pinned limit (clamped to @max)
+ * @start: where adapting starts (clamped to 1..@max): the number of CPUs
  */
-void concurrency_init(struct concurrency *c, unsigned max, unsigned fixed);
+void concurrency_init(struct concurrency *c, unsigned max, unsigned fixed, unsigned start);
 
 /*
  * The configuration changed (reload).  A new @fixed or @max keeps what was
  * learned where it still applies: the limit is clamped to the new @max; from
- * fixed to adaptive, adapting starts again from 1.
+ * fixed to adaptive, adapting starts again from the start.
  */
 void concurrency_reconfigure(struct concurrency *c, unsigned max, unsigned fixed);
 

@@ -97,7 +97,7 @@ static void test_spawn_bound_stays_at_one(void)
         struct concurrency c;
         struct run r = { 0 };
 
-        concurrency_init(&c, 20, 0);
+        concurrency_init(&c, 20, 0, 1);
         check_int(c.limit, 1);
         simulate(&c, spawn_bound, 20000, 0, &r);
         check_int(r.final_limit, 1);
@@ -111,7 +111,7 @@ static void test_spawn_bound_with_noise(void)
         struct concurrency c;
         struct run r = { 0 };
 
-        concurrency_init(&c, 20, 0);
+        concurrency_init(&c, 20, 0, 1);
         simulate(&c, spawn_bound, 20000, 0.10, &r);
         check(r.final_limit <= 2);
         check(throughput(&r) >= 0.95 * spawn_bound(1));
@@ -123,21 +123,21 @@ static void test_dependencies_cap_it(void)
         struct concurrency c;
         struct run r = { 0 };
 
-        concurrency_init(&c, 20, 0);
+        concurrency_init(&c, 20, 0, 1);
         simulate_par(&c, spawn_bound, 20000, 0.05, 3, &r);
         check(r.max_seen <= 4);
         check_int(r.final_limit, 1);
         check(throughput(&r) >= 0.97 * spawn_bound(1));
 
         /* Agents that sleep: the three devices run at once, the limit does not sit above them. */
-        concurrency_init(&c, 20, 0);
+        concurrency_init(&c, 20, 0, 1);
         memset(&r, 0, sizeof(r));
         simulate_par(&c, sleep_bound, 5000, 0.05, 3, &r);
         check_int(r.final_limit, 3);
         check(throughput(&r) >= 0.9 * sleep_bound(3));
 
         /* A probe above what can run ends at once; the settled limit stays. */
-        concurrency_init(&c, 20, 0);
+        concurrency_init(&c, 20, 0, 1);
         c.limit = 5;
         c.ref_limit = 2;
         concurrency_idle(&c, 2, true);
@@ -156,14 +156,14 @@ static void test_stall_raises(void)
 {
         struct concurrency c;
 
-        concurrency_init(&c, 3, 0);
+        concurrency_init(&c, 3, 0, 1);
         check(concurrency_stalled(&c));
         check_int(c.limit, 2);
         check(concurrency_stalled(&c));
         check_int(c.limit, 3);
         check(!concurrency_stalled(&c)); /* at max */
         check_int(c.stalls, 2);
-        concurrency_init(&c, 3, 2);
+        concurrency_init(&c, 3, 2, 1);
         check(!concurrency_stalled(&c)); /* fixed */
         check_int(c.limit, 2);
 }
@@ -173,7 +173,7 @@ static void test_sleep_bound_climbs_to_max(void)
         struct concurrency c;
         struct run r = { 0 };
 
-        concurrency_init(&c, 20, 0);
+        concurrency_init(&c, 20, 0, 1);
         simulate(&c, sleep_bound, 600, 0, &r);
         check_int(r.final_limit, 20);
         /* Slow start: 1, 2, 4, 8, 16, 20 within a few hundred events. */
@@ -187,7 +187,7 @@ static void test_two_cores_gets_the_speedup(void)
         struct concurrency c;
         struct run r = { 0 };
 
-        concurrency_init(&c, 20, 0);
+        concurrency_init(&c, 20, 0, 1);
         simulate(&c, two_cores, 20000, 0.05, &r);
         check(r.final_limit >= 2);
         check(throughput(&r) >= 1.6 * two_cores(1));
@@ -200,7 +200,7 @@ static void test_peak_is_found(void)
         struct concurrency c;
         struct run r = { 0 };
 
-        concurrency_init(&c, 40, 0);
+        concurrency_init(&c, 40, 0, 1);
         simulate(&c, peaked, 30000, 0.03, &r);
         check(r.final_limit >= 4 && r.final_limit <= 8);
         check(throughput(&r) >= 0.9 * peaked(6));
@@ -217,7 +217,7 @@ static void test_machine_gets_busy(void)
         struct concurrency c;
         struct run r = { 0 }, after = { 0 };
 
-        concurrency_init(&c, 20, 0);
+        concurrency_init(&c, 20, 0, 1);
         model_phase = 0;
         simulate(&c, changing, 3000, 0, &r);
         check_int(r.final_limit, 20);
@@ -233,7 +233,7 @@ static void test_fixed_never_moves(void)
         struct concurrency c;
         struct run r = { 0 };
 
-        concurrency_init(&c, 20, 7);
+        concurrency_init(&c, 20, 7, 1);
         check_int(c.phase, CONCURRENCY_FIXED);
         check_int(c.limit, 7);
         simulate(&c, sleep_bound, 5000, 0, &r);
@@ -242,8 +242,17 @@ static void test_fixed_never_moves(void)
         check_str(concurrency_phase_to_string(c.phase), "fixed");
 
         /* Pinned above the bound: the bound. */
-        concurrency_init(&c, 4, 7);
+        concurrency_init(&c, 4, 7, 1);
         check_int(c.limit, 4);
+
+        /* Adapting starts where it is told, within the bound. */
+        concurrency_init(&c, 20, 0, 4);
+        check_int(c.limit, 4);
+        check_int(c.phase, CONCURRENCY_SLOW_START);
+        concurrency_init(&c, 3, 0, 8);
+        check_int(c.limit, 3);
+        concurrency_init(&c, 3, 0, 0);
+        check_int(c.limit, 1);
 }
 
 static void test_idle_voids_windows(void)
@@ -251,7 +260,7 @@ static void test_idle_voids_windows(void)
         struct concurrency c;
         usec_t t = 1000000;
 
-        concurrency_init(&c, 20, 0);
+        concurrency_init(&c, 20, 0, 1);
         /* Each completion leaves a slot free (input slower than the machine): nothing is learned. */
         for (int i = 0; i < 10000; i++) {
                 t += 1000;
@@ -276,7 +285,7 @@ static void test_reconfigure(void)
         struct concurrency c;
         struct run r = { 0 };
 
-        concurrency_init(&c, 20, 0);
+        concurrency_init(&c, 20, 0, 1);
         simulate(&c, sleep_bound, 2000, 0, &r);
         check_int(c.limit, 20);
         /* A lower bound clamps what was learned, and keeps adapting. */
@@ -289,11 +298,11 @@ static void test_reconfigure(void)
         check_int(c.limit, 3);
         check_int(c.phase, CONCURRENCY_FIXED);
         concurrency_reconfigure(&c, 8, 0);
-        check_int(c.limit, 1);
+        check_int(c.limit, 1); /* the start it was given */
         check_int(c.phase, CONCURRENCY_SLOW_START);
 
         /* max 1: nothing to probe, ever. */
-        concurrency_init(&c, 1, 0);
+        concurrency_init(&c, 1, 0, 1);
         simulate(&c, sleep_bound, 2000, 0, &r);
         check_int(c.limit, 1);
         check_int(c.raised, 0);
