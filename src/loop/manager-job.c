@@ -523,6 +523,8 @@ void manager_dispatch(struct manager *m)
         while (!m->stopping && !m->jobs.paused && (ev = scheduler_next(m->scheduler)))
                 m->jobs.spawner->start(m->jobs.spawner_data, ev);
         m->jobs.dispatching = false;
+        if (m->cfg.ordering == ORDERING_STRICT)
+                return; /* one at a time whatever the limit: nothing to learn */
         /* A slot left free: what completes now measures the input, not the machine. */
         if (scheduler_running(m->scheduler) < m->jobs.conc.limit)
                 concurrency_idle(&m->jobs.conc, (unsigned)scheduler_running(m->scheduler),
@@ -533,9 +535,9 @@ void manager_dispatch(struct manager *m)
 
 void manager_jobs_init(struct manager *m)
 {
-        list_init(&m->jobs.running);
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
+        list_init(&m->jobs.running);
         /* Adapting starts at one agent per CPU. */
         concurrency_init(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency, cpus > 1 ? (unsigned)cpus : 1);
 }
