@@ -4,7 +4,7 @@
 #
 #   bench/burst.sh [-n EVENTS] [-r RUNS] [-q QUEUED] [-c OTHER_BUILDDIR] [BUILDDIR]
 #
-#   -n  events per burst (default 6000)
+#   -n  events per burst of the busy agent (default 6000; the sleeping agent gets a fifth)
 #   -r  runs of each burst; the median is shown (default 3)
 #   -q  events queued while paused for RSS per queued event (default 50000; 0 skips)
 #   -c  a second build (say, of the previous commit) measured in the same run,
@@ -69,7 +69,6 @@ for i in 1 2 3; do
         THREE+=("/sys/class/net/$v/uevent")
 done
 CLK=$(getconf CLK_TCK)
-PAGE=$(getconf PAGESIZE)
 
 label() { # label BUILD: the build's name with its commit
         local d
@@ -99,9 +98,9 @@ status_limit() { # the "Limit:" line's number of agents at once, or "-"
                 awk '/^Limit:/ { print $2; found = 1 } END { if (!found) print "-" }'
 }
 
-burst() { # burst BUILD AGENTDIR ORDERING FILES... -> "rate lost violations cpu_us limit"
-        local b=$1 dir=$2 mode=$3 prefix t0 t1 tk0 tk1 got last=-1 same=0 lost viol limit
-        shift 3
+burst() { # burst BUILD AGENTDIR ORDERING N FILES... -> "rate lost violations cpu_us limit"
+        local b=$1 dir=$2 mode=$3 N=$4 prefix t0 t1 tk0 tk1 got last=-1 same=0 lost viol limit
+        shift 4
         rm -f "$dir/events.log" "$W/ctl"
         "$b/src/hotplugd" --agent "$dir/agent" --all --ordering "$mode" --log-level warning --log-target stderr \
                 --control-socket "$W/ctl" --max-queue 200000 2>"$W/daemon.log" &
@@ -171,7 +170,7 @@ queued_rss() { # queued_rss BUILD -> "bytes_per_event lost"
 
 echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for b in "${BUILDS[@]}"; do echo "build $(label "$b"): $b"; done
-echo "bursts of $N events, median of $RUNS runs; page size $PAGE"
+echo "bursts of $N events (busy agent) and $((N / 5)) (sleeping agent), median of $RUNS runs"
 echo
 
 declare -A R
@@ -190,13 +189,15 @@ echo
 echo "== 2. bursts (rate = events/s from the first write to the last agent run; cpu = daemon user+sys per event)"
 printf '%-22s %-6s %4s %-8s %9s %5s %5s %10s %6s %9s\n' build agent devs ordering events/s lost viol cpu/event limit "/spawn1"
 for agent in busy sleep; do
+        n=$N
+        [ "$agent" = sleep ] && n=$((N / 5))
         for devs in 1 3; do
                 if [ "$devs" = 1 ]; then files=("${ONE[@]}"); else files=("${THREE[@]}"); fi
                 for mode in strict devpath; do
                         for k in "${!BUILDS[@]}"; do : >"$W/runs.$k"; done
                         for _ in $(seq "$RUNS"); do
                                 for k in "${!BUILDS[@]}"; do
-                                        burst "${BUILDS[$k]}" "$W/$agent" "$mode" "${files[@]}" >>"$W/runs.$k"
+                                        burst "${BUILDS[$k]}" "$W/$agent" "$mode" "$n" "${files[@]}" >>"$W/runs.$k"
                                 done
                         done
                         for k in "${!BUILDS[@]}"; do
