@@ -374,7 +374,7 @@ static void log_exec_failure(struct job *j, int r)
 }
 
 /*
- * Supervise the program just spawned (@sr, its pipe consumed): its exit,
+ * Supervise the program just spawned (@sr, its pidfd and pipe consumed): its exit,
  * its output and its timeout.  Return: 0, or negative errno (logged) when
  * it cannot be watched: then it is killed and reaped.
  */
@@ -383,15 +383,17 @@ static int job_watch(struct job *j, const struct spawn_result *sr)
         struct manager *m = j->m;
         int r;
 
-        /* sd-event opens the pidfd itself (no /proc fdinfo parsing per agent). */
-        r = sd_event_add_child(m->event, &j->child, sr->pid, WEXITED, on_job_exit, j);
+        /* The spawner's pidfd, owned by the source. */
+        r = sd_event_add_child_pidfd(m->event, &j->child, sr->pidfd, WEXITED, on_job_exit, j);
         if (r < 0) {
                 /* Cannot watch it: do not leave it running unsupervised. */
                 (void)kill(-sr->pid, SIGKILL);
                 (void)waitpid(sr->pid, NULL, 0);
+                safe_close(sr->pidfd);
                 safe_close(sr->outfd);
                 return log_error_errno(r, "SEQNUM=%" PRIu64 ": cannot watch agent", j->ev->seqnum);
         }
+        (void)sd_event_source_set_child_pidfd_own(j->child, true);
         (void)sd_event_source_set_child_process_own(j->child, true);
 
         r = sd_event_add_io(m->event, &j->out, sr->outfd, EPOLLIN, on_job_output, j);
@@ -443,7 +445,7 @@ static int job_start_next(struct job *j)
                         j->starting_sent = true;
                 }
                 spawn_env_build(j->ev, &env);
-                r = spawn_agent_full(j->program, j->ev->name, &env, false, &sr);
+                r = spawn_agent(j->program, j->ev->name, &env, &sr);
                 if (r < 0) {
                         j->failed = true;
                         log_exec_failure(j, r);
