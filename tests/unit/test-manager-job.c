@@ -18,12 +18,10 @@
 
 #include <systemd/sd-event.h>
 
-#include "config/options.h"
 #include "loop/manager-internal.h"
-#include "loop/manager.h"
 #include "loop/observer.h"
+#include "manager-test-util.h"
 #include "shared/log.h"
-#include "test.h"
 
 static char tmpdir[64];
 static char statuses[1024]; /* "STATUS;" for each finished run, in order */
@@ -63,15 +61,12 @@ static const char *script(const char *name, const char *body)
 static struct manager *manager_for(const char *agent, int sv[2])
 {
         struct manager_config cfg;
-        struct manager *m = NULL;
+        struct manager *m;
 
         check(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == 0);
         options_defaults(&cfg);
         cfg.agent = agent;
-        cfg.control_path = "";
-        cfg.source_fd = sv[0];
-        cfg.trust = UEVENT_TRUST_ANY;
-        check_int(manager_new(&cfg, &m), 0);
+        m = manager_on_socket(&cfg, sv[0]);
         check_int(manager_add_observer(m, &ops, NULL), 0);
         return m;
 }
