@@ -1,24 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * spawn-serial AGENT COUNT: the physical limit for the burst benchmark.
- * Starts AGENT COUNT times one after another through the daemon's own
- * spawn_agent() (same argv, same kind of environment) and waits for each;
- * prints "SPAWNS_PER_SEC PARENT_CPU_USEC_PER_SPAWN": the second figure is what one
- * spawn_agent() + waitid costs the spawning process itself (clone, pipe,
- * pidfd), i.e. the spawn's share of a daemon's CPU per event.
+ * spawn-serial AGENT COUNT [LOOPS]: the physical limit for the burst
+ * benchmark.  Starts AGENT COUNT times one after another through the
+ * daemon's own spawn_agent() (same argv, same kind of environment) and
+ * waits for each; prints "SPAWNS_PER_SEC PARENT_CPU_USEC_PER_SPAWN": the
+ * second figure is what one spawn_agent() + waitid costs the spawning
+ * process itself (clone, pipe, reaping), i.e. the spawn's share of a
+ * daemon's CPU per event.
+ *
+ * With LOOPS (default 1), LOOPS processes do this at once, COUNT runs
+ * each: the first figure is then their combined rate, the second the
+ * average over every spawn.
  */
+#include <errno.h>
 #include <stdio.h>
-#include <sys/resource.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "shared/envbuf.h"
-#include "shared/macro.h"
+#include "bench-loops.h"
 #include "pipeline/spawner.h"
 #include "uevent/uevent.h"
+
+struct serial {
+        const char *agent;
+        struct spawn_env env;
+};
+
+/* One run: spawn, wait, drain the output. */
+static int spawn_wait(void *arg)
+{
+        const struct serial *s = arg;
+        struct spawn_result sr;
+        char buf[256];
+        siginfo_t si;
+        int r;
+
+        r = spawn_agent(s->agent, "net", &s->env, &sr);
+        if (r < 0)
+                return r;
+        r = waitid(P_PID, (id_t)sr.pid, &si, WEXITED) < 0 ? -errno : 0;
+        while (read(sr.outfd, buf, sizeof(buf)) > 0)
+                ;
+        close(sr.pidfd);
+        close(sr.outfd);
+        return r;
+}
 
 int main(int argc, char *argv[])
 {
@@ -27,42 +54,30 @@ int main(int argc, char *argv[])
                                   "INTERFACE=lo\0IFINDEX=1\0SEQNUM=1\0";
         uint16_t vars[HP_UEVENT_MAX_VARS];
         struct uevent view, *ev;
-        struct spawn_env env;
-        struct timespec a, b;
-        long count;
+        struct loops_result res;
+        struct serial s;
+        long count, loops = 1;
 
-        if (argc != 3) {
-                fprintf(stderr, "usage: spawn-serial AGENT COUNT\n");
+        if (argc < 3 || argc > 4) {
+                fprintf(stderr, "usage: spawn-serial AGENT COUNT [LOOPS]\n");
                 return 64;
         }
         count = strtol(argv[2], NULL, 10);
+        if (argc == 4)
+                loops = strtol(argv[3], NULL, 10);
+        if (count < 1 || loops < 1 || loops > LOOPS_MAX) {
+                fprintf(stderr, "usage: spawn-serial AGENT COUNT [LOOPS]  (COUNT >= 1, LOOPS 1-%d)\n", LOOPS_MAX);
+                return 64;
+        }
         if (uevent_parse(msg, sizeof(msg) - 1, vars, &view, NULL) < 0 || uevent_dup(&view, NULL, NULL, &ev) < 0)
                 return 1;
-        spawn_env_build(ev, &env);
-
-        clock_gettime(CLOCK_MONOTONIC, &a);
-        for (long i = 0; i < count; i++) {
-                struct spawn_result sr;
-                char buf[256];
-                siginfo_t si;
-
-                if (spawn_agent(argv[1], "net", &env, &sr) < 0) {
-                        fprintf(stderr, "spawn failed\n");
-                        return 1;
-                }
-                if (waitid(P_PIDFD, (id_t)sr.pidfd, &si, WEXITED) < 0)
-                        return 1;
-                while (read(sr.outfd, buf, sizeof(buf)) > 0)
-                        ;
-                close(sr.pidfd);
-                close(sr.outfd);
+        s.agent = argv[1];
+        spawn_env_build(ev, &s.env);
+        if (loops_run((unsigned)loops, count, spawn_wait, &s, &res) < 0) {
+                fprintf(stderr, "spawn failed\n");
+                return 1;
         }
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-        printf("%.0f %.1f\n", (double)count / s, cpu / (double)count);
+        printf("%.0f %.1f\n", (double)res.spawns / res.seconds, res.cpu_usec / (double)res.spawns);
         free(ev);
         return 0;
 }

@@ -4,8 +4,8 @@
 /*
  * How the job layer (manager-job.c) runs an event: through a spawner,
  * chosen once when the manager is set up.  The real one (manager-job.c)
- * starts the agent or the hotplug.d programs with posix_spawn
- * (pipeline/spawner.c) and supervises them; the dry one (spawner-dry.c,
+ * starts the agent or the hotplug.d programs (pipeline/spawner.c) and
+ * supervises them through their pidfds; the dry one (spawner-dry.c,
  * --dry-run) logs what would run and, in a replay, holds the event for
  * its recorded agent time.  Only src/loop/ includes this.
  *

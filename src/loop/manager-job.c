@@ -7,8 +7,8 @@
  * Invariants: dispatch is iterative (a job that completes inside start()
  * does not recurse into dispatch); a running event has exactly one struct
  * job (ev->owner_data) on m->jobs.running, which owns the child's source
- * (sd-event kills and reaps the child if the source goes first), its output
- * pipe source and its timeout timer; a job ends in job_finish(), which
+ * (an io source on its pidfd; freed before the child was reaped, it kills
+ * and reaps it), its output pipe source and its timeout timer; a job ends in job_finish(), which
  * hands the event back through manager_event_done(); observers hear
  * starting() once per job before its first spawn, then started() or
  * exec_failed() and finished() for each program.
@@ -45,7 +45,7 @@ struct job {
         char *agent;             /* single-agent mode: our copy of cfg.agent */
         const char *program;     /* currently running */
         pid_t pid;
-        sd_event_source *child;
+        sd_event_source *child;  /* on the pidfd; until the program is reaped, freeing it kills and reaps it */
         sd_event_source *out;
         sd_event_source *timer;
         usec_t started;          /* CLOCK_MONOTONIC, this program */
@@ -292,7 +292,11 @@ static void status_string(const siginfo_t *si, bool timed_out, char *buf, size_t
                          timed_out ? ", timeout" : "");
 }
 
-static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
+/*
+ * The pidfd is readable: the program ended.  Reap it (one waitid(), the
+ * only one), then log and report how it ended and start the next program.
+ */
+static int on_job_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         struct job *j = userdata;
         struct manager *m = j->m;
@@ -300,7 +304,22 @@ static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
         struct manager_agent agent;
         struct log_fields f;
         char status[96];
-        bool ok = si->si_code == CLD_EXITED && si->si_status == 0;
+        siginfo_t si = { .si_pid = 0 };
+        bool ok;
+
+        if (waitid(P_PID, (id_t)j->pid, &si, WEXITED | WNOHANG) < 0) {
+                /* Not ours to wait for any more (reaped elsewhere): say so, and end the run. */
+                job_log_fields(j, &f);
+                log_internal(LOG_ERR, negative_errno(), &f, "cannot wait for %s; taken as killed", j->program);
+                si = (siginfo_t){ .si_code = CLD_KILLED };
+                si.si_pid = j->pid;
+                si.si_status = SIGKILL;
+        } else if (si.si_pid == 0)
+                return 0; /* not over yet */
+        /* Reaped: nothing left for the destroy callback (which would run
+         * after this callback, when @j may be gone). */
+        (void)sd_event_source_set_destroy_callback(s, NULL);
+        ok = si.si_code == CLD_EXITED && si.si_status == 0;
 
         /* Whatever is already in the pipe belongs to this run (up to the
          * bound); do not wait for EOF, a background grandchild may hold the
@@ -313,9 +332,9 @@ static int on_job_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
                 /* Timed out: leave nothing of its process group behind. */
                 (void)kill(-j->pid, SIGKILL);
 
-        status_string(si, j->term_sent, status, sizeof(status));
+        status_string(&si, j->term_sent, status, sizeof(status));
         agent = job_agent(j);
-        observe_finished(m, &agent, si, status);
+        observe_finished(m, &agent, &si, status);
         job_log_fields(j, &f);
         f.agent_status = status;
         f.duration_usec = (int64_t)(now - j->started);
@@ -374,25 +393,42 @@ static void log_exec_failure(struct job *j, int r)
 }
 
 /*
- * Supervise the program just spawned (@sr, its pipe consumed): its exit,
- * its output and its timeout.  Return: 0, or negative errno (logged) when
- * it cannot be watched: then it is killed and reaped.
+ * The child source goes before the program was reaped (the job is freed:
+ * the daemon stops): kill and reap it.  Not reaped, its PID is still its own.
+ */
+static void job_child_destroy(void *userdata)
+{
+        struct job *j = userdata;
+
+        (void)kill(j->pid, SIGKILL);
+        (void)waitpid(j->pid, NULL, 0);
+}
+
+/*
+ * Supervise the program just spawned (@sr, its pidfd and pipe consumed): its
+ * exit, its output and its timeout.  The pidfd is watched as a plain io
+ * source and reaped with one waitid() in on_job_exit(): sd-event's child
+ * source reads /proc/self/fdinfo for the PID of a pidfd it is given (or
+ * opens a pidfd of its own), and peeks with WNOWAIT before it reaps.
+ * Return: 0, or negative errno (logged) when it cannot be watched: then it
+ * is killed and reaped.
  */
 static int job_watch(struct job *j, const struct spawn_result *sr)
 {
         struct manager *m = j->m;
         int r;
 
-        /* sd-event opens the pidfd itself (no /proc fdinfo parsing per agent). */
-        r = sd_event_add_child(m->event, &j->child, sr->pid, WEXITED, on_job_exit, j);
+        r = sd_event_add_io(m->event, &j->child, sr->pidfd, EPOLLIN, on_job_exit, j);
         if (r < 0) {
                 /* Cannot watch it: do not leave it running unsupervised. */
                 (void)kill(-sr->pid, SIGKILL);
                 (void)waitpid(sr->pid, NULL, 0);
+                safe_close(sr->pidfd);
                 safe_close(sr->outfd);
                 return log_error_errno(r, "SEQNUM=%" PRIu64 ": cannot watch agent", j->ev->seqnum);
         }
-        (void)sd_event_source_set_child_process_own(j->child, true);
+        (void)sd_event_source_set_io_fd_own(j->child, true);
+        (void)sd_event_source_set_destroy_callback(j->child, job_child_destroy);
 
         r = sd_event_add_io(m->event, &j->out, sr->outfd, EPOLLIN, on_job_output, j);
         if (r < 0)
@@ -443,7 +479,7 @@ static int job_start_next(struct job *j)
                         j->starting_sent = true;
                 }
                 spawn_env_build(j->ev, &env);
-                r = spawn_agent_full(j->program, j->ev->name, &env, false, &sr);
+                r = spawn_agent(j->program, j->ev->name, &env, &sr);
                 if (r < 0) {
                         j->failed = true;
                         log_exec_failure(j, r);

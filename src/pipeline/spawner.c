@@ -2,14 +2,14 @@
 /*
  * Agent spawning.  The environment is an array of pointers into the event's
  * own buffer (kernel entries are already "KEY=VALUE" strings), so building
- * it copies nothing.  posix_spawn() (vfork semantics in glibc) starts the
- * child; exec failures come back synchronously as an error.
+ * it copies nothing.  clone() with vfork semantics starts the child (see
+ * spawn_child()); exec failures come back synchronously as an error.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,149 +108,224 @@ size_t spawn_env_refused(const struct uevent *ev, const char **ret, size_t max)
         return n;
 }
 
-static int pidfd_open_(pid_t pid)
+/*
+ * Starting the agent.  glibc's clone() wrapper (the clone system call: glibc
+ * 2.36 exports no clone3 wrapper, and clone3 with CLONE_VM cannot be called
+ * from C without an assembly stub) with CLONE_VM | CLONE_VFORK | CLONE_PIDFD:
+ * the child runs in our memory, on child_stack, until it execs or exits,
+ * while the calling thread is suspended, and the kernel hands us its pidfd.
+ * That is what posix_spawn() does too, less, per spawn, the mmap()/munmap()
+ * of a fresh stack (the munmap costs a TLB shootdown), the pidfd_open() after
+ * it and the umask() pair around it: the child sets its own umask.
+ *
+ * The child may touch nothing of ours but struct child_args: no malloc, no
+ * stdio, no locks; only async-signal-safe calls.  child_main() is not
+ * instrumented, and of what it calls only sigaction() and _exit() pass
+ * through the sanitizers' interceptors (which hand them on; the signal mask
+ * is set by the system call itself).  All signals are blocked in the parent
+ * across clone(), so that no handler of ours runs in the child, on shared
+ * memory, before it has reset them.
+ *
+ * One stack serves every spawn because the caller is suspended while the
+ * child uses it: spawn_agent() is for one thread at a time (the daemon has
+ * one).
+ */
+#define CHILD_STACK_SIZE (64 * 1024)
+static unsigned char child_stack[CHILD_STACK_SIZE] __attribute__((aligned(4096)));
+
+/* /dev/null for the agents' stdin: opened once, close-on-exec. */
+static int null_fd = -1;
+
+struct child_args {
+        const char *path;
+        char *const *argv;
+        char *const *envp;
+        int null_fd;  /* the agent's stdin */
+        int out_fd;   /* the pipe's write end, its stdout and stderr (non-blocking until the child clears it) */
+        int err;      /* written by the child: the errno that stopped it before or in execve(); 0 if none */
+};
+
+/* What the child runs: not instrumented (see above). */
+#define CHILD_CODE __attribute__((no_sanitize("address", "undefined")))
+
+/* The whole signal mask, glibc's own signals included (its sigprocmask() leaves those alone). */
+static CHILD_CODE int sigmask_set(const sigset_t *set, sigset_t *old)
 {
-        return (int)syscall(SYS_pidfd_open, pid, 0);
+        return syscall(SYS_rt_sigprocmask, SIG_SETMASK, set, old, _NSIG / 8) < 0 ? negative_errno() : 0;
 }
 
-/* Attributes shared by every spawn: built once. */
-static posix_spawnattr_t spawn_attr;
-static bool spawn_attr_ready;
-
-static int spawn_attr_get(posix_spawnattr_t **ret)
+/* Move @fd above 2, so that dup2() onto 0-2 never meets it there. */
+static CHILD_CODE int fd_above_stdio(int fd)
 {
-        sigset_t none, all;
-        int r;
+        return fd < 3 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : fd;
+}
 
-        if (!spawn_attr_ready) {
-                sigemptyset(&none);
-                /* Every bit, not sigfillset(): glibc's fills leave out its internal
-                 * signals (32, 33), and its spawn child then sets exactly those to
-                 * SIG_IGN, which the agent would inherit across exec. */
-                memset(&all, 0xff, sizeof(all));
-                r = posix_spawnattr_init(&spawn_attr);
-                if (r)
-                        return -r;
-                r = posix_spawnattr_setflags(&spawn_attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                                                  POSIX_SPAWN_SETSIGDEF);
-                if (!r)
-                        r = posix_spawnattr_setpgroup(&spawn_attr, 0);
-                if (!r)
-                        r = posix_spawnattr_setsigmask(&spawn_attr, &none);
-                if (!r)
-                        r = posix_spawnattr_setsigdefault(&spawn_attr, &all);
-                if (r) {
-                        posix_spawnattr_destroy(&spawn_attr);
-                        return -r;
-                }
-                spawn_attr_ready = true;
-        }
-        *ret = &spawn_attr;
-        return 0;
+static CHILD_CODE void child_signal_default(int sig)
+{
+        static const struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+        /* glibc refuses its internal signals (EINVAL): it never ignores them, and exec resets their handlers. */
+        if (sig != SIGKILL && sig != SIGSTOP)
+                (void)sigaction(sig, &dfl, NULL);
 }
 
 /*
- * File actions depend only on the fd number of the pipe's write end, and
- * the kernel hands out the lowest free numbers, so a small cache of them
- * spares building (and glibc validating, with a getrlimit() per action)
- * the same list for every spawn.
+ * In @status (/proc/self/status, @size bytes), find the line "@key" and set
+ * every signal its hex mask names back to SIG_DFL.  The mask's last digit
+ * holds signals 1-4, the one before 5-8, and so on.  Return: false if the
+ * line is not there.
  */
-#define FA_CACHE 256
-static posix_spawn_file_actions_t fa_cache[FA_CACHE];
-static bool fa_ready[FA_CACHE];
-
-static int file_actions_build(posix_spawn_file_actions_t *fa, int out_w)
+static CHILD_CODE bool child_signals_listed(const char *status, size_t size, const char *key)
 {
-        int r = posix_spawn_file_actions_init(fa);
+        size_t klen = 0, i, end;
 
-        if (r)
-                return -r;
-        r = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
-        if (!r)
-                r = posix_spawn_file_actions_adddup2(fa, out_w, 1);
-        if (!r)
-                r = posix_spawn_file_actions_adddup2(fa, out_w, 2);
-        if (!r)
-                r = posix_spawn_file_actions_addclosefrom_np(fa, 3);
-        if (r) {
-                posix_spawn_file_actions_destroy(fa);
-                return -r;
+        while (key[klen])
+                klen++;
+        for (i = 0; i + klen <= size; i++) {
+                size_t k = 0;
+
+                while (k < klen && status[i + k] == key[k])
+                        k++;
+                if (k == klen && (i == 0 || status[i - 1] == '\n'))
+                        break;
         }
-        return 0;
+        if (i + klen > size)
+                return false;
+        i += klen;
+        for (end = i; end < size; end++)
+                if (!(status[end] >= '0' && status[end] <= '9') && !(status[end] >= 'a' && status[end] <= 'f'))
+                        break;
+        for (int sig = 1; end > i; end--, sig += 4) {
+                char c = status[end - 1];
+                int v = c <= '9' ? c - '0' : c - 'a' + 10;
+
+                for (int b = 0; b < 4; b++)
+                        if (v & (1 << b))
+                                child_signal_default(sig + b);
+        }
+        return true;
 }
 
-static int spawn_one(const char *path, char *const argv[], const struct spawn_env *env, int out_w, pid_t *ret)
+/*
+ * In the child: every disposition back to SIG_DFL, so that no handler of
+ * ours runs here and no ignored signal stays ignored across exec.  Only
+ * those /proc/self/status lists as ignored or caught: three system calls
+ * instead of one sigaction() for each of the 62 signals (on a virtual
+ * machine a system call can cost a microsecond).  Without /proc, all of them.
+ */
+static CHILD_CODE void child_signals_default(void)
 {
-        posix_spawn_file_actions_t local, *fa;
-        posix_spawnattr_t *attr;
-        mode_t mask;
-        int r;
+        char status[4096];
+        long fd, n = -1;
 
-        r = spawn_attr_get(&attr);
-        if (r < 0)
-                return r;
-        if (out_w >= 0 && out_w < FA_CACHE) {
-                if (!fa_ready[out_w]) {
-                        r = file_actions_build(&fa_cache[out_w], out_w);
-                        if (r < 0)
-                                return r;
-                        fa_ready[out_w] = true;
-                }
-                fa = &fa_cache[out_w];
-        } else {
-                r = file_actions_build(&local, out_w);
-                if (r < 0)
-                        return r;
-                fa = &local;
+        fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+                n = syscall(SYS_read, fd, status, sizeof(status));
+                (void)syscall(SYS_close, fd);
         }
+        if (n > 0 && child_signals_listed(status, (size_t)n, "SigIgn:\t") &&
+            child_signals_listed(status, (size_t)n, "SigCgt:\t"))
+                return;
+        for (int sig = 1; sig < _NSIG; sig++)
+                child_signal_default(sig);
+}
+
+static _noreturn_ CHILD_CODE int child_main(void *userdata)
+{
+        static const sigset_t none; /* all zero: no signal */
+        struct child_args *a = userdata;
+        int in, out;
+
+        child_signals_default();
+        in = fd_above_stdio(a->null_fd);
+        out = fd_above_stdio(a->out_fd);
+        if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+                goto fail;
+        /* The pipe was made non-blocking for our read end's sake; the agent writes blocking. */
+        if (fcntl(1, F_SETFL, 0) < 0)
+                goto fail;
+        /* close_range(), or a walk of /proc/self/fd before Linux 5.9. */
+        closefrom(3);
+        if (setpgid(0, 0) < 0)
+                goto fail;
         /* The daemon runs with umask 077; agents get the 022 that
-         * /sbin/hotplug always had from the kernel (hotplugd(8), AGENTS). */
-        mask = umask(022);
-        r = posix_spawn(ret, path, fa, attr, argv, (char *const *)env->envp);
-        (void)umask(mask);
-        if (fa == &local)
-                posix_spawn_file_actions_destroy(&local);
-        return -r;
+         * /sbin/hotplug always had from the kernel (hotplugd(8)). */
+        umask(022);
+        if (sigmask_set(&none, NULL) < 0)
+                goto fail;
+        execve(a->path, a->argv, a->envp);
+fail:
+        a->err = errno > 0 ? errno : EIO;
+        _exit(127);
 }
 
-int spawn_agent_full(const char *path, const char *name, const struct spawn_env *env, bool want_pidfd,
-                     struct spawn_result *ret)
+/*
+ * Start the child of @a.  Return: 0 with the child's PID and pidfd in
+ * @ret_pid, @ret_pidfd, or negative errno, also the errno with which the
+ * child failed to exec (it is reaped then).
+ */
+static int spawn_child(struct child_args *a, pid_t *ret_pid, int *ret_pidfd)
 {
-        _cleanup_close_ int out_r = -1, out_w = -1;
-        int pipefd[2], pidfd = -1, r;
-        char *argv[3] = { (char *)path, (char *)name, NULL };
+        sigset_t all, old;
+        int pidfd = -1, r;
         pid_t pid;
 
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
-                return negative_errno();
-        out_r = pipefd[0];
-        out_w = pipefd[1];
-        if (fcntl(out_r, F_SETFL, O_NONBLOCK) < 0)
-                return negative_errno();
-
-        r = spawn_one(path, argv, env, out_w, &pid);
+        memset(&all, 0xff, sizeof(all));
+        sigemptyset(&old);
+        r = sigmask_set(&all, &old);
         if (r < 0)
                 return r;
-
-        if (want_pidfd) {
-                pidfd = pidfd_open_(pid);
-                if (pidfd < 0) {
-                        /* Cannot supervise it: stop it rather than leak an unwatched child. */
-                        r = negative_errno();
-                        kill(-pid, SIGKILL);
-                        (void)waitpid(pid, NULL, 0);
-                        return r;
-                }
+        a->err = 0;
+        pid = clone(child_main, child_stack + sizeof(child_stack), CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, a,
+                    &pidfd);
+        r = pid < 0 ? negative_errno() : 0;
+        (void)sigmask_set(&old, NULL);
+        if (r < 0)
+                return r;
+        /* The child has exec'd or exited by now (CLONE_VFORK); a->err says which. */
+        if (a->err != 0) {
+                (void)waitpid(pid, NULL, 0);
+                safe_close(pidfd);
+                return -a->err;
         }
-        ret->pid = pid;
-        ret->pidfd = pidfd;
-        ret->outfd = take_fd(&out_r);
+        *ret_pid = pid;
+        *ret_pidfd = pidfd;
         return 0;
 }
 
 int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret)
 {
-        return spawn_agent_full(path, name, env, true, ret);
+        _cleanup_close_ int out_r = -1, out_w = -1;
+        char *argv[3] = { (char *)path, (char *)name, NULL };
+        struct child_args a;
+        int pipefd[2], pidfd = -1, r;
+        pid_t pid = 0;
+
+        if (null_fd < 0) {
+                null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                if (null_fd < 0)
+                        return negative_errno();
+        }
+        /* Both ends non-blocking in one call; the child makes its end blocking again. */
+        if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0)
+                return negative_errno();
+        out_r = pipefd[0];
+        out_w = pipefd[1];
+
+        a = (struct child_args){
+                .path = path,
+                .argv = argv,
+                .envp = (char *const *)env->envp,
+                .null_fd = null_fd,
+                .out_fd = out_w,
+        };
+        r = spawn_child(&a, &pid, &pidfd);
+        if (r < 0)
+                return r;
+        ret->pid = pid;
+        ret->pidfd = pidfd;
+        ret->outfd = take_fd(&out_r);
+        return 0;
 }
 
 static bool suffix_is(const char *s, const char *suffix)

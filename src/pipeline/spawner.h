@@ -66,17 +66,12 @@ struct spawn_result {
  * @env: environment (borrowed)
  * @ret: pid, pidfd and output pipe on success; untouched on failure
  *
+ * The caller owns the child and must reap it (waitid() on the PID or the
+ * pidfd).  One thread at a time: every spawn borrows one static stack.
  * Return: 0, or negative errno (-ENOENT / -EACCES / -ENOEXEC when the agent cannot be
- * executed: posix_spawn reports exec failure synchronously).
+ * executed: exec failure is reported synchronously, the failed child already reaped).
  */
 int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret);
-
-/*
- * spawn_agent() with a choice: without @want_pidfd, ret->pidfd is -1 and the
- * caller supervises the child by PID (sd-event opens its own pidfd).
- */
-int spawn_agent_full(const char *path, const char *name, const struct spawn_env *env, bool want_pidfd,
-                     struct spawn_result *ret);
 
 /**
  * hotplug_d_list() - the hotplug.d scripts for @name, in run order.

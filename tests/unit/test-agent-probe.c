@@ -4,7 +4,7 @@
  * "key value" line each, so test-spawner can check the agent contract:
  *   argc N / argv I VALUE / env KEY=VALUE (in environ order) /
  *   fd N (each open descriptor) / fdlink N TARGET (for 0-2) /
- *   sigblk HEX / sigign HEX / pid N / pgrp N / end
+ *   sigblk HEX / sigign HEX / sigcgt HEX / umask OCTAL / pid N / pgrp N / end
  * and writes one line on stderr.  It uses only raw reads of /proc so that
  * it opens nothing that would still be open while it lists /proc/self/fd.
  */
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -66,6 +67,8 @@ static void report_signals(void)
                         printf("sigblk %s\n", line + 8);
                 else if (strncmp(line, "SigIgn:\t", 8) == 0)
                         printf("sigign %s\n", line + 8);
+                else if (strncmp(line, "SigCgt:\t", 8) == 0)
+                        printf("sigcgt %s\n", line + 8);
         }
 }
 
@@ -78,6 +81,11 @@ int main(int argc, char **argv)
                 printf("env %s\n", *e);
         report_fds();
         report_signals();
+        {
+                mode_t mask = umask(0);
+
+                printf("umask %04o\n", (unsigned)mask);
+        }
         printf("pid %ld\npgrp %ld\nend\n", (long)getpid(), (long)getpgrp());
         fflush(stdout);
         fprintf(stderr, "stderr works\n");

@@ -25,6 +25,7 @@
 #include "shared/bounds.h"
 #include "uevent/record.h"
 #include "uevent/uevent.h"
+#include "manager-test-util.h"
 #include "test.h"
 
 static char trace[4096];
@@ -159,10 +160,7 @@ static void test_input_per_wakeup(void)
 
         options_defaults(&cfg);
         cfg.dry_run = true;
-        cfg.control_path = "";
-        cfg.source_fd = sv[0];
-        cfg.trust = UEVENT_TRUST_ANY;
-        check_int(manager_new(&cfg, &m), 0);
+        m = manager_on_socket(&cfg, sv[0]);
         check_int(manager_add_observer(m, &count_ops, NULL), 0);
 
         datagrams = 0;

@@ -258,10 +258,45 @@ static void reap(const struct spawn_result *sr)
 }
 
 static int saved_stdin = -1;
+static mode_t saved_umask;
+
+static void on_winch(int sig)
+{
+}
+
+/* What of the parent a spawn must leave as it was: umask, signal mask, dispositions. */
+struct parent_state {
+        mode_t umask;
+        sigset_t blocked;
+        struct sigaction act[_NSIG];
+};
+
+static void parent_state_get(struct parent_state *st)
+{
+        st->umask = umask(0);
+        umask(st->umask);
+        check_int(sigprocmask(SIG_BLOCK, NULL, &st->blocked), 0);
+        for (int sig = 1; sig < _NSIG; sig++)
+                if (sigaction(sig, NULL, &st->act[sig]) < 0)
+                        st->act[sig].sa_handler = SIG_ERR; /* glibc's own signals: not ours to see */
+}
+
+static void parent_state_check(const struct parent_state *before)
+{
+        struct parent_state now;
+
+        parent_state_get(&now);
+        check_int(now.umask, before->umask);
+        for (int sig = 1; sig < _NSIG; sig++) {
+                check_int(sigismember(&now.blocked, sig), sigismember(&before->blocked, sig));
+                check(now.act[sig].sa_handler == before->act[sig].sa_handler);
+        }
+}
 
 /* Make the test process as hostile as possible for leaks into the agent. */
 static void pollute_parent(int *extra_fds)
 {
+        struct sigaction sa = { .sa_handler = on_winch };
         sigset_t block;
         int p[2];
 
@@ -277,7 +312,8 @@ static void pollute_parent(int *extra_fds)
         extra_fds[0] = open("/dev/null", O_RDONLY);               /* not CLOEXEC */
         extra_fds[1] = open("/dev/null", O_RDONLY | O_CLOEXEC);
         extra_fds[2] = fcntl(extra_fds[0], F_DUPFD, 20);           /* not CLOEXEC, higher */
-        for (int i = 0; i < 3; i++)
+        extra_fds[3] = fcntl(extra_fds[0], F_DUPFD, 900);          /* not CLOEXEC, far up */
+        for (int i = 0; i < 4; i++)
                 check(extra_fds[i] >= 3);
         check(!(fcntl(extra_fds[0], F_GETFD) & FD_CLOEXEC));
 
@@ -288,13 +324,17 @@ static void pollute_parent(int *extra_fds)
         check_int(sigprocmask(SIG_BLOCK, &block, NULL), 0);
         check(signal(SIGPIPE, SIG_IGN) != SIG_ERR);
         check(signal(SIGUSR1, SIG_IGN) != SIG_ERR);
+        check(signal(SIGRTMIN + 3, SIG_IGN) != SIG_ERR);
+        check(signal(SIGRTMAX, SIG_IGN) != SIG_ERR);
+        check_int(sigaction(SIGWINCH, &sa, NULL), 0);  /* a handler: the agent must not run it */
+        saved_umask = umask(077);                      /* the daemon's; the agent gets 022 */
 }
 
 static void unpollute_parent(const int *extra_fds)
 {
         sigset_t none;
 
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
                 close(extra_fds[i]);
         check_int(dup2(saved_stdin, 0), 0);
         close(saved_stdin);
@@ -302,6 +342,10 @@ static void unpollute_parent(const int *extra_fds)
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
         signal(SIGUSR1, SIG_DFL);
+        signal(SIGRTMIN + 3, SIG_DFL);
+        signal(SIGRTMAX, SIG_DFL);
+        signal(SIGWINCH, SIG_DFL);
+        umask(saved_umask);
         unsetenv("HOTPLUGD_TEST_LEAK_MARKER");
 }
 
@@ -342,6 +386,8 @@ static void check_probe_output(char *out, const struct spawn_result *sr, const s
         check_str(next_line(&p, "fdlink"), pipe_target);
         check_str(next_line(&p, "sigblk"), "0000000000000000");
         check_str(next_line(&p, "sigign"), "0000000000000000");
+        check_str(next_line(&p, "sigcgt"), "0000000000000000");
+        check_str(next_line(&p, "umask"), "0022");
         v = next_line(&p, "pid");
         check(v && atol(v) == (long)sr->pid);
         v = next_line(&p, "pgrp");
@@ -355,12 +401,15 @@ static void test_spawn_contract(void)
         _cleanup_(uevent_freep) struct uevent *ev = event_new(kernel_scrambled, NULL);
         struct spawn_result sr = { .pid = -1 };
         struct spawn_env env;
+        struct parent_state before;
         char out[16384];
-        int extra_fds[3];
+        int extra_fds[4];
 
         pollute_parent(extra_fds);
+        parent_state_get(&before);
         spawn_env_build(ev, &env);
         check_int(spawn_agent(probe, ev->name, &env, &sr), 0);
+        parent_state_check(&before);
         check(sr.pid > 0 && sr.pidfd >= 0 && sr.outfd >= 0);
         check(fcntl(sr.pidfd, F_GETFD) & FD_CLOEXEC);
         check(fcntl(sr.outfd, F_GETFD) & FD_CLOEXEC);
@@ -446,14 +495,17 @@ static void test_spawn_failures(void)
         static const char *const kernel[] = { "ACTION=add", "DEVPATH=/d", "SUBSYSTEM=s", "SEQNUM=1", NULL };
         _cleanup_(uevent_freep) struct uevent *ev = event_new(kernel, NULL);
         struct spawn_result sr = { .pid = 12345, .pidfd = 77, .outfd = 88 };
+        struct parent_state state;
         struct spawn_env env;
         char path[128];
         int before = count_fds();
 
+        parent_state_get(&state);
         spawn_env_build(ev, &env);
         snprintf(path, sizeof(path), "%s/missing-agent", tmpdir);
         check_int(spawn_agent(path, "s", &env, &sr), -ENOENT);
         check_no_children();
+        parent_state_check(&state);
 
         snprintf(path, sizeof(path), "%s/not-executable", tmpdir);
         check_int(make_file(path, "#!/bin/sh\nexit 0\n", 0644), 0);
@@ -467,6 +519,7 @@ static void test_spawn_failures(void)
         check_int(make_file(path, "\x01\x02\x03 not a program\n", 0755), 0);
         check_int(spawn_agent(path, "s", &env, &sr), -ENOEXEC);
         check_no_children();
+        parent_state_check(&state);
 
         /* Untouched on failure, and nothing leaked. */
         check_int(sr.pid, 12345);

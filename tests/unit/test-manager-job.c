@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Real agents through the manager's job spawner (loop/manager-job.c): how
+ * an agent ended reaches observers once per run, every agent is reaped (no
+ * zombie is left), and a job freed while its agent runs (manager_free())
+ * kills and reaps it.  The agents are small shell scripts in a temporary
+ * directory; no root, no kernel events (the source is a socketpair).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+
+#include "loop/manager-internal.h"
+#include "loop/observer.h"
+#include "manager-test-util.h"
+#include "shared/log.h"
+
+static char tmpdir[64];
+static char statuses[1024]; /* "STATUS;" for each finished run, in order */
+static pid_t last_pid;
+
+static void on_started(void *userdata, const struct manager_agent *a)
+{
+        last_pid = a->pid;
+}
+
+static void on_finished(void *userdata, const struct manager_agent *a, const siginfo_t *si, const char *status)
+{
+        size_t n = strlen(statuses);
+
+        check(a->pid > 0 && si->si_pid == a->pid);
+        snprintf(statuses + n, sizeof(statuses) - n, "%s;", status);
+}
+
+static const struct manager_observer_ops ops = { .started = on_started, .finished = on_finished };
+
+/* An executable script @name in the temporary directory: @body after "#!/bin/sh". */
+static const char *script(const char *name, const char *body)
+{
+        static char path[128];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+        f = fopen(path, "we");
+        check(f);
+        fprintf(f, "#!/bin/sh\n%s\n", body);
+        check_int(fclose(f), 0);
+        check_int(chmod(path, 0755), 0);
+        return path;
+}
+
+/* A manager running @agent, fed through a socketpair (@sv, closed by the caller). */
+static struct manager *manager_for(const char *agent, int sv[2])
+{
+        struct manager_config cfg;
+        struct manager *m;
+
+        check(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == 0);
+        options_defaults(&cfg);
+        cfg.agent = agent;
+        m = manager_on_socket(&cfg, sv[0]);
+        check_int(manager_add_observer(m, &ops, NULL), 0);
+        return m;
+}
+
+/* An event of its own device @n (so that events run side by side). */
+static void inject(struct manager *m, unsigned n)
+{
+        char dg[256];
+        int len = snprintf(dg, sizeof(dg),
+                           "change@/devices/virtual/net/job%u%cACTION=change%cDEVPATH=/devices/virtual/net/job%u%c"
+                           "SUBSYSTEM=net%cSEQNUM=%llu",
+                           n, 0, 0, n, 0, 0, (unsigned long long)(manager_ledger(m)->baseline + n));
+
+        check(len > 0 && (size_t)len < sizeof(dg));
+        check_int(manager_inject(m, dg, (size_t)len + 1), 0);
+        manager_dispatch(m);
+}
+
+static void run_until_finished(struct manager *m, uint64_t n)
+{
+        for (unsigned turns = 0; manager_stats(m)->finished < n; turns++) {
+                check(turns < 10000);
+                check(sd_event_run(m->event, 100 * USEC_PER_MSEC) >= 0);
+        }
+}
+
+static void check_no_children(void)
+{
+        siginfo_t si;
+
+        check(waitid(P_ALL, 0, &si, WEXITED | WNOHANG) < 0 && errno == ECHILD);
+}
+
+static void test_exit_statuses(void)
+{
+        struct manager *m;
+        int sv[2];
+
+        m = manager_for(script("status", "case $DEVPATH in\n"
+                                         "*job1) exit 0;;\n"
+                                         "*job2) exit 3;;\n"
+                                         "*) kill -USR1 $$;;\n"
+                                         "esac"),
+                        sv);
+        statuses[0] = '\0';
+        inject(m, 1);
+        run_until_finished(m, 1);
+        inject(m, 2);
+        run_until_finished(m, 2);
+        inject(m, 3);
+        run_until_finished(m, 3);
+        check_str(statuses, "exit 0;exit 3;signal 10 (User defined signal 1);");
+        check_int(manager_stats(m)->failed, 2);
+        check_no_children();
+
+        /* Several at once, each reaped once. */
+        statuses[0] = '\0';
+        for (unsigned i = 4; i < 12; i++)
+                inject(m, i);
+        run_until_finished(m, 11);
+        check_int(strlen(statuses), 8 * strlen("signal 10 (User defined signal 1);"));
+        check_no_children();
+        manager_free(m);
+        close(sv[1]);
+}
+
+static void test_free_kills_and_reaps(void)
+{
+        struct manager *m;
+        int sv[2];
+
+        m = manager_for(script("hang", "exec sleep 1000"), sv);
+        last_pid = 0;
+        inject(m, 1);
+        for (unsigned turns = 0; manager_stats(m)->started < 1; turns++) {
+                check(turns < 100);
+                check(sd_event_run(m->event, 10 * USEC_PER_MSEC) >= 0);
+        }
+        check(last_pid > 0);
+        check_int(kill(last_pid, 0), 0);
+        manager_free(m); /* the running job goes, and with it the agent */
+        check(kill(last_pid, 0) < 0 && errno == ESRCH);
+        check_no_children();
+        close(sv[1]);
+}
+
+int main(void)
+{
+        log_open(LOG_TARGET_STDERR, "test-manager-job");
+        log_set_max_level(LOG_ERR);
+        snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-manager-job.%ld.XXXXXX", (long)getpid());
+        check(mkdtemp(tmpdir));
+
+        run_test(test_exit_statuses);
+        run_test(test_free_kills_and_reaps);
+
+        unlink(script("status", ""));
+        unlink(script("hang", ""));
+        check_int(rmdir(tmpdir), 0);
+        return 0;
+}
