@@ -123,6 +123,7 @@ void manager_event_done(struct manager *m, struct uevent *ev)
         scheduler_done(m->scheduler, ev);
         observe_done(m, ev);
         free(ev);
+        manager_queue_refill(m);
         manager_input_maybe_resume(m);
         manager_dispatch(m);
 }
