@@ -8,7 +8,8 @@
  * SEQNUM order across the boundary, late events included (strict order,
  * and waits on the same device announced as the event enters the
  * scheduler); a source stops reading at max-queue counting the backlog;
- * stopping and freeing with a backlog lose no memory.  Dry run.
+ * stopping and freeing with a backlog lose no memory; a takeover hands
+ * the backlog on.  Dry run.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -231,6 +232,40 @@ static void test_stop(void)
         manager_free(paused_with_backlog());
 }
 
+/*
+ * A takeover with a backlog: the handover journal has every queued event,
+ * the backlog's too (they are journalled when queued), and the next
+ * instance queues them all again and runs each once, in SEQNUM order.
+ */
+static void test_handover(void)
+{
+        struct manager *m = setup(ORDERING_DEVPATH, MAX_EVENTS, -1);
+        unsigned n = (unsigned)window() + 100;
+        uint64_t first_base = base;
+        int fd;
+
+        check_int(manager_handover(m, -1), 0);
+        manager_pause(m);
+        for (unsigned i = 1; i <= n; i++)
+                inject(m, i, i % 3);
+        check(manager_queued(m) > scheduler_queued(m->scheduler));
+        fd = fcntl(manager_handover_fd(m), F_DUPFD_CLOEXEC, 3);
+        check(fd >= 0);
+        manager_stop(m);
+        manager_free(m);
+
+        m = setup(ORDERING_DEVPATH, MAX_EVENTS, -1);
+        base = first_base;
+        manager_pause(m);
+        check_int(manager_handover(m, fd), 0);
+        check_int(manager_queued(m), n);
+        check_int(scheduler_held(m->scheduler), window());
+        check_int(manager_stats(m)->taken_over, n);
+        manager_resume(m);
+        check_all_done_in_order(n);
+        manager_free(m);
+}
+
 static int send_event(int fd, unsigned i)
 {
         char dg[256];
@@ -282,6 +317,7 @@ int main(void)
         run_test(test_late);
         run_test(test_waiting);
         run_test(test_stop);
+        run_test(test_handover);
         run_test(test_max_queue);
         return 0;
 }
