@@ -32,6 +32,7 @@
 #include "loop/observer.h"
 #include "uevent/uevent.h"
 
+struct backlog;
 struct job_spawner_ops;
 struct manager_handover;
 struct manager_resync;
@@ -74,10 +75,12 @@ struct manager {
         struct manager_config cfg;
         sd_event *event;
         struct ledger ledger;
-        struct scheduler *scheduler;
+        struct scheduler *scheduler;    /* the window: HP_QUEUE_WINDOW queued events, and late ones */
+        struct backlog *backlog;        /* the rest of the queue, all above the window's SEQNUMs */
+        uint64_t scheduled_newest;      /* highest SEQNUM ever pushed into the scheduler */
         struct handler_chain *handlers;
         struct manager_stats stats;
-        size_t max_queue;               /* events held at most: reading pauses there */
+        size_t max_queue;               /* events held (scheduler and backlog) at most: reading pauses there */
         size_t resume_mark;             /* reading resumes at this many held */
         bool stopping;
         sd_event_source *shutdown_timer;
@@ -96,7 +99,7 @@ struct manager {
 /* ---- manager.c: input and pipeline ---------------------------------------- */
 
 /**
- * manager_process_datagram() - one datagram through parse, ledger and handlers into the scheduler.
+ * manager_process_datagram() - one datagram through parse, ledger and handlers into the queue.
  * @m: manager
  * @data: the datagram (borrowed for the call; a queued event keeps its own copy)
  * @size: its size
@@ -144,6 +147,22 @@ int manager_input_rcvbuf(const struct manager *m);
 bool manager_replaying(const struct manager *m);
 /* Exit the loop once stopping (or the replay ended) and nothing runs. */
 void manager_maybe_exit(struct manager *m);
+/* Events queued, not running: the scheduler's and the backlog's. */
+size_t manager_queued(const struct manager *m);
+/* Events held, queued or running: what max_queue bounds. */
+size_t manager_held(const struct manager *m);
+/* Lowest SEQNUM held, in the scheduler or the backlog; 0 if none (settle). */
+uint64_t manager_lowest_held(const struct manager *m);
+/**
+ * manager_queue_refill() - move events from the backlog into the scheduler.
+ * @m: manager
+ *
+ * Lowest SEQNUM first, while the scheduler holds less than its window;
+ * each is announced waiting() if it waits for an earlier one.  Called when
+ * an event left the scheduler (manager_event_done()).  An event that
+ * cannot be moved (out of memory) is dropped and announced so.
+ */
+void manager_queue_refill(struct manager *m);
 
 /* ---- manager-job.c: jobs -------------------------------------------------- */
 
@@ -163,8 +182,9 @@ void manager_dispatch(struct manager *m);
  * @m: manager
  * @ev: the event the spawner was given (consumed)
  *
- * The scheduler lets go of @ev, the observers hear done(), the source may
- * feed again, and whatever the event released is dispatched.
+ * The scheduler lets go of @ev, the observers hear done(), the backlog
+ * moves up into the room it left, the source may feed again, and whatever
+ * the event released is dispatched.
  */
 void manager_event_done(struct manager *m, struct uevent *ev);
 /* Kill (SIGKILL) and reap every running agent, hand back their events. */

@@ -188,6 +188,7 @@ void manager_event_done(struct manager *m, struct uevent *ev)
         observe_done(m, ev);
         free(ev);
         jobs_adapt(m);
+        manager_queue_refill(m);
         manager_input_maybe_resume(m);
         manager_dispatch(m);
 }

@@ -266,7 +266,7 @@ void manager_resync_overflow(struct manager *m)
  * socket, and what the socket holds would look lost. */
 static bool must_wait(const struct manager *m)
 {
-        return manager_input_paused(m) || scheduler_held(m->scheduler) >= m->max_queue;
+        return manager_input_paused(m) || manager_held(m) >= m->max_queue;
 }
 
 static bool still_there(const char *devpath, void *userdata)

@@ -8,13 +8,21 @@
  * manager-internal.h says which file owns the rest.
  *
  * Invariants:
- *  - every event held is in the scheduler exactly once, from push until its
- *    job finished (scheduler_done) or it was popped at shutdown; the manager
- *    frees it right after;
- *  - every valid event the ledger accepted is either queued or announced
- *    dropped, before manager_process_datagram() returns;
- *  - the source feeds at most max_queue held events; it feeds again once
- *    the held count falls to resume_mark (three quarters of the bound);
+ *  - every event held is either in the scheduler, from push until its job
+ *    finished (scheduler_done) or it was popped at shutdown (the manager
+ *    frees it right after), or in the backlog as bytes, until it is moved
+ *    into the scheduler or dropped at shutdown;
+ *  - the queue: the scheduler holds at most queue_window() events besides
+ *    late ones; whenever the backlog is not empty, every SEQNUM in it is
+ *    above every SEQNUM ever pushed into the scheduler, so an event never
+ *    waits in the backlog behind one the scheduler would run after it, and
+ *    the scheduler's order rules see everything earlier than what it holds;
+ *  - every valid event the ledger accepted is either queued (announced
+ *    queued() at once, wherever it went) or announced dropped, before
+ *    manager_process_datagram() returns;
+ *  - the source feeds at most max_queue held events (scheduler and
+ *    backlog); it feeds again once the held count falls to resume_mark
+ *    (three quarters of the bound);
  *  - no code runs in signal handlers: signals arrive through signalfd.
  */
 #include <errno.h>
@@ -41,6 +49,7 @@
 #include "loop/manager-internal.h"
 #include "loop/manager-resync.h"
 #include "loop/source.h"
+#include "pipeline/backlog.h"
 #include "pipeline/spawner.h"
 #include "uevent/uevent.h"
 
@@ -139,7 +148,129 @@ static void log_refused(const struct uevent *ev, const struct log_fields *f)
                              (int)strcspn(refused[i], "="), refused[i]);
 }
 
-/* A parsed event (past the ledger) through the handler chain into the scheduler. */
+/* ---- the queue: the scheduler's window and the backlog behind it ---------- */
+
+/* Queued events the scheduler holds (late ones aside): enough for max_children to find work. */
+static size_t queue_window(const struct manager *m)
+{
+        return MAX((size_t)HP_QUEUE_WINDOW, 2 * (size_t)m->cfg.max_children);
+}
+
+static int queue_schedule(struct manager *m, struct uevent *ev)
+{
+        int r = scheduler_push(m->scheduler, ev);
+
+        if (r >= 0 && ev->seqnum > m->scheduled_newest)
+                m->scheduled_newest = ev->seqnum;
+        return r;
+}
+
+/*
+ * Queue @ev (a dup, the caller's): into the scheduler while its window has
+ * room and nothing waits in the backlog, or when it is late (below a SEQNUM
+ * the scheduler had, or below the whole backlog); else into the backlog.
+ * Return: 1 the scheduler holds @ev now, 0 the backlog took a copy (the
+ * caller still frees @ev), or negative errno (nothing queued).
+ */
+static int queue_push(struct manager *m, struct uevent *ev)
+{
+        bool schedule;
+        int r;
+
+        if (backlog_count(m->backlog) > 0)
+                schedule = ev->seqnum < backlog_lowest(m->backlog);
+        else
+                schedule = scheduler_held(m->scheduler) < queue_window(m) || ev->seqnum < m->scheduled_newest;
+        if (schedule) {
+                r = queue_schedule(m, ev);
+                return r < 0 ? r : 1;
+        }
+        return backlog_push(m->backlog, ev);
+}
+
+/* @ev just entered the scheduler: say what it waits for, if anyone listens. */
+static void queue_announce_waiting(struct manager *m, const struct uevent *ev)
+{
+        if (observe_wants_waiting(m) || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG)
+                observe_waiting(m, ev, scheduler_blocker(m->scheduler, ev));
+}
+
+/* @ev cannot be queued or stay queued (out of memory): counted, logged, announced dropped. */
+static void queue_failed(struct manager *m, const struct uevent *ev, int r)
+{
+        struct log_fields f;
+
+        uevent_log_fields(ev, &f);
+        m->stats.aborted++;
+        log_internal(LOG_ERR, r, &f, "cannot queue event");
+        observe_dropped(m, ev, false);
+}
+
+/* The backlog's first event cannot be taken out (@r): drop it, as it stands there. */
+static void queue_drop_backlogged(struct manager *m, int r)
+{
+        struct backlog_slot slot;
+        struct uevent view;
+
+        if (backlog_peek(m->backlog, &slot, &view) >= 0)
+                queue_failed(m, &view, r);
+        backlog_drop_first(m->backlog);
+}
+
+void manager_queue_refill(struct manager *m)
+{
+        struct uevent *ev;
+        int r;
+
+        while (backlog_count(m->backlog) > 0 && scheduler_held(m->scheduler) < queue_window(m)) {
+                r = backlog_pop(m->backlog, &ev);
+                if (r < 0) {
+                        queue_drop_backlogged(m, r);
+                        continue;
+                }
+                r = queue_schedule(m, ev);
+                if (r < 0) {
+                        queue_failed(m, ev, r);
+                        free(ev);
+                        continue;
+                }
+                queue_announce_waiting(m, ev);
+        }
+}
+
+/* Free every queued event, the scheduler's (lowest SEQNUM first), then the backlog's.  Return: how many. */
+static size_t queue_drop_all(struct manager *m)
+{
+        size_t n = 0;
+        struct uevent *ev;
+
+        while ((ev = scheduler_pop_queued(m->scheduler))) {
+                n++;
+                free(ev);
+        }
+        for (; backlog_count(m->backlog) > 0; n++)
+                backlog_drop_first(m->backlog);
+        return n;
+}
+
+size_t manager_queued(const struct manager *m)
+{
+        return scheduler_queued(m->scheduler) + backlog_count(m->backlog);
+}
+
+size_t manager_held(const struct manager *m)
+{
+        return scheduler_held(m->scheduler) + backlog_count(m->backlog);
+}
+
+uint64_t manager_lowest_held(const struct manager *m)
+{
+        uint64_t s = scheduler_lowest_held(m->scheduler), b = backlog_lowest(m->backlog);
+
+        return s == 0 || (b != 0 && b < s) ? b : s;
+}
+
+/* A parsed event (past the ledger) through the handler chain into the queue. */
 static void queue_view(struct manager *m, const struct uevent *view, const struct log_fields *f)
 {
         struct uevent *ev;
@@ -166,27 +297,25 @@ static void queue_view(struct manager *m, const struct uevent *view, const struc
 
         r = uevent_dup(view, &env, name[0] ? name : NULL, &ev);
         if (r < 0) {
-                m->stats.aborted++;
-                log_internal(LOG_ERR, r, f, "cannot queue event");
-                observe_dropped(m, view, false);
+                queue_failed(m, view, r);
                 return;
         }
         log_refused(ev, f);
-        r = scheduler_push(m->scheduler, ev);
+        r = queue_push(m, ev);
         if (r < 0) {
                 /* Reading stops before the bound, so this is out of memory. */
-                m->stats.aborted++;
-                log_internal(LOG_ERR, r, f, "cannot queue event");
-                observe_dropped(m, view, false);
+                queue_failed(m, view, r);
                 free(ev);
                 return;
         }
         m->stats.queued++;
         observe_queued(m, ev);
-        if (observe_wants_waiting(m) || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG)
-                observe_waiting(m, ev, scheduler_blocker(m->scheduler, ev));
-        if (scheduler_held(m->scheduler) > m->stats.peak_held)
-                m->stats.peak_held = scheduler_held(m->scheduler);
+        if (r > 0)
+                queue_announce_waiting(m, ev);
+        else
+                free(ev); /* the backlog keeps its own copy; waiting() comes when it moves in */
+        if (manager_held(m) > m->stats.peak_held)
+                m->stats.peak_held = manager_held(m);
         log_internal(LOG_DEBUG, 0, f, "queued");
 }
 
@@ -280,25 +409,20 @@ void manager_maybe_exit(struct manager *m)
 {
         if (m->stopping && scheduler_running(m->scheduler) == 0)
                 sd_event_exit(m->event, 0);
-        else if (m->in.ops && m->in.ops->finished && m->in.ops->finished(m->in.data) &&
-                 scheduler_held(m->scheduler) == 0)
+        else if (m->in.ops && m->in.ops->finished && m->in.ops->finished(m->in.data) && manager_held(m) == 0)
                 sd_event_exit(m->event, 0);
 }
 
 void manager_stop(struct manager *m)
 {
-        size_t dropped = 0;
-        struct uevent *ev;
+        size_t dropped;
 
         if (m->stopping)
                 return;
         m->stopping = true;
         if (m->in.ops->stop)
                 m->in.ops->stop(m->in.data);
-        while ((ev = scheduler_pop_queued(m->scheduler))) {
-                dropped++;
-                free(ev);
-        }
+        dropped = queue_drop_all(m);
         log_info("stopping: %zu queued event(s) not run, waiting up to %" PRIu64 "s for %zu running agent(s)",
                  dropped, m->cfg.shutdown_grace_usec / USEC_PER_SEC, scheduler_running(m->scheduler));
         observe_stopping(m);
@@ -400,6 +524,9 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         r = scheduler_new(m->cfg.ordering, m->jobs.conc.limit, HP_QUEUE_MAX_LIMIT, &m->scheduler);
         if (r < 0)
                 goto fail;
+        r = backlog_new(&m->backlog);
+        if (r < 0)
+                goto fail;
         r = handler_chain_new(&m->cfg.handlers, &m->handlers);
         if (r < 0) {
                 log_error_errno(r, "cannot set up handlers");
@@ -444,8 +571,6 @@ fail:
 
 struct manager *manager_free(struct manager *m)
 {
-        struct uevent *ev;
-
         if (!m)
                 return NULL;
         manager_jobs_close(m);
@@ -453,13 +578,12 @@ struct manager *manager_free(struct manager *m)
         manager_resync_close(m);
         manager_observe_close(m);
         sd_event_source_disable_unref(m->shutdown_timer);
-        if (m->scheduler) {
-                while ((ev = scheduler_pop_queued(m->scheduler)))
-                        free(ev);
-        }
+        if (m->scheduler && m->backlog)
+                (void)queue_drop_all(m);
         m->handlers = handler_chain_free(m->handlers);
         sd_event_unref(m->event);
         scheduler_free(m->scheduler);
+        backlog_free(m->backlog);
         free(m->owned_agent);
         free(m->owned_hotplug_d);
         free(m->owned_handler_dir);
@@ -535,6 +659,7 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         m->max_queue = n.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
         manager_jobs_reconfigured(m); /* the ordering and the limit too */
+        manager_queue_refill(m); /* the window follows max_children */
         manager_input_maybe_resume(m);
         manager_dispatch(m);
         return 0;
@@ -562,7 +687,7 @@ int manager_reload(struct manager *m, char *err, size_t err_size)
         else
                 log_info("configuration reloaded: agent %s, ordering %s, max %u children, %zu events held",
                          m->cfg.hotplug_d ? m->cfg.hotplug_d : m->cfg.agent, ordering_to_string(m->cfg.ordering),
-                         m->cfg.max_children, scheduler_held(m->scheduler));
+                         m->cfg.max_children, manager_held(m));
         if (err && err_size)
                 snprintf(err, err_size, "%s", buf);
         return r;

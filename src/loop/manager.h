@@ -62,7 +62,7 @@ struct manager_stats {
         uint64_t dropped_sender;  /* dropped by the source's trust policy or truncated */
         uint64_t filtered;     /* a handler's filter() said no */
         uint64_t aborted;      /* environment overflow or out of memory */
-        uint64_t queued;       /* accepted into the scheduler */
+        uint64_t queued;       /* accepted into the queue (the scheduler or its backlog) */
         uint64_t started;      /* agent processes started */
         uint64_t finished;     /* events whose job completed */
         uint64_t failed;       /* jobs with a non-zero exit, signal, timeout or exec failure */

@@ -53,7 +53,7 @@ static void ctl_status(void *userdata, struct control_status *ret)
         manager_resync_stats(m, &rs);
         *ret = (struct control_status){
                 .ledger = &m->ledger,
-                .queued = scheduler_queued(m->scheduler),
+                .queued = manager_queued(m),
                 .running = scheduler_running(m->scheduler),
                 .paused = manager_paused(m),
                 .received = m->stats.received,
@@ -107,7 +107,7 @@ static void ctl_progress(void *userdata, struct control_progress *ret)
         struct manager *m = userdata;
 
         ret->last_seen = m->ledger.last;
-        ret->lowest_held = scheduler_lowest_held(m->scheduler);
+        ret->lowest_held = manager_lowest_held(m);
         ret->replaying = manager_replaying(m);
 }
 

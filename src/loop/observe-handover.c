@@ -4,7 +4,7 @@
  * as events come and go, and how a new instance takes over what the
  * previous one held.
  *
- * Invariants: an event is written down when it enters the scheduler, before
+ * Invariants: an event is written down when it is queued, before
  * any agent for it can start and before its datagram is consumed from the
  * socket (the "loss-proof intake": queued() runs inside
  * manager_process_datagram(), which the netlink source calls before
@@ -26,7 +26,6 @@
 #include "recovery/handover.h"
 #include "shared/log.h"
 #include "loop/manager-internal.h"
-#include "pipeline/scheduler.h"
 
 struct manager_handover {
         struct manager *m;
@@ -61,13 +60,14 @@ static void on_queued(void *userdata, const struct uevent *ev)
 }
 
 /*
- * Events held, as far as the journal is concerned.  Stopping takes the
- * queued events out of the scheduler, but they are not done: they are what
- * the next instance must run, so the journal is never cut back then.
+ * Events held (scheduler and backlog), as far as the journal is
+ * concerned.  Stopping drops the queued events, but they are not done:
+ * they are what the next instance must run, so the journal is never cut
+ * back then.
  */
 static size_t held(const struct manager *m)
 {
-        return m->stopping ? SIZE_MAX : scheduler_held(m->scheduler);
+        return m->stopping ? SIZE_MAX : manager_held(m);
 }
 
 static void on_dropped(void *userdata, const struct uevent *view, bool filtered)

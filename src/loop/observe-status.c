@@ -36,7 +36,7 @@ static void status_format(const struct manager *m, char *buf, size_t size)
                          "%s: %" PRIu64 " processed, %zu queued, %zu running, %" PRIu64 " gaps (%" PRIu64
                          " missing), %" PRIu64 " duplicates, %" PRIu64 " overflows",
                          m->stopping ? "Stopping" : manager_paused(m) ? "Paused" : "Processing uevents",
-                         l->processed, scheduler_queued(m->scheduler), scheduler_running(m->scheduler), l->gaps,
+                         l->processed, manager_queued(m), scheduler_running(m->scheduler), l->gaps,
                          l->missing, l->duplicates, l->overflows);
 
         if (m->stats.taken_over > 0 && n > 0 && (size_t)n < size)

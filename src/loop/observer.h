@@ -59,9 +59,10 @@ struct manager_observer_ops {
         void (*overflow)(void *userdata);
         /* The socket was read until empty. */
         void (*input_drained)(void *userdata);
-        /* @ev entered the scheduler. */
+        /* @ev was queued: into the scheduler, or the backlog behind it; said at once either way. */
         void (*queued)(void *userdata, const struct uevent *ev);
-        /* @ev, just queued, waits for @blocker; @reason e.g. "parent /devices/...". */
+        /* @ev, entering the scheduler, waits for @blocker; @reason e.g. "parent /devices/...".
+         * Right after queued(), or for an event the backlog held, when it moves into the scheduler. */
         void (*waiting)(void *userdata, const struct uevent *ev, const struct uevent *blocker,
                         const char *reason);
         /* The event left the pipeline without an agent run (duplicate, filtered, aborted). */

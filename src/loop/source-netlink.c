@@ -7,7 +7,8 @@
  *    (of any kind) are read before the loop runs everything else, so no
  *    sender keeps the loop here; the socket stays readable, so reading goes
  *    on at the next turn;
- *  - when the scheduler is full, reading is switched off until the held count
+ *  - when the queue is full (max_queue events held, in the scheduler and
+ *    its backlog), reading is switched off until the held count
  *    falls to the manager's resume mark (three quarters of the bound), and
  *    the kernel's socket buffer keeps the rest (an overflow there is
  *    counted as a gap);
@@ -28,14 +29,13 @@
 #include "loop/manager-internal.h"
 #include "loop/manager-resync.h"
 #include "loop/source.h"
-#include "pipeline/scheduler.h"
 #include "uevent/netlink.h"
 
 struct source_netlink {
         struct manager *m;
         struct uevent_source *socket;
         sd_event_source *io;
-        bool paused;                /* reading off: the scheduler holds max_queue events */
+        bool paused;                /* reading off: max_queue events are held */
         struct ratelimit drop_log;
 };
 
@@ -67,7 +67,7 @@ static int take(struct source_netlink *s, const char *data, size_t size)
 /*
  * Read what is readable, at most HP_INPUT_PER_WAKEUP datagrams.
  * Return: 1 the socket was read to the end, 0 reading stopped before (the
- * bound, a full scheduler, stopping), negative errno (fatal: the loop exits).
+ * bound, a full queue, stopping), negative errno (fatal: the loop exits).
  */
 static int nl_drain(void *data)
 {
@@ -78,10 +78,10 @@ static int nl_drain(void *data)
         int r;
 
         for (unsigned n = 0; n < HP_INPUT_PER_WAKEUP && !m->stopping; n++) {
-                if (scheduler_held(m->scheduler) >= m->max_queue) {
+                if (manager_held(m) >= m->max_queue) {
                         if (!s->paused)
                                 log_notice("%zu events held (the limit): reading paused until %zu",
-                                           scheduler_held(m->scheduler), m->resume_mark);
+                                           manager_held(m), m->resume_mark);
                         s->paused = true;
                         sd_event_source_set_enabled(s->io, SD_EVENT_OFF);
                         break;
@@ -145,7 +145,7 @@ static void nl_resume(void *data)
         struct source_netlink *s = data;
         struct manager *m = s->m;
 
-        if (s->paused && !m->stopping && scheduler_held(m->scheduler) <= m->resume_mark) {
+        if (s->paused && !m->stopping && manager_held(m) <= m->resume_mark) {
                 s->paused = false;
                 sd_event_source_set_enabled(s->io, SD_EVENT_ON);
         }

@@ -26,7 +26,6 @@
 #include "loop/source.h"
 #include "uevent/record.h"
 #include "uevent/replay.h"
-#include "pipeline/scheduler.h"
 
 struct run_time {
         uint64_t seqnum;
@@ -215,7 +214,7 @@ static int on_replay_timer(sd_event_source *s, uint64_t usec, void *userdata)
                                 st->start = now;
                         st->have_item = true;
                 }
-                if (scheduler_held(m->scheduler) >= m->max_queue) {
+                if (manager_held(m) >= m->max_queue) {
                         /* The timer stays off until events are done (rp_resume()). */
                         st->paused = true;
                         manager_dispatch(m);
@@ -288,7 +287,7 @@ static void rp_resume(void *data)
         struct replay_state *st = data;
         struct manager *m = st->m;
 
-        if (!st->paused || m->stopping || scheduler_held(m->scheduler) > m->resume_mark)
+        if (!st->paused || m->stopping || manager_held(m) > m->resume_mark)
                 return;
         st->paused = false;
         (void)sd_event_source_set_time(st->timer, now_usec(CLOCK_MONOTONIC));

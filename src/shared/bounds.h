@@ -33,6 +33,12 @@
 #define HP_QUEUE_MAX_DEFAULT 65536
 #define HP_QUEUE_MAX_LIMIT 1048576
 
+/* Queued events the dependency scheduler holds at most (or twice
+ * max-children, if that is more); the rest of the queue waits behind it in
+ * the backlog, compactly, and moves in, lowest SEQNUM first, as events are
+ * done.  Late events (a SEQNUM below what waits) go in at once. */
+#define HP_QUEUE_WINDOW 4096
+
 /* Concurrent agents: default min(2 * CPUs + 16, HP_CHILDREN_MAX). */
 #define HP_CHILDREN_MAX 2048
 

@@ -2,7 +2,8 @@
 /*
  * Accessors and the single heap copy of a parsed uevent.  The copy keeps
  * the datagram byte for byte (record, replay and rebroadcast need it) and
- * appends the handler additions and argv[1] in the same allocation.
+ * appends the handler additions and argv[1] in the same allocation:
+ * struct uevent, var offsets, datagram, additions, argv[1].
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -48,55 +49,55 @@ static const char *rebase(const char *p, const char *old, const char *new)
         return p ? new + (p - old) : NULL;
 }
 
-int uevent_dup(const struct uevent *view, const struct envbuf *extra, const char *name, struct uevent **ret)
+int uevent_clone(const struct uevent *ev, struct uevent **ret)
 {
-        size_t name_len, extra_size = extra ? extra->used : 0;
-        size_t var_bytes = (size_t)view->n_vars * sizeof(uint16_t);
-        struct uevent *ev;
+        size_t var_bytes = (size_t)ev->n_vars * sizeof(uint16_t);
+        const char *name = ev->name ? ev->name : ev->subsystem;
+        size_t name_len = strlen(name) + 1;
+        struct uevent *c;
         char *p;
 
-        if (!name)
-                name = view->subsystem;
-        name_len = strlen(name) + 1;
-
-        ev = malloc(sizeof(*ev) + var_bytes + view->size + extra_size + name_len);
-        if (!ev)
+        c = malloc(sizeof(*c) + var_bytes + ev->size + ev->extra_size + name_len);
+        if (!c)
                 return -ENOMEM;
-        *ev = *view;
+        *c = *ev;
 
-        p = (char *)(ev + 1);
-        memcpy(p, view->var, var_bytes);
-        ev->var = (const uint16_t *)(void *)p;
+        p = (char *)(c + 1);
+        memcpy(p, ev->var, var_bytes);
+        c->var = (const uint16_t *)(void *)p;
         p += var_bytes;
 
-        memcpy(p, view->buf, view->size);
-        ev->action = rebase(view->action, view->buf, p);
-        ev->devpath = rebase(view->devpath, view->buf, p);
-        ev->subsystem = rebase(view->subsystem, view->buf, p);
-        ev->devpath_old = rebase(view->devpath_old, view->buf, p);
-        ev->buf = p;
-        p += view->size;
+        memcpy(p, ev->buf, ev->size);
+        c->action = rebase(ev->action, ev->buf, p);
+        c->devpath = rebase(ev->devpath, ev->buf, p);
+        c->subsystem = rebase(ev->subsystem, ev->buf, p);
+        c->devpath_old = rebase(ev->devpath_old, ev->buf, p);
+        c->buf = p;
+        p += ev->size;
 
-        ev->extra = p;
-        ev->n_extra = 0;
-        ev->extra_size = (uint16_t)extra_size;
-        if (extra) {
-                /* Entries are packed in insertion order; replacements were compacted by envbuf. */
-                for (unsigned i = 0; i < extra->n; i++) {
-                        const char *s = envbuf_entry(extra, i);
-                        size_t l = strlen(s) + 1;
-                        memcpy(p, s, l);
-                        p += l;
-                }
-                ev->n_extra = extra->n;
-        }
+        /* Entries back to back, as envbuf keeps them (replacements compacted). */
+        if (ev->extra_size > 0)
+                memcpy(p, ev->extra, ev->extra_size);
+        c->extra = p;
+        p += ev->extra_size;
 
         memcpy(p, name, name_len);
-        ev->name = p;
-        ev->sched_data = NULL;
-        ev->owner_data = NULL;
-        *ret = ev;
+        c->name = p;
+        c->sched_data = NULL;
+        c->owner_data = NULL;
+        *ret = c;
         return 0;
+}
+
+int uevent_dup(const struct uevent *view, const struct envbuf *extra, const char *name, struct uevent **ret)
+{
+        struct uevent ev = *view;
+
+        ev.extra = extra ? extra->data : NULL;
+        ev.n_extra = extra ? extra->n : 0;
+        ev.extra_size = extra ? extra->used : 0;
+        ev.name = name;
+        return uevent_clone(&ev, ret);
 }
 
 bool devpath_is_prefix(const char *ancestor, size_t alen, const char *path, size_t plen)

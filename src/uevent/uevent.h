@@ -154,6 +154,18 @@ static inline const char *uevent_var(const struct uevent *ev, unsigned i)
  */
 int uevent_dup(const struct uevent *view, const struct envbuf *extra, const char *name, struct uevent **ret);
 
+/**
+ * uevent_clone() - the single heap copy of an event that has its additions.
+ * @ev: a dup'd event, or a view whose extra, n_extra, extra_size and name
+ *      are set (extra: entries back to back; name NULL means SUBSYSTEM); borrowed
+ * @ret: the new event, owned by the caller, freed with free()
+ *
+ * What uevent_dup() makes of a view and an envbuf, made from an event
+ * that carries them already (the backlog rebuilds events this way).
+ * Return: 0 or -ENOMEM.
+ */
+int uevent_clone(const struct uevent *ev, struct uevent **ret);
+
 /* The structured log fields of @ev (borrowed from it); none for NULL. */
 static inline void uevent_log_fields(const struct uevent *ev, struct log_fields *f)
 {

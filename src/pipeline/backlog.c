@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The backlog (see backlog.h): queued events as bytes, lowest SEQNUM out first.
+ *
+ * Storage, and why there is no index:
+ *  - the arena: entries back to back in chunks of BACKLOG_CHUNK_SIZE bytes,
+ *    mapped and unmapped whole (so a drained chunk goes back to the kernel
+ *    at once, never a hole in the heap), in strictly increasing SEQNUM
+ *    order, the oldest chunk first.  An entry never spans two chunks; the
+ *    tail of a chunk too short for the next entry stays unused.  Events
+ *    nearly always come in SEQNUM order, so the arena alone is a FIFO that
+ *    needs no index records: its head is its lowest SEQNUM.
+ *  - the late heap: an event whose SEQNUM is not above the arena's newest
+ *    one (a late datagram, a resync's synthesised event: rare) is encoded
+ *    the same way into an allocation of its own, kept in a binary min-heap
+ *    by SEQNUM.  The lowest event is the lower of the arena's head and the
+ *    heap's top.
+ * When the arena empties, its last chunk is kept for what comes next (a
+ * backlog that fills and drains by one does not map and unmap each time).
+ *
+ * An entry, byte-aligned (read and written with memcpy):
+ *    struct entry_head (30 bytes): SEQNUM, received, received_real, sizes
+ *    the datagram without its first line "ACTION@DEVPATH\0"
+ *    the handler additions, "KEY=VALUE\0" back to back
+ *    argv[1] with its NUL, only when it is not SUBSYSTEM
+ * The first line is rebuilt on the way out: uevent_parse() accepted the
+ * datagram only if that line is exactly ACTION= "@" DEVPATH=, so it comes
+ * back byte for byte, and the datagram is parsed again from the rebuilt
+ * bytes.  Both receive times are kept whole: a replayed event's realtime is
+ * the recorded one, not its monotonic time plus any one offset, and the
+ * realtime clock may be set while events wait.  A kernel net event of about
+ * 175 bytes takes about 175 bytes here.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "pipeline/backlog.h"
+#include "shared/macro.h"
+#include "uevent/uevent.h"
+
+#define BACKLOG_CHUNK_SIZE (64 * 1024)
+
+struct entry_head {
+        uint64_t seqnum;
+        uint64_t received;
+        uint64_t received_real;
+        uint16_t body_size;     /* the datagram less its first line */
+        uint16_t extra_size;
+        uint8_t n_extra;
+        uint8_t name_size;      /* argv[1] with its NUL; 0: it is SUBSYSTEM */
+} __attribute__((packed));
+
+_Static_assert(HP_ENV_ADD_MAX_VARS <= UINT8_MAX, "n_extra fits a byte");
+_Static_assert(HP_NAME_MAX <= UINT8_MAX, "name_size fits a byte");
+
+struct chunk {
+        struct chunk *next;     /* newer */
+        uint32_t used;          /* bytes of data[] written */
+        char data[];
+};
+
+#define CHUNK_DATA (BACKLOG_CHUNK_SIZE - offsetof(struct chunk, data))
+_Static_assert(sizeof(struct entry_head) + HP_UEVENT_MAX_SIZE + HP_ENV_ADD_MAX_BYTES + HP_NAME_MAX <= CHUNK_DATA,
+               "the largest entry fits a chunk");
+
+struct late {
+        uint64_t seqnum;
+        char *entry;            /* malloc'd */
+};
+
+struct backlog {
+        struct chunk *head, *tail;
+        uint32_t head_off;      /* the arena's first entry in head->data */
+        size_t n_arena;
+        size_t n_chunks;
+        uint64_t newest;        /* SEQNUM of the arena's last entry, if n_arena > 0 */
+        struct late *late;      /* min-heap by SEQNUM */
+        size_t n_late, cap_late;
+        size_t late_bytes;      /* allocated for the late entries themselves */
+};
+
+int backlog_new(struct backlog **ret)
+{
+        struct backlog *b = calloc(1, sizeof(*b));
+
+        if (!b)
+                return -ENOMEM;
+        *ret = b;
+        return 0;
+}
+
+struct backlog *backlog_free(struct backlog *b)
+{
+        struct chunk *c;
+
+        if (!b)
+                return NULL;
+        while ((c = b->head)) {
+                b->head = c->next;
+                munmap(c, BACKLOG_CHUNK_SIZE);
+        }
+        for (size_t i = 0; i < b->n_late; i++)
+                free(b->late[i].entry);
+        free(b->late);
+        free(b);
+        return NULL;
+}
+
+/* ---- entries ------------------------------------------------------------- */
+
+static struct entry_head head_of(const char *entry)
+{
+        struct entry_head h;
+
+        memcpy(&h, entry, sizeof(h));
+        return h;
+}
+
+static size_t entry_size(const struct entry_head *h)
+{
+        return sizeof(*h) + h->body_size + h->extra_size + h->name_size;
+}
+
+/* The head @ev's entry gets, and where its datagram's body starts. */
+static struct entry_head head_for(const struct uevent *ev, const char **ret_body)
+{
+        size_t first = strlen(ev->buf) + 1;
+        bool own_name = ev->name && strcmp(ev->name, ev->subsystem) != 0;
+
+        *ret_body = ev->buf + first;
+        return (struct entry_head){
+                .seqnum = ev->seqnum,
+                .received = ev->received,
+                .received_real = ev->received_real,
+                .body_size = (uint16_t)(ev->size - first),
+                .extra_size = ev->extra_size,
+                .n_extra = (uint8_t)ev->n_extra,
+                .name_size = (uint8_t)(own_name ? strlen(ev->name) + 1 : 0),
+        };
+}
+
+static void entry_write(char *dst, const struct entry_head *h, const char *body, const struct uevent *ev)
+{
+        memcpy(dst, h, sizeof(*h));
+        dst += sizeof(*h);
+        memcpy(dst, body, h->body_size);
+        dst += h->body_size;
+        if (h->extra_size > 0)
+                memcpy(dst, ev->extra, h->extra_size);
+        dst += h->extra_size;
+        if (h->name_size > 0)
+                memcpy(dst, ev->name, h->name_size);
+}
+
+/* The value of "KEY=" among @n bytes of entries at @p (the key is there: the datagram was valid). */
+static const char *body_value(const char *p, size_t n, const char *key, size_t klen)
+{
+        for (const char *end = p + n; p < end; p += strlen(p) + 1)
+                if (strncmp(p, key, klen) == 0)
+                        return p + klen;
+        return NULL;
+}
+
+/* Rebuild the event of @entry in @slot, as uevent_dup() made it. */
+static int entry_read(const char *entry, struct backlog_slot *slot, struct uevent *ret)
+{
+        struct entry_head h = head_of(entry);
+        const char *body = entry + sizeof(h), *action, *devpath;
+        size_t first, size;
+        char *p = slot->data;
+
+        action = body_value(body, h.body_size, "ACTION=", strlen("ACTION="));
+        devpath = body_value(body, h.body_size, "DEVPATH=", strlen("DEVPATH="));
+        if (!action || !devpath)
+                return -EBADMSG;
+        first = strlen(action) + 1 + strlen(devpath) + 1;
+        size = first + h.body_size;
+        if (size > HP_UEVENT_MAX_SIZE)
+                return -EBADMSG;
+        p = stpcpy(p, action);
+        *p++ = '@';
+        p = stpcpy(p, devpath) + 1;
+        memcpy(p, body, h.body_size);
+        p += h.body_size;
+        if (uevent_parse(slot->data, size, slot->vars, ret, NULL) < 0)
+                return -EBADMSG;
+
+        ret->received = h.received;
+        ret->received_real = h.received_real;
+        memcpy(p, body + h.body_size, h.extra_size + h.name_size);
+        ret->extra = p;
+        ret->n_extra = h.n_extra;
+        ret->extra_size = h.extra_size;
+        ret->name = h.name_size > 0 ? p + h.extra_size : ret->subsystem;
+        return 0;
+}
+
+/* ---- the late heap ------------------------------------------------------- */
+
+static void late_sift_down(struct backlog *b, size_t i)
+{
+        struct late x = b->late[i];
+
+        for (;;) {
+                size_t c = 2 * i + 1;
+                if (c >= b->n_late)
+                        break;
+                if (c + 1 < b->n_late && b->late[c + 1].seqnum < b->late[c].seqnum)
+                        c++;
+                if (b->late[c].seqnum >= x.seqnum)
+                        break;
+                b->late[i] = b->late[c];
+                i = c;
+        }
+        b->late[i] = x;
+}
+
+static int late_push(struct backlog *b, const struct entry_head *h, const char *body, const struct uevent *ev)
+{
+        size_t size = entry_size(h), i;
+        char *entry;
+
+        if (b->n_late == b->cap_late) {
+                size_t cap = b->cap_late ? 2 * b->cap_late : 16;
+                struct late *v = realloc(b->late, cap * sizeof(*v));
+
+                if (!v)
+                        return -ENOMEM;
+                b->late = v;
+                b->cap_late = cap;
+        }
+        entry = malloc(size);
+        if (!entry)
+                return -ENOMEM;
+        entry_write(entry, h, body, ev);
+        b->late_bytes += size;
+        for (i = b->n_late++; i > 0 && b->late[(i - 1) / 2].seqnum > h->seqnum; i = (i - 1) / 2)
+                b->late[i] = b->late[(i - 1) / 2];
+        b->late[i] = (struct late){ .seqnum = h->seqnum, .entry = entry };
+        return 0;
+}
+
+static void late_drop_top(struct backlog *b)
+{
+        struct entry_head h = head_of(b->late[0].entry);
+
+        b->late_bytes -= entry_size(&h);
+        free(b->late[0].entry);
+        b->late[0] = b->late[--b->n_late];
+        if (b->n_late > 0) {
+                late_sift_down(b, 0);
+                return;
+        }
+        /* Late events are rare: give the heap back too. */
+        free(b->late);
+        b->late = NULL;
+        b->cap_late = 0;
+}
+
+/* ---- the arena ----------------------------------------------------------- */
+
+static int arena_push(struct backlog *b, const struct entry_head *h, const char *body, const struct uevent *ev)
+{
+        size_t size = entry_size(h);
+
+        if (!b->tail || b->tail->used + size > CHUNK_DATA) {
+                struct chunk *c = mmap(NULL, BACKLOG_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                       -1, 0);
+
+                if (c == MAP_FAILED)
+                        return -ENOMEM;
+                c->next = NULL;
+                c->used = 0;
+                if (b->tail)
+                        b->tail->next = c;
+                else
+                        b->head = c;
+                b->tail = c;
+                b->n_chunks++;
+        }
+        entry_write(b->tail->data + b->tail->used, h, body, ev);
+        b->tail->used += (uint32_t)size;
+        b->newest = h->seqnum;
+        b->n_arena++;
+        return 0;
+}
+
+static const char *arena_first(const struct backlog *b)
+{
+        return b->n_arena > 0 ? b->head->data + b->head_off : NULL;
+}
+
+static void arena_drop_first(struct backlog *b)
+{
+        struct entry_head h = head_of(arena_first(b));
+        struct chunk *c = b->head;
+
+        b->head_off += (uint32_t)entry_size(&h);
+        b->n_arena--;
+        if (b->head_off < c->used)
+                return;
+        if (c == b->tail) {
+                /* Empty: keep the chunk for what comes next. */
+                c->used = 0;
+                b->head_off = 0;
+                return;
+        }
+        b->head = c->next;
+        b->head_off = 0;
+        munmap(c, BACKLOG_CHUNK_SIZE);
+        b->n_chunks--;
+}
+
+/* ---- the interface ------------------------------------------------------- */
+
+int backlog_push(struct backlog *b, const struct uevent *ev)
+{
+        const char *body;
+        struct entry_head h = head_for(ev, &body);
+
+        if (b->n_arena > 0 && ev->seqnum <= b->newest)
+                return late_push(b, &h, body, ev);
+        return arena_push(b, &h, body, ev);
+}
+
+/* The entry with the lowest SEQNUM, and whether it is the late heap's top; NULL if empty. */
+static const char *first(const struct backlog *b, bool *ret_late)
+{
+        const char *a = arena_first(b);
+
+        *ret_late = b->n_late > 0 && (!a || b->late[0].seqnum < head_of(a).seqnum);
+        return *ret_late ? b->late[0].entry : a;
+}
+
+int backlog_peek(const struct backlog *b, struct backlog_slot *slot, struct uevent *ret)
+{
+        bool late;
+        const char *e = first(b, &late);
+
+        if (!e)
+                return -ENOENT;
+        return entry_read(e, slot, ret);
+}
+
+void backlog_drop_first(struct backlog *b)
+{
+        bool late;
+
+        if (!first(b, &late))
+                return;
+        if (late)
+                late_drop_top(b);
+        else
+                arena_drop_first(b);
+}
+
+int backlog_pop(struct backlog *b, struct uevent **ret)
+{
+        struct backlog_slot slot;
+        struct uevent view;
+        int r;
+
+        r = backlog_peek(b, &slot, &view);
+        if (r < 0)
+                return r;
+        r = uevent_clone(&view, ret);
+        if (r < 0)
+                return r;
+        backlog_drop_first(b);
+        return 0;
+}
+
+uint64_t backlog_lowest(const struct backlog *b)
+{
+        bool late;
+        const char *e = first(b, &late);
+
+        return e ? head_of(e).seqnum : 0;
+}
+
+size_t backlog_count(const struct backlog *b)
+{
+        return b->n_arena + b->n_late;
+}
+
+size_t backlog_bytes(const struct backlog *b)
+{
+        return b->n_chunks * BACKLOG_CHUNK_SIZE + b->late_bytes + b->cap_late * sizeof(struct late);
+}
