@@ -80,12 +80,13 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 # ---- 1. spawn limits ----------------------------------------------------------
 spawn_rates() { # spawn_rates BUILD AGENTDIR -> "one two cpu_one"
-        local b=$1 dir=$2 one cpu two a c
+        local b=$1 dir=$2 one cpu two a c pid
         rm -f "$dir/events.log"
         read -r one cpu < <("$b/bench/spawn-serial" "$dir/agent" 3000)
         "$b/bench/spawn-serial" "$dir/agent" 3000 >"$W/loop2" &
+        pid=$!
         read -r a _ < <("$b/bench/spawn-serial" "$dir/agent" 3000)
-        wait $!
+        wait "$pid"
         read -r c _ <"$W/loop2"
         two=$(echo "$a + $c" | bc -l)
         rm -f "$dir/events.log"

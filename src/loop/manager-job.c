@@ -572,11 +572,9 @@ void manager_dispatch(struct manager *m)
 
 void manager_jobs_init(struct manager *m)
 {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
         list_init(&m->jobs.running);
-        /* Adapting starts at one agent per CPU. */
-        concurrency_init(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency, cpus > 1 ? (unsigned)cpus : 1);
+        /* Adapting starts at strict's pace: more agents must show they pay (or that they wait, a stall). */
+        concurrency_init(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency, 1);
 }
 
 void manager_pause(struct manager *m)

@@ -114,14 +114,17 @@ static void set_limit(struct concurrency *c, unsigned limit)
 static void judge_probe(struct concurrency *c, double rate)
 {
         double gain = 1.0 + HP_CONCURRENCY_GAIN_PCT / 100.0;
+        double fewer = 1.0 - HP_CONCURRENCY_GAIN_PCT / 200.0;
         bool up = c->limit > c->ref_limit;
-        bool keep = up ? rate > c->ref_rate * gain : rate >= c->ref_rate;
+        /* More agents must pay clearly; fewer may cost up to half that (less CPU, the same work). */
+        bool keep = up ? rate > c->ref_rate * gain : rate >= c->ref_rate * fewer;
 
         if (keep) {
                 c->ref_limit = c->limit;
                 c->ref_rate = rate;
-                c->backoff = 0;
                 c->hold = 0;
+                if (up)
+                        c->backoff = 0; /* more paid: climbing is worth probing again soon */
                 if (c->phase == CONCURRENCY_SLOW_START && up)
                         set_limit(c, c->limit * 2); /* and on: the next probe is already out */
                 else
@@ -164,7 +167,13 @@ static void judge_settled(struct concurrency *c, double rate)
                 next = c->limit * 2;
         else if (c->probe_down && c->limit > 1)
                 next = c->limit - 1;
-        else if (c->limit < c->max)
+        else if (c->probe_down) {
+                /* Down at 1: wait before trying more again, longer each time. */
+                c->probe_down = false;
+                c->hold = c->backoff;
+                c->backoff = MIN(2 * c->backoff + 1, (unsigned)HP_CONCURRENCY_HOLD_MAX);
+                return;
+        } else if (c->limit < c->max)
                 next = c->limit + 1;
         else
                 next = c->limit - 1;

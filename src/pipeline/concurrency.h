@@ -14,14 +14,15 @@
  * HP_CONCURRENCY_WINDOW_USEC, and its rate is completions per second.  A
  * window in which a slot was ever free with nothing runnable, or the
  * limit changed, measures the input, not the machine, and is thrown away.
- *  - Start: L = the number of CPUs (one agent per CPU); slow start doubles
- *    L after each busy window while the rate rises by more than
- *    HP_CONCURRENCY_GAIN_PCT.
+ *  - Start: L = 1 (strict's pace; the caller may choose another start);
+ *    slow start doubles L after each busy window while the rate rises by
+ *    more than HP_CONCURRENCY_GAIN_PCT.
  *  - Then additive increase: after a window at L, probe L+1; keep it if its
  *    rate beats L's by more than HP_CONCURRENCY_GAIN_PCT, else go back to
  *    L and wait before the next probe (1, 3, 7 ... windows, at most
  *    HP_CONCURRENCY_HOLD_MAX).  Probes alternate with probes of L-1, kept
- *    when not slower than L: the same work with fewer agents is better.
+ *    unless slower than L by more than half HP_CONCURRENCY_GAIN_PCT: about
+ *    the same work with fewer agents (less CPU, less contention) is better.
  *  - Multiplicative decrease: a window at L whose rate fell more than
  *    HP_CONCURRENCY_DROP_PCT below the previous one at L (the machine got
  *    busier) cuts L by a quarter, kept unless that is slower still.
@@ -78,7 +79,7 @@ struct concurrency {
  * @c: state (overwritten)
  * @max: the upper bound (max-children, >= 1)
  * @fixed: 0 to adapt, else the pinned limit (clamped to @max)
- * @start: where adapting starts (clamped to 1..@max): the number of CPUs
+ * @start: where adapting starts (clamped to 1..@max); the daemon uses 1
  */
 void concurrency_init(struct concurrency *c, unsigned max, unsigned fixed, unsigned start);
 

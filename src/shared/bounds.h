@@ -48,11 +48,11 @@
  * at the same limit cuts the limit by a quarter; probes that did not pay wait
  * at most this many windows before the next. */
 #define HP_CONCURRENCY_WINDOW_USEC (100 * 1000)
-#define HP_CONCURRENCY_GAIN_PCT 5
+#define HP_CONCURRENCY_GAIN_PCT 10
 #define HP_CONCURRENCY_DROP_PCT 25
 #define HP_CONCURRENCY_HOLD_MAX 31
 /* No completion for this long while events wait for a slot: one more agent may start. */
-#define HP_CONCURRENCY_STALL_USEC (500 * 1000)
+#define HP_CONCURRENCY_STALL_USEC (200 * 1000)
 
 /* Agent run time before SIGTERM to its process group, and the grace before SIGKILL. */
 #define HP_TIMEOUT_DEFAULT_SEC 180
