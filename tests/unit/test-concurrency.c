@@ -175,7 +175,8 @@ static void test_sleep_bound_climbs_to_max(void)
 
         concurrency_init(&c, 20, 0, 1);
         simulate(&c, sleep_bound, 600, 0, &r);
-        check_int(r.final_limit, 20);
+        /* 20, or 19: one fewer costing no more than half the gain is kept. */
+        check(r.final_limit >= 19);
         /* Slow start: 1, 2, 4, 8, 16, 20 within a few hundred events. */
         simulate(&c, sleep_bound, 20000, 0.05, &r);
         check(r.final_limit >= 18);
@@ -220,7 +221,7 @@ static void test_machine_gets_busy(void)
         concurrency_init(&c, 20, 0, 1);
         model_phase = 0;
         simulate(&c, changing, 3000, 0, &r);
-        check_int(r.final_limit, 20);
+        check(r.final_limit >= 19);
         /* The machine changes under it: many agents now hurt badly. */
         model_phase = 1;
         simulate(&c, changing, 3000, 0, &after);
@@ -287,7 +288,7 @@ static void test_reconfigure(void)
 
         concurrency_init(&c, 20, 0, 1);
         simulate(&c, sleep_bound, 2000, 0, &r);
-        check_int(c.limit, 20);
+        check(c.limit >= 19);
         /* A lower bound clamps what was learned, and keeps adapting. */
         concurrency_reconfigure(&c, 8, 0);
         check_int(c.limit, 8);
