@@ -587,7 +587,7 @@ void manager_pause(struct manager *m)
 void manager_resume(struct manager *m)
 {
         if (m->jobs.paused)
-                log_notice("resumed with %zu event(s) queued", scheduler_queued(m->scheduler));
+                log_notice("resumed with %zu event(s) queued", manager_queued(m));
         m->jobs.paused = false;
         manager_dispatch(m);
 }

@@ -663,8 +663,10 @@ rc=$?
 NSPAWN_PID=
 [ "$rc" = 0 ] || fail "systemd-nspawn exited $rc after poweroff"
 journalctl --no-pager -D "$ROOT/var/log/journal" -o cat -u hotplugd.service >"$T/journal-off.txt" 2>&1
-# What the last instance and systemd said from the poweroff on.
-from=$(grep -n "^Stopping hotplugd" "$T/journal-off.txt" | tail -n 1 | cut -d: -f1)
+# What the last instance and systemd said from its start on: the journal
+# interleaves the daemon's own lines and systemd's by arrival, so the daemon's
+# "stopped:" may come before systemd's "Stopping", never before "Starting".
+from=$(grep -n "^Starting hotplugd" "$T/journal-off.txt" | tail -n 1 | cut -d: -f1)
 last=$(tail -n +"${from:-1}" "$T/journal-off.txt")
 grep -q "^stopped:" <<<"$last" || { tail -n 20 "$T/journal-off.txt" >&2; fail "no 'stopped:' summary at shutdown"; }
 grep -q "Deactivated successfully" <<<"$last" ||
