@@ -51,17 +51,33 @@ static void log_drop(struct source_netlink *s)
                     (int)s->socket->last_uid, suppressed);
 }
 
+/* The kernel dropped events (ENOBUFS): the ledger, observers and resync hear of it; never fatal. */
+static void note_overflow(struct source_netlink *s)
+{
+        struct manager *m = s->m;
+
+        ledger_note_overflow(&m->ledger);
+        observe_overflow(m);
+        manager_resync_overflow(m);
+        log_warning("netlink receive buffer overflowed: the kernel dropped events");
+}
+
 /* One datagram read: through the pipeline, then off the socket.  Return: 0 or negative errno (fatal). */
 static int take(struct source_netlink *s, const char *data, size_t size)
 {
         struct manager *m = s->m;
         usec_t mono = now_usec(CLOCK_MONOTONIC), real = now_usec(CLOCK_REALTIME);
+        int r;
 
         m->stats.received++;
         observe_datagram(m, data, size, mono, real);
         manager_process_datagram(m, data, size, mono, real);
-        /* Journalled (or dropped on purpose): only now may the socket forget it. */
-        return uevent_source_consume(s->socket);
+        /* Journalled (or dropped on purpose): only now may the socket forget it.
+         * An overflow can be reported on this read too: the datagram is then
+         * still queued, so note the overflow and take it off again. */
+        while ((r = uevent_source_consume(s->socket)) == -ENOBUFS)
+                note_overflow(s);
+        return r;
 }
 
 /*
@@ -92,10 +108,7 @@ static int nl_drain(void *data)
                         return 1;
                 }
                 if (r == -ENOBUFS) {
-                        ledger_note_overflow(&m->ledger);
-                        observe_overflow(m);
-                        manager_resync_overflow(m);
-                        log_warning("netlink receive buffer overflowed: the kernel dropped events");
+                        note_overflow(s);
                         continue;
                 }
                 if (r == -EPERM || r == -EMSGSIZE) {

@@ -150,6 +150,8 @@ int uevent_source_consume(struct uevent_source *s)
                         break;
                 if (errno == EINTR)
                         continue;
+                if (errno == ENOBUFS)
+                        s->enobufs++; /* an overflow; the datagram is still queued */
                 return negative_errno();
         }
         s->peeked = false;

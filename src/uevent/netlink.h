@@ -93,7 +93,9 @@ int uevent_source_receive(struct uevent_source *s, const char **ret_data, size_t
  *
  * Call it once the datagram is accounted for (journalled, or dropped on
  * purpose).  Nothing to do when none is pending.
- * Return: 0 or negative errno.
+ * Return: 0 or negative errno; -ENOBUFS (counted in @s->enobufs) is an
+ * overflow the kernel reported on this read: the datagram is still queued,
+ * call again.
  */
 int uevent_source_consume(struct uevent_source *s);
 
