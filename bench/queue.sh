@@ -80,7 +80,7 @@ else
 fi
 DPID=$!
 [ -n "$DPID" ] || fail "hotplugd did not start"
-answers() { kill -0 "$DPID" && "$HOTPLUGCTL" status; }
+answers() { kill -0 "$DPID" && "$HOTPLUGCTL" status 2>/dev/null; }
 cpu() { awk '{ print $14 + $15 }' "/proc/$DPID/stat" 2>/dev/null; }
 until_progress "$IDLE" cpu answers || fail "hotplugd did not start"
 "$HOTPLUGCTL" pause >/dev/null || fail "hotplugctl pause failed"
