@@ -77,6 +77,22 @@ label() { # label BUILD: the build's name with its commit
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# wait_for N COMMAND...: until COMMAND prints a number >= N; gives up (1) after
+# 10 s in which the number did not move, never after a fixed total.
+wait_for() {
+        local n=$1 got last=-1 same=0
+        shift
+        while :; do
+                got=$("$@")
+                [ "${got:-0}" -ge "$n" ] && return 0
+                if [ "$got" = "$last" ]; then same=$((same + 1)); else same=0; fi
+                [ "$same" -ge 100 ] && return 1
+                last=$got
+                sleep 0.1
+        done
+}
+runs_of() { grep -c "$1" "$2" 2>/dev/null; } # runs_of UUID_PREFIX LOG
+queued_in() { HOTPLUGCTL_SOCKET=$W/ctl "$1/src/hotplugctl" status | awk '/^Queue:/ { print $2 }'; }
 
 # ---- 1. spawn limits ----------------------------------------------------------
 spawn_rates() { # spawn_rates BUILD AGENTDIR -> "one two cpu_one"
@@ -100,7 +116,7 @@ status_limit() { # the "Limit:" line's number of agents at once, or "-"
 }
 
 burst() { # burst BUILD AGENTDIR ORDERING N FILES... -> "rate lost violations cpu_us limit"
-        local b=$1 dir=$2 mode=$3 N=$4 prefix t0 t1 tk0 tk1 got last=-1 same=0 lost viol limit
+        local b=$1 dir=$2 mode=$3 N=$4 prefix t0 t1 tk0 tk1 lost viol limit
         shift 4
         rm -f "$dir/events.log" "$W/ctl"
         "$b/src/hotplugd" --agent "$dir/agent" --all --ordering "$mode" --log-level warning --log-target stderr \
@@ -111,14 +127,7 @@ burst() { # burst BUILD AGENTDIR ORDERING N FILES... -> "rate lost violations cp
         prefix=$(cut -c1-23 /proc/sys/kernel/random/uuid)
         t0=$(date +%s.%N)
         "$b/tests/kernel/uevent-burst" "$N" "$prefix" "$@" >/dev/null
-        while :; do
-                got=$(grep -c "$prefix" "$dir/events.log" 2>/dev/null)
-                [ "${got:-0}" -ge "$N" ] && break
-                if [ "$got" = "$last" ]; then same=$((same + 1)); else same=0; fi
-                [ "$same" -ge 100 ] && break # 10 s without progress: count what is lost
-                last=$got
-                sleep 0.1
-        done
+        wait_for "$N" runs_of "$prefix" "$dir/events.log" # else count what is lost
         t1=$(date +%s.%N)
         tk1=$(cpu_ticks "$DPID")
         limit=$(status_limit "$b")
@@ -134,7 +143,7 @@ burst() { # burst BUILD AGENTDIR ORDERING N FILES... -> "rate lost violations cp
 
 # ---- 3. RSS per queued event --------------------------------------------------
 queued_rss() { # queued_rss BUILD -> "bytes_per_event lost"
-        local b=$1 prefix rss0 rss1 got last=-1 same=0 lost
+        local b=$1 prefix rss0 rss1 lost
         [ "$QUEUED" -gt 0 ] || { echo "- -"; return; }
         rm -f "$W/busy/events.log" "$W/ctl"
         "$b/src/hotplugd" --agent "$W/busy/agent" --all --log-level warning --log-target stderr \
@@ -145,25 +154,10 @@ queued_rss() { # queued_rss BUILD -> "bytes_per_event lost"
         rss0=$(awk '/^VmRSS/ { print $2 }' "/proc/$DPID/status")
         prefix=$(cut -c1-23 /proc/sys/kernel/random/uuid)
         "$b/tests/kernel/uevent-burst" "$QUEUED" "$prefix" "${ONE[@]}" >/dev/null
-        while :; do # until every event is queued (status "N queued")
-                got=$(HOTPLUGCTL_SOCKET=$W/ctl "$b/src/hotplugctl" status | awk '/^Queue:/ { print $2 }')
-                [ "${got:-0}" -ge "$QUEUED" ] && break
-                if [ "$got" = "$last" ]; then same=$((same + 1)); else same=0; fi
-                [ "$same" -ge 100 ] && break
-                last=$got
-                sleep 0.1
-        done
+        wait_for "$QUEUED" queued_in "$b" # every event queued ("N queued")
         rss1=$(awk '/^VmRSS/ { print $2 }' "/proc/$DPID/status")
         HOTPLUGCTL_SOCKET=$W/ctl "$b/src/hotplugctl" resume >/dev/null
-        last=-1 same=0
-        while :; do
-                got=$(grep -c "$prefix" "$W/busy/events.log" 2>/dev/null)
-                [ "${got:-0}" -ge "$QUEUED" ] && break
-                if [ "$got" = "$last" ]; then same=$((same + 1)); else same=0; fi
-                [ "$same" -ge 100 ] && break
-                last=$got
-                sleep 0.1
-        done
+        wait_for "$QUEUED" runs_of "$prefix" "$W/busy/events.log"
         kill "$DPID"; wait "$DPID" 2>/dev/null; DPID=
         lost=$((QUEUED - $(grep "$prefix" "$W/busy/events.log" | awk '{ print $3 }' | sort -u | wc -l)))
         echo "$(echo "($rss1 - $rss0) * 1024 / $QUEUED" | bc -l) $lost"
