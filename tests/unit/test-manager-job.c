@@ -20,7 +20,7 @@
 
 #include "loop/manager-internal.h"
 #include "loop/observer.h"
-#include "manager-test-util.h"
+#include "manager-test.h"
 #include "shared/log.h"
 
 static char tmpdir[64];

@@ -25,7 +25,6 @@
 #include "shared/bounds.h"
 #include "uevent/record.h"
 #include "uevent/uevent.h"
-#include "manager-test-util.h"
 #include "manager-test.h"
 #include "test.h"
 
