@@ -238,6 +238,16 @@ static void job_log_line(struct job *j, const char *line, size_t len)
  * lines (and overlong pieces).  @final: the run is over, log the partial line
  * and report suppressed lines.  Return: true if the read stopped at the bound.
  */
+/* The run's output is over: log the partial line, report suppressed lines. */
+static void job_output_flush(struct job *j)
+{
+        if (j->line_len > 0) {
+                job_log_line(j, j->line, j->line_len);
+                j->line_len = 0;
+        }
+        job_report_suppressed(j);
+}
+
 static bool job_read_output(struct job *j, bool final)
 {
         int fd = j->out ? sd_event_source_get_io_fd(j->out) : -1;
@@ -261,12 +271,8 @@ static bool job_read_output(struct job *j, bool final)
                         }
                 }
         }
-        if (final && j->line_len > 0) {
-                job_log_line(j, j->line, j->line_len);
-                j->line_len = 0;
-        }
         if (final)
-                job_report_suppressed(j);
+                job_output_flush(j);
         return total >= HP_OUTPUT_READ_MAX;
 }
 
@@ -277,8 +283,8 @@ static int on_job_output(sd_event_source *s, int fd, uint32_t revents, void *use
         if (job_read_output(j, false))
                 return 0; /* more to read: come back on the next iteration */
         if (revents & (EPOLLHUP | EPOLLERR)) {
-                /* Writer side closed: nothing more will come. */
-                job_read_output(j, true);
+                /* Writer side closed and read to EOF above: nothing more will come. */
+                job_output_flush(j);
                 j->out = sd_event_source_disable_unref(j->out);
         }
         return 0;
