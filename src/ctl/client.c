@@ -12,14 +12,22 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ctl/cli.h"
 #include "ctl/client.h"
 #include "config.h"
 #include "ctl/ctl.h"
 #include "shared/macro.h"
 
+static const char *socket_override;
+
+void ctl_set_socket(const char *path)
+{
+        socket_override = path;
+}
+
 const char *ctl_socket_path(void)
 {
-        const char *p = getenv("HOTPLUGCTL_SOCKET");
+        const char *p = socket_override ? socket_override : getenv("HOTPLUGCTL_SOCKET");
 
         return p && *p ? p : HOTPLUGD_RUNDIR "/control";
 }
@@ -89,7 +97,7 @@ int ctl_report_error(const char *verb, const char *rec)
         if (ctlmsg_get(rec, "message", msg, sizeof(msg)) < 0)
                 snprintf(msg, sizeof(msg), "unexpected reply");
         (void)ctlmsg_get_u64(rec, "errno", &e);
-        fprintf(stderr, "hotplugctl: %s: %s\n", verb, msg);
+        ctl_err(verb, "%s", msg);
         return e == EPERM || e == EBUSY ? CTL_EXIT_NO_DAEMON : CTL_EXIT_FAILURE;
 }
 
@@ -98,17 +106,18 @@ int ctl_open(const char *verb, int *ret_fd)
         int fd = ctl_connect();
 
         if (fd == -ENOENT || fd == -ECONNREFUSED) {
-                fprintf(stderr, "hotplugctl: %s: hotplugd is not running (no control socket at %s)\n", verb,
+                ctl_err(verb, "hotplugd is not running (%s at %s)", fd == -ENOENT ? "no control socket" : "nothing listens",
                         ctl_socket_path());
+                fprintf(stderr, "Start it (systemctl start hotplugd, or run hotplugd), or name the socket it listens on\n"
+                                "with --socket=PATH or HOTPLUGCTL_SOCKET (hotplugd --control-socket).\n");
                 return CTL_EXIT_NO_DAEMON;
         }
         if (fd == -EACCES) {
-                fprintf(stderr, "hotplugctl: %s: %s: permission denied\n", verb, ctl_socket_path());
+                ctl_err(verb, "%s: permission denied (hotplugd serves root and its own user)", ctl_socket_path());
                 return CTL_EXIT_NO_DAEMON;
         }
         if (fd < 0) {
-                fprintf(stderr, "hotplugctl: %s: cannot connect to %s: %s\n", verb, ctl_socket_path(),
-                        strerror(-fd));
+                ctl_err(verb, "cannot connect to %s: %s", ctl_socket_path(), strerror(-fd));
                 return CTL_EXIT_FAILURE;
         }
         *ret_fd = fd;
@@ -127,10 +136,10 @@ int ctl_request(const char *verb, int fd, const char *request, char *rec, int ti
         if (rs < 0)
                 r = rs;
         if (r == -ECONNRESET || r == -EPIPE) {
-                fprintf(stderr, "hotplugctl: %s: the daemon closed the connection\n", verb);
+                ctl_err(verb, "the daemon closed the connection");
                 return CTL_EXIT_NO_DAEMON;
         }
-        fprintf(stderr, "hotplugctl: %s: %s\n", verb, r == -EBADMSG ? "malformed reply" : strerror(-r));
+        ctl_err(verb, "%s", r == -EBADMSG ? "malformed reply" : strerror(-r));
         return CTL_EXIT_FAILURE;
 }
 
@@ -150,6 +159,21 @@ int ctl_simple(const char *verb, const char *request)
                 return CTL_EXIT_OK;
         if (ctlmsg_is(rec, "error"))
                 return ctl_report_error(verb, rec);
-        fprintf(stderr, "hotplugctl: %s: unexpected reply\n", verb);
+        ctl_err(verb, "unexpected reply");
         return CTL_EXIT_FAILURE;
+}
+
+int ctl_simple_verb(const char *verb, const char *help, int argc, char *argv[])
+{
+        static const struct option opts[] = { CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 } };
+        const struct ctl_getopt g = { verb, "h", opts, help };
+        int c;
+
+        while ((c = ctl_getopt(&g, argc, argv)) >= 0)
+                ;
+        if (c != CTL_GETOPT_END)
+                return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+        if (optind < argc)
+                return ctl_no_arguments(verb, argc, argv);
+        return ctl_simple(verb, verb);
 }

@@ -74,3 +74,6 @@ int ctl_request(const char *verb, int fd, const char *request, char *rec, int ti
 
 /* Send @request on a new connection and expect "ok". Return: the exit status. */
 int ctl_simple(const char *verb, const char *request);
+
+/* A verb that takes only --socket and --help and sends its own name as the request. */
+int ctl_simple_verb(const char *verb, const char *help, int argc, char *argv[]);

@@ -4,16 +4,20 @@
  * configuration is refused by the daemon (the old one stays); its reason
  * (file, line, why) is printed and the exit status is 1.
  */
-#include <stdio.h>
-
+#include "config.h"
+#include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/ctl.h"
 
+static const char help[] =
+        "reload [--socket=PATH]\n\n"
+        "Make hotplugd re-read its configuration file, as on SIGHUP. A broken file is\n"
+        "refused and the running configuration stays; the reason (file:line: why) is\n"
+        "printed.\n\n"
+        "Options:\n" CTL_HELP_SOCKET CTL_HELP_HELP "\n"
+        "Exit status: 0 reloaded, 1 refused or failed, 3 no daemon (or refused), 64 usage.\n";
+
 int verb_reload(int argc, char *argv[])
 {
-        if (argc > 1) {
-                fprintf(stderr, "Usage: hotplugctl reload\n");
-                return CTL_EXIT_USAGE;
-        }
-        return ctl_simple("reload", "reload");
+        return ctl_simple_verb("reload", help, argc, argv);
 }

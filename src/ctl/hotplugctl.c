@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "ctl/cli.h"
 #include "ctl/ctl.h"
 #include "shared/log.h"
 
@@ -27,33 +28,74 @@ static const struct {
 
 static void usage(FILE *f)
 {
-        fprintf(f, "Usage: hotplugctl VERB [OPTIONS]\n\nVerbs:\n");
+        fprintf(f, "Usage: %s [--socket=PATH] VERB [OPTIONS]\n"
+                   "       %s VERB --help\n\nVerbs:\n", ctl_program, ctl_program);
         for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
                 fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].help);
-        fprintf(f, "\nSee hotplugctl(8).\n");
+        fprintf(f, "\nOptions:\n"
+                   "      --socket=PATH  the daemon's control socket (default $HOTPLUGCTL_SOCKET,\n"
+                   "                     else " HOTPLUGD_RUNDIR "/control)\n"
+                   "  -h, --help         show this help and exit\n"
+                   "  -V, --version      show the version and exit\n"
+                   "\nSee hotplugctl(8).\n");
+}
+
+static int run_verb(const char *name, int argc, char *argv[])
+{
+        for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+                if (strcmp(name, verbs[i].name) == 0) {
+                        optind = 0; /* full getopt reset for the verb */
+                        return verbs[i].run(argc, argv);
+                }
+        fprintf(stderr, "%s: unknown verb '%s'\nTry '%s --help' for the list of verbs.\n", ctl_program, name,
+                ctl_program);
+        return CTL_EXIT_USAGE;
 }
 
 int main(int argc, char *argv[])
 {
-        log_open(LOG_TARGET_STDERR, "hotplugctl");
-        if (argc < 2) {
+        int i = 1;
+
+        ctl_set_program(argv[0]);
+        log_open(LOG_TARGET_STDERR, ctl_program);
+        /* Options before the verb: only --socket applies to every verb. */
+        while (i < argc && argv[i][0] == '-') {
+                if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+                        printf("hotplugctl %s\n", PACKAGE_VERSION);
+                        return CTL_EXIT_OK;
+                }
+                if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+                        usage(stdout);
+                        return CTL_EXIT_OK;
+                }
+                if (strncmp(argv[i], "--socket=", 9) == 0 && argv[i][9]) {
+                        ctl_set_socket(argv[i] + 9);
+                        i++;
+                } else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc && argv[i + 1][0]) {
+                        ctl_set_socket(argv[i + 1]);
+                        i += 2;
+                } else if (strncmp(argv[i], "--socket", 8) == 0) {
+                        fprintf(stderr, "%s: option '--socket' needs a path\nTry '%s --help' for more information.\n",
+                                ctl_program, ctl_program);
+                        return CTL_EXIT_USAGE;
+                } else {
+                        fprintf(stderr, "%s: unknown option '%s' before the verb\nTry '%s --help' for more information.\n",
+                                ctl_program, argv[i], ctl_program);
+                        return CTL_EXIT_USAGE;
+                }
+        }
+        if (i >= argc) {
+                fprintf(stderr, "%s: no verb given\n", ctl_program);
                 usage(stderr);
                 return CTL_EXIT_USAGE;
         }
-        if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-                printf("hotplugctl %s\n", PACKAGE_VERSION);
-                return CTL_EXIT_OK;
-        }
-        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
-                usage(stdout);
-                return CTL_EXIT_OK;
-        }
-        for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-                if (strcmp(argv[1], verbs[i].name) == 0) {
-                        optind = 0; /* full getopt reset for the verb */
-                        return verbs[i].run(argc - 1, argv + 1);
+        if (strcmp(argv[i], "help") == 0) {
+                if (i + 1 >= argc) {
+                        usage(stdout);
+                        return CTL_EXIT_OK;
                 }
-        fprintf(stderr, "hotplugctl: unknown verb '%s'\n", argv[1]);
-        usage(stderr);
-        return CTL_EXIT_USAGE;
+                char *help_argv[] = { argv[i + 1], (char *)"--help", NULL };
+                return run_verb(argv[i + 1], 2, help_argv);
+        }
+        return run_verb(argv[i], argc - i, argv + i);
 }

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* hotplugctl's command-line conventions (cli.h): names, messages, --help, --socket. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "config.h"
+#include "ctl/cli.h"
+#include "ctl/client.h"
+#include "ctl/ctl.h"
+#include "shared/escape.h"
+
+const char *ctl_program = "hotplugctl";
+
+void ctl_set_program(const char *argv0)
+{
+        const char *slash;
+
+        if (!argv0 || !*argv0)
+                return;
+        slash = strrchr(argv0, '/');
+        if (slash && slash[1])
+                ctl_program = slash + 1;
+        else if (!slash)
+                ctl_program = argv0;
+}
+
+void ctl_err(const char *verb, const char *fmt, ...)
+{
+        va_list ap;
+
+        fprintf(stderr, "%s: %s: ", ctl_program, verb);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+}
+
+int ctl_usage_error(const char *verb, const char *fmt, ...)
+{
+        va_list ap;
+
+        fprintf(stderr, "%s: %s: ", ctl_program, verb);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "\nTry '%s %s --help' for more information.\n", ctl_program, verb);
+        return CTL_EXIT_USAGE;
+}
+
+int ctl_bad_value(const char *verb, const char *option, const char *value, const char *expected)
+{
+        char esc[256];
+
+        return ctl_usage_error(verb, "invalid value '%s' for %s: %s", escape_cstr(value, esc, sizeof(esc)),
+                               option, expected);
+}
+
+void ctl_help(const struct ctl_getopt *g, FILE *f)
+{
+        fprintf(f, "Usage: %s %s", ctl_program, g->help);
+}
+
+/* The long option @arg ("--name" or "--name=value") names, or NULL. */
+static const struct option *long_option(const struct ctl_getopt *g, const char *arg)
+{
+        size_t len;
+
+        if (strncmp(arg, "--", 2) != 0)
+                return NULL;
+        arg += 2;
+        len = strcspn(arg, "=");
+        for (const struct option *o = g->longopts; o && o->name; o++)
+                if (strlen(o->name) == len && strncmp(o->name, arg, len) == 0)
+                        return o;
+        /* An unambiguous abbreviation, as getopt_long accepts. */
+        const struct option *found = NULL;
+        for (const struct option *o = g->longopts; o && o->name; o++)
+                if (strncmp(o->name, arg, len) == 0) {
+                        if (found)
+                                return NULL;
+                        found = o;
+                }
+        return found;
+}
+
+int ctl_getopt(const struct ctl_getopt *g, int argc, char *argv[])
+{
+        char shortopts[64], esc[256];
+        const struct option *o;
+        const char *arg;
+        int c;
+
+        snprintf(shortopts, sizeof(shortopts), ":%s", g->shortopts);
+        for (;;) {
+                int before = optind;
+
+                opterr = 0;
+                c = getopt_long(argc, argv, shortopts, g->longopts, NULL);
+                if (c == -1)
+                        return CTL_GETOPT_END;
+                if (c == 'h') {
+                        ctl_help(g, stdout);
+                        return CTL_GETOPT_HELP;
+                }
+                if (c == CTL_OPT_SOCKET) {
+                        if (!*optarg) {
+                                ctl_bad_value(g->verb, "--socket", optarg, "a path");
+                                return CTL_GETOPT_ERROR;
+                        }
+                        ctl_set_socket(optarg);
+                        continue;
+                }
+                if (c != '?' && c != ':')
+                        return c;
+                /* The argument that was wrong: the one getopt just stepped over. */
+                arg = optind > before && optind - 1 < argc ? argv[optind - 1] : argv[before < argc ? before : argc - 1];
+                if (optopt && !(arg[0] == '-' && arg[1] == '-')) {
+                        if (c == ':')
+                                ctl_usage_error(g->verb, "option '-%c' needs a value", optopt);
+                        else
+                                ctl_usage_error(g->verb, "unknown option '-%c'", optopt);
+                        return CTL_GETOPT_ERROR;
+                }
+                o = long_option(g, arg);
+                if (c == ':' && o)
+                        ctl_usage_error(g->verb, "option '--%s' needs a value", o->name);
+                else if (o && o->has_arg == no_argument && strchr(arg, '='))
+                        ctl_usage_error(g->verb, "option '--%s' takes no value", o->name);
+                else if (strncmp(arg, "--", 2) == 0 && !o && strlen(arg) > 2) {
+                        bool ambiguous = false;
+                        size_t len = strcspn(arg + 2, "=");
+                        for (const struct option *p = g->longopts; p && p->name; p++)
+                                ambiguous |= strncmp(p->name, arg + 2, len) == 0;
+                        ctl_usage_error(g->verb, "%s option '%.*s'", ambiguous ? "ambiguous" : "unknown",
+                                        (int)strcspn(escape_cstr(arg, esc, sizeof(esc)), "="), esc);
+                } else
+                        ctl_usage_error(g->verb, "unknown option '%s'", escape_cstr(arg, esc, sizeof(esc)));
+                return CTL_GETOPT_ERROR;
+        }
+}
+
+int ctl_no_arguments(const char *verb, int argc, char *argv[])
+{
+        char esc[256];
+
+        if (optind >= argc)
+                return CTL_EXIT_OK;
+        return ctl_usage_error(verb, "unexpected argument '%s'", escape_cstr(argv[optind], esc, sizeof(esc)));
+}

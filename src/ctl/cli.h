@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * hotplugctl's command-line conventions, shared by every verb:
+ *
+ *  - messages start with the program's basename and the verb:
+ *    "hotplugctl: settle: ..." (ctl_err());
+ *  - a usage error says what was wrong (the option, the argument, the value)
+ *    and ends with "Try 'hotplugctl VERB --help' for more information."
+ *    (ctl_usage_error()); its exit status is CTL_EXIT_USAGE;
+ *  - "-h"/"--help" prints the verb's full usage on stdout and exits 0;
+ *  - "--socket=PATH" (on the verbs that talk to the daemon) picks the
+ *    daemon, like hotplugd's --control-socket.
+ *
+ * A verb parses its options with ctl_getopt(), which handles --help,
+ * --socket and getopt's errors itself:
+ *
+ *      static const struct option opts[] = {
+ *              { "timeout", required_argument, NULL, 't' },
+ *              CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
+ *      };
+ *      struct ctl_getopt g = { "settle", "t:h", opts, help_text };
+ *      while ((c = ctl_getopt(&g, argc, argv)) >= 0)
+ *              ...
+ *      if (c != CTL_GETOPT_END)
+ *              return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+ */
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* The program name used in messages: the basename of argv[0]. */
+extern const char *ctl_program;
+
+/* Set ctl_program from argv[0] (borrowed; "hotplugctl" if empty). */
+void ctl_set_program(const char *argv0);
+
+/* Use @path as the control socket (borrowed, must outlive the process's use of it). */
+void ctl_set_socket(const char *path);
+
+/* "PROG: VERB: MESSAGE\n" on stderr. */
+void ctl_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * ctl_usage_error() - report a usage error.
+ * Prints "PROG: VERB: MESSAGE" and "Try 'PROG VERB --help' for more
+ * information." on stderr.
+ * Return: CTL_EXIT_USAGE.
+ */
+int ctl_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * ctl_bad_value() - "invalid value 'VALUE' for OPTION: EXPECTED", as a usage error.
+ * @option: as the user knows it, e.g. "--timeout"
+ * @value: as given (escaped for the terminal here)
+ * @expected: what would have been accepted, e.g. "seconds, 0 to 3600"
+ * Return: CTL_EXIT_USAGE.
+ */
+int ctl_bad_value(const char *verb, const char *option, const char *value, const char *expected);
+
+#define CTL_OPT_SOCKET 0x7f01
+#define CTL_OPTION_HELP { "help", no_argument, NULL, 'h' }
+#define CTL_OPTION_SOCKET { "socket", required_argument, NULL, CTL_OPT_SOCKET }
+
+/* Help text line for --socket, to put in a verb's option list. */
+#define CTL_HELP_SOCKET "      --socket=PATH      the daemon's control socket (default $HOTPLUGCTL_SOCKET,\n" \
+                        "                         else " HOTPLUGD_RUNDIR "/control)\n"
+#define CTL_HELP_HELP   "  -h, --help             show this help and exit\n"
+
+struct ctl_getopt {
+        const char *verb;
+        const char *shortopts;        /* must contain "h"; no leading ':' or '+' */
+        const struct option *longopts;
+        /* Full usage, printed after "Usage: PROG ": starts with the verb's synopsis. */
+        const char *help;
+};
+
+#define CTL_GETOPT_END   (-1)  /* all options read; positional arguments from optind */
+#define CTL_GETOPT_HELP  (-2)  /* help printed on stdout: exit CTL_EXIT_OK */
+#define CTL_GETOPT_ERROR (-3)  /* error printed on stderr: exit CTL_EXIT_USAGE */
+
+/**
+ * ctl_getopt() - the next option, like getopt_long(), with hotplugctl's messages.
+ * Handles -h/--help (prints the help) and --socket (ctl_set_socket()) itself.
+ * An unknown option, a missing value or a value given to an option that takes
+ * none is reported by name.
+ * Return: the option's value, or CTL_GETOPT_END, CTL_GETOPT_HELP, CTL_GETOPT_ERROR.
+ */
+int ctl_getopt(const struct ctl_getopt *g, int argc, char *argv[]);
+
+/* Print the verb's help on @f. */
+void ctl_help(const struct ctl_getopt *g, FILE *f);
+
+/**
+ * ctl_no_arguments() - refuse positional arguments from optind on.
+ * Return: CTL_EXIT_OK, or CTL_EXIT_USAGE after naming the first one.
+ */
+int ctl_no_arguments(const char *verb, int argc, char *argv[]);
