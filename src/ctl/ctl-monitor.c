@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "config.h"
+#include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/ctl.h"
 #include "shared/escape.h"
@@ -138,35 +140,42 @@ static void print_human(const char *rec)
         putchar('\n');
 }
 
-static int usage(void)
-{
-        fprintf(stderr, "Usage: hotplugctl monitor [--json] [--processed]\n");
-        return CTL_EXIT_USAGE;
-}
+static const char help[] =
+        "monitor [--processed] [--json] [--socket=PATH]\n\n"
+        "Print events as the daemon receives them (SEQNUM, time, gaps, overflows) until\n"
+        "interrupted.\n\n"
+        "Options:\n"
+        "      --processed        also show each event queued, filtered, its agent started\n"
+        "                         and finished (exit status or signal, duration)\n"
+        "  -j, --json             one JSON object per line instead of text\n"
+        CTL_HELP_SOCKET CTL_HELP_HELP "\n"
+        "Exit status: 1 when the daemon goes away, 3 no daemon (or refused), 64 usage.\n";
 
 int verb_monitor(int argc, char *argv[])
 {
         static const struct option options[] = {
                 { "json", no_argument, NULL, 'j' },
-                { "processed", no_argument, NULL, 'p' },
-                { "help", no_argument, NULL, 'h' },
+                { "processed", no_argument, NULL, 'P' },
+                CTL_OPTION_SOCKET,
+                CTL_OPTION_HELP,
                 { NULL, 0, NULL, 0 },
         };
+        const struct ctl_getopt g = { "monitor", "jh", options, help };
         _cleanup_close_ int fd = -1;
         char rec[CTL_RECORD_SIZE];
         bool json = false, processed = false;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "jph", options, NULL)) >= 0) {
+        while ((c = ctl_getopt(&g, argc, argv)) >= 0) {
                 if (c == 'j')
                         json = true;
-                else if (c == 'p')
+                else if (c == 'P')
                         processed = true;
-                else
-                        return usage();
         }
+        if (c != CTL_GETOPT_END)
+                return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
         if (optind < argc)
-                return usage();
+                return ctl_no_arguments("monitor", argc, argv);
         r = ctl_open("monitor", &fd);
         if (r != CTL_EXIT_OK)
                 return r;
@@ -178,8 +187,7 @@ int verb_monitor(int argc, char *argv[])
         for (;;) {
                 r = ctl_recv(fd, rec, -1);
                 if (r < 0) {
-                        fprintf(stderr, "hotplugctl: monitor: %s\n",
-                                r == -ECONNRESET ? "the daemon closed the connection" : strerror(-r));
+                        ctl_err("monitor", "%s", r == -ECONNRESET ? "the daemon closed the connection" : strerror(-r));
                         return CTL_EXIT_FAILURE;
                 }
                 if (ctlmsg_is(rec, "error"))

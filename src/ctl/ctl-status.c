@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
+#include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/ctl.h"
 #include "shared/escape.h"
@@ -103,17 +105,29 @@ static void print_agent(const char *rec, bool first)
                escape_cstr(program, esc_prog, sizeof(esc_prog)));
 }
 
+static const char help[] =
+        "status [--socket=PATH]\n\n"
+        "Show the daemon's counters: events processed, SEQNUM ledger (gaps, duplicates,\n"
+        "late events, overflows), agents, queue, concurrency limit, resync and handover;\n"
+        "then the most recent gaps and the agents running now.\n\n"
+        "Options:\n" CTL_HELP_SOCKET CTL_HELP_HELP "\n"
+        "Exit status: 0, 1 failure, 3 no daemon (or refused), 64 usage.\n";
+
 int verb_status(int argc, char *argv[])
 {
+        static const struct option opts[] = { CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 } };
+        const struct ctl_getopt g = { "status", "h", opts, help };
         _cleanup_close_ int fd = -1;
         char rec[CTL_RECORD_SIZE];
         bool first_gap = true, first_agent = true;
-        int r;
+        int c, r;
 
-        if (argc > 1) {
-                fprintf(stderr, "Usage: hotplugctl status\n");
-                return CTL_EXIT_USAGE;
-        }
+        while ((c = ctl_getopt(&g, argc, argv)) >= 0)
+                ;
+        if (c != CTL_GETOPT_END)
+                return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+        if (optind < argc)
+                return ctl_no_arguments("status", argc, argv);
         r = ctl_open("status", &fd);
         if (r != CTL_EXIT_OK)
                 return r;
@@ -126,7 +140,7 @@ int verb_status(int argc, char *argv[])
         for (;;) {
                 r = ctl_recv(fd, rec, -1);
                 if (r < 0) {
-                        fprintf(stderr, "hotplugctl: status: reply cut short: %s\n", strerror(-r));
+                        ctl_err("status", "reply cut short: %s", strerror(-r));
                         return CTL_EXIT_FAILURE;
                 }
                 if (ctlmsg_is(rec, "end"))

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl/cli.h"
 #include "ctl/ctl.h"
 #include "shared/escape.h"
 #include "shared/macro.h"
@@ -29,29 +30,30 @@ struct args {
         unsigned columns;
 };
 
-static void usage(FILE *f)
-{
-        fprintf(f, "Usage: hotplugctl timeline FILE [-o OUT.svg] [--text] [--lanes device|subsystem]\n\n"
-                   "Draw a recording: one lane per device (or subsystem), each agent run a bar,\n"
-                   "waits as arrows, SEQNUM gaps and overflows marked on a millisecond axis.\n\n"
-                   "  -o, --output FILE      write the SVG to FILE (default: standard output)\n"
-                   "  -t, --text             print a text timeline instead\n"
-                   "  -l, --lanes KEY        device (DEVPATH, the default) or subsystem\n"
-                   "  -c, --columns N        width of the text bars (default 40)\n"
-                   "  -h, --help             this help\n");
-}
+static const char help[] =
+        "timeline FILE [-o OUT.svg] [--text] [--lanes device|subsystem] [--columns N]\n\n"
+        "Draw a recording: one lane per device (or subsystem), each agent run a bar,\n"
+        "waits as arrows, SEQNUM gaps and overflows marked on a millisecond axis.\n\n"
+        "Options:\n"
+        "  -o, --output FILE      write the SVG to FILE (default: standard output)\n"
+        "  -t, --text             print a text timeline instead\n"
+        "  -l, --lanes KEY        device (DEVPATH, the default) or subsystem\n"
+        "  -c, --columns N        width of the text bars, 10 to 1000 (default 40)\n"
+        CTL_HELP_HELP "\n"
+        "Exit status: 0, 1 unreadable or damaged recording, 64 usage.\n";
 
 static int parse_args(int argc, char *argv[], struct args *a)
 {
         static const struct option opts[] = {
                 { "output", required_argument, NULL, 'o' }, { "text", no_argument, NULL, 't' },
                 { "lanes", required_argument, NULL, 'l' },  { "columns", required_argument, NULL, 'c' },
-                { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+                CTL_OPTION_HELP,                            { NULL, 0, NULL, 0 },
         };
+        const struct ctl_getopt g = { "timeline", "o:tl:c:h", opts, help };
         char *end;
         int c;
 
-        while ((c = getopt_long(argc, argv, "o:tl:c:h", opts, NULL)) >= 0) {
+        while ((c = ctl_getopt(&g, argc, argv)) >= 0) {
                 switch (c) {
                 case 'o':
                         a->output = optarg;
@@ -64,30 +66,28 @@ static int parse_args(int argc, char *argv[], struct args *a)
                                 a->lanes = TIMELINE_LANES_DEVICE;
                         else if (strcmp(optarg, "subsystem") == 0)
                                 a->lanes = TIMELINE_LANES_SUBSYSTEM;
-                        else {
-                                fprintf(stderr, "hotplugctl timeline: --lanes is device or subsystem\n");
-                                return -EINVAL;
-                        }
+                        else
+                                return ctl_bad_value("timeline", "--lanes", optarg, "device or subsystem"), -EINVAL;
                         break;
                 case 'c':
                         a->columns = (unsigned)strtoul(optarg, &end, 10);
-                        if (*end || a->columns < 10 || a->columns > 1000) {
-                                fprintf(stderr, "hotplugctl timeline: --columns wants 10..1000\n");
-                                return -EINVAL;
-                        }
+                        if (end == optarg || *end || a->columns < 10 || a->columns > 1000)
+                                return ctl_bad_value("timeline", "--columns", optarg, "a number from 10 to 1000"),
+                                       -EINVAL;
                         break;
-                case 'h':
-                        usage(stdout);
-                        return 0;
-                default:
-                        usage(stderr);
-                        return -EINVAL;
                 }
         }
-        if (optind != argc - 1 || (a->text && a->output)) {
-                usage(stderr);
+        if (c == CTL_GETOPT_HELP)
+                return 0;
+        if (c != CTL_GETOPT_END)
                 return -EINVAL;
-        }
+        if (optind == argc)
+                return ctl_usage_error("timeline", "no recording given (FILE)"), -EINVAL;
+        if (optind < argc - 1)
+                return ctl_usage_error("timeline", "unexpected argument '%s' after %s", argv[optind + 1], argv[optind]),
+                       -EINVAL;
+        if (a->text && a->output)
+                return ctl_usage_error("timeline", "--output writes SVG; it cannot go with --text"), -EINVAL;
         a->path = argv[optind];
         return 1;
 }
