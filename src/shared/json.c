@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shared/json.h"
@@ -293,4 +294,25 @@ int json_done(struct json_writer *w)
         if (fflush(w->f) != 0 || ferror(w->f))
                 return -EIO;
         return 0;
+}
+
+int json_print_line(FILE *out, void (*fn)(struct json_writer *w, const void *arg), const void *arg)
+{
+        struct json_writer w;
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        int r;
+
+        if (!f)
+                return -ENOMEM;
+        json_init(&w, f);
+        fn(&w, arg);
+        r = json_done(&w);
+        if (fclose(f) != 0 && r == 0)
+                r = -ENOMEM;
+        if (r == 0 && (fwrite(buf, 1, size, out) != size || fputc('\n', out) == EOF || fflush(out) != 0))
+                r = -EIO;
+        free(buf);
+        return r;
 }

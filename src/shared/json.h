@@ -99,3 +99,15 @@ bool utf8_valid(const char *s, size_t len);
  * out only when this says 0.
  */
 int json_done(struct json_writer *w);
+
+/**
+ * json_print_line() - one JSON value on one line of @out.
+ * @out: where the line goes (borrowed)
+ * @fn: writes exactly one value with @w
+ * @arg: passed to @fn
+ *
+ * The value is built in memory and written, with a newline, only when
+ * json_done() accepts it, so @out never gets a partial or invalid line.
+ * Return: 0, -EINVAL (misuse: nothing written), -ENOMEM, or -EIO.
+ */
+int json_print_line(FILE *out, void (*fn)(struct json_writer *w, const void *arg), const void *arg);
