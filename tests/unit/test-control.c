@@ -516,6 +516,17 @@ static void notify_received(struct env *t, uint64_t seqnum, const char *devpath)
         control_notify_event(t->c, &e);
 }
 
+/* A new connection that asked for @req ("monitor ..."), answered "ok". */
+static int monitor_client(struct env *t, const char *req)
+{
+        char rec[CTL_RECORD_SIZE];
+        int fd = connect_to(t->path);
+
+        send_req(fd, req);
+        expect_word(t, fd, "ok", rec);
+        return fd;
+}
+
 static void test_monitor(void)
 {
         struct env t;
@@ -524,12 +535,8 @@ static void test_monitor(void)
         int plain, full;
 
         env_up(&t);
-        plain = connect_to(t.path);
-        full = connect_to(t.path);
-        send_req(plain, "monitor");
-        expect_word(&t, plain, "ok", rec);
-        send_req(full, "monitor processed");
-        expect_word(&t, full, "ok", rec);
+        plain = monitor_client(&t, "monitor");
+        full = monitor_client(&t, "monitor processed");
 
         notify_received(&t, 200, "/devices/a");
         e = (struct control_event){ .kind = CONTROL_EVENT_GAP, .gap = { .first = 201, .last = 203,
@@ -697,15 +704,9 @@ static void test_monitor_properties(void)
 
         snprintf(big, sizeof(big), "BIG=%0*d", (int)sizeof(big) - 6, 7);
         env_up(&t);
-        plain = connect_to(t.path);
-        props = connect_to(t.path);
-        full = connect_to(t.path);
-        send_req(plain, "monitor processed");
-        expect_word(&t, plain, "ok", rec);
-        send_req(props, "monitor properties");
-        expect_word(&t, props, "ok", rec);
-        send_req(full, "monitor properties processed");
-        expect_word(&t, full, "ok", rec);
+        plain = monitor_client(&t, "monitor processed");
+        props = monitor_client(&t, "monitor properties");
+        full = monitor_client(&t, "monitor properties processed");
 
         e = (struct control_event){ .kind = CONTROL_EVENT_RECEIVED, .seqnum = 300, .action = "add",
                                     .devpath = "/devices/a", .subsystem = "net", .env = kernel, .n_env = 5 };

@@ -108,19 +108,16 @@ static void write_number_text(struct json_writer *w, const void *arg)
 
 static void test_numbers(void)
 {
-        check_str(out_of(write_number_text, "42"), "42");
-        check_str(out_of(write_number_text, "0"), "0");
-        check_str(out_of(write_number_text, "1712345678.000123"), "1712345678.000123");
-        check_str(out_of(write_number_text, "-1.5e+3"), "-1.5e+3");
-        /* Not JSON numbers: strings, as they are. */
-        check_str(out_of(write_number_text, "007"), "\"007\"");
-        check_str(out_of(write_number_text, "1."), "\"1.\"");
-        check_str(out_of(write_number_text, ".5"), "\".5\"");
-        check_str(out_of(write_number_text, "+1"), "\"+1\"");
-        check_str(out_of(write_number_text, ""), "\"\"");
-        check_str(out_of(write_number_text, "1e"), "\"1e\"");
-        check_str(out_of(write_number_text, "0x10"), "\"0x10\"");
-        check_str(out_of(write_number_text, "NaN"), "\"NaN\"");
+        /* Text, then what json_number_text() makes of it: JSON numbers as they are, the rest strings. */
+        static const char *const cases[][2] = {
+                { "42", "42" }, { "0", "0" }, { "1712345678.000123", "1712345678.000123" },
+                { "-1.5e+3", "-1.5e+3" }, { "007", "\"007\"" }, { "1.", "\"1.\"" }, { ".5", "\".5\"" },
+                { "+1", "\"+1\"" }, { "", "\"\"" }, { "1e", "\"1e\"" }, { "0x10", "\"0x10\"" },
+                { "NaN", "\"NaN\"" },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                check_str(out_of(write_number_text, cases[i][0]), cases[i][1]);
         /* A string that looks like a number stays a string. */
         check_str(str("42"), "\"42\"");
         check_str(str("007"), "\"007\"");
