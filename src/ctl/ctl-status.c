@@ -115,12 +115,13 @@ struct status_reply {
         size_t n;
 };
 
-static void json_records_of(struct json_writer *w, const struct status_reply *s, const char *word)
+/* Member @name: an array of the @word records of @s, each an object. */
+static void json_records_of(struct json_writer *w, const struct status_reply *s, const char *name, const char *word)
 {
-        json_keyz(w, word);
+        json_keyz(w, name);
         json_begin_array(w);
         for (size_t i = 1; i < s->n; i++) {
-                if (!ctlmsg_is(s->rec[i], strcmp(word, "gaps") == 0 ? "gap" : "agent"))
+                if (!ctlmsg_is(s->rec[i], word))
                         continue;
                 json_begin_object(w);
                 ctlmsg_json_fields(w, s->rec[i]);
@@ -129,15 +130,16 @@ static void json_records_of(struct json_writer *w, const struct status_reply *s,
         json_end_array(w);
 }
 
-/* {counters of the status record..., "gaps": [{...}], "agents": [{...}]} */
+/* {counters of the status record..., "recent_gaps": [{...}], "agents": [{...}]}; the status
+ * record has a counter "gaps" already. */
 static void json_status(struct json_writer *w, const void *arg)
 {
         const struct status_reply *s = arg;
 
         json_begin_object(w);
         ctlmsg_json_fields(w, s->rec[0]);
-        json_records_of(w, s, "gaps");
-        json_records_of(w, s, "agents");
+        json_records_of(w, s, "recent_gaps", "gap");
+        json_records_of(w, s, "agents", "agent");
         json_end_object(w);
 }
 
