@@ -39,6 +39,7 @@ struct client {
         sd_event_source *timer;
         enum client_state state;
         bool monitor_processed;
+        bool monitor_properties;  /* "env" records after received, queued and started */
         uint64_t settle_target;
         bool settle_synced;       /* the uevent socket was read to the end since the request */
         struct uuid_set uuids;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "shared/escape.h"
+#include "shared/json.h"
 #include "control/control-proto.h"
 #include "shared/number.h"
 
@@ -18,26 +19,38 @@ static bool plain_byte(unsigned char c)
         return c > ' ' && c < 0x7f && c != '\\';
 }
 
-int ctlmsg_escape(const char *src, char *dst, size_t size)
+/* Bytes @c takes escaped: 1 or 4. */
+static size_t escaped_len(unsigned char c)
+{
+        return plain_byte(c) ? 1 : 4;
+}
+
+/* Write @c escaped at @dst (room for escaped_len(c) bytes). */
+static void escape_byte(unsigned char c, char *dst)
 {
         static const char hex[] = "0123456789abcdef";
+
+        if (plain_byte(c)) {
+                dst[0] = (char)c;
+                return;
+        }
+        dst[0] = '\\';
+        dst[1] = 'x';
+        dst[2] = hex[c >> 4];
+        dst[3] = hex[c & 15];
+}
+
+int ctlmsg_escape(const char *src, char *dst, size_t size)
+{
         size_t n = 0;
 
         if (size == 0)
                 return -ENOBUFS;
         for (const unsigned char *s = (const unsigned char *)src; *s; s++) {
-                if (plain_byte(*s)) {
-                        if (n + 1 >= size)
-                                goto full;
-                        dst[n++] = (char)*s;
-                        continue;
-                }
-                if (n + 4 >= size)
+                if (n + escaped_len(*s) >= size)
                         goto full;
-                dst[n++] = '\\';
-                dst[n++] = 'x';
-                dst[n++] = hex[*s >> 4];
-                dst[n++] = hex[*s & 15];
+                escape_byte(*s, dst + n);
+                n += escaped_len(*s);
         }
         dst[n] = '\0';
         return (int)n;
@@ -87,6 +100,35 @@ void ctlmsg_add_str(struct ctlmsg *m, const char *key, const char *value)
                 return;
         }
         add_raw(m, key, esc);
+}
+
+bool ctlmsg_add_entries(struct ctlmsg *m, struct ctlmsg_cursor *cur)
+{
+        for (; cur->i < cur->n; cur->i++, cur->off = 0) {
+                const unsigned char *e = (const unsigned char *)cur->entries[cur->i];
+                const char *key = cur->off == 0 ? "var" : "cont";
+                size_t klen = strlen(key);
+
+                /* The field's " key=" and at least one escaped byte (or an empty entry). */
+                if (m->len + 2 + klen + (e[cur->off] ? 4 : 0) > HP_CONTROL_RECORD_MAX)
+                        return false;
+                m->buf[m->len++] = ' ';
+                memcpy(m->buf + m->len, key, klen);
+                m->len += klen;
+                m->buf[m->len++] = '=';
+                for (; e[cur->off]; cur->off++) {
+                        unsigned char c = e[cur->off];
+
+                        if (m->len + escaped_len(c) > HP_CONTROL_RECORD_MAX) {
+                                m->buf[m->len] = '\0';
+                                return false;
+                        }
+                        escape_byte(c, m->buf + m->len);
+                        m->len += escaped_len(c);
+                }
+                m->buf[m->len] = '\0';
+        }
+        return true;
 }
 
 void ctlmsg_init_error(struct ctlmsg *m, int error, const char *message)
@@ -207,4 +249,66 @@ int ctlmsg_get_u64(const char *rec, const char *key, uint64_t *ret)
         if (r < 0)
                 return r == -ENOBUFS ? -EBADMSG : r;
         return decimal_u64(buf, ret) < 0 ? -EBADMSG : 0;
+}
+
+enum ctlmsg_type ctlmsg_field_type(const char *key)
+{
+        /* Numbers of the replies and of the status record (control.h). */
+        static const char *const uints[] = {
+                "seqnum", "pid", "first", "last", "count", "duration_us", "age_ms", "errno", "done", "total",
+                "watched", "pending", "lowest_held",
+                "processed", "gaps", "gaps_overflow", "missing", "duplicates", "late", "overflows", "baseline",
+                "received", "rejected", "filtered", "started", "finished", "failed", "timeouts", "queued",
+                "running", "resyncs", "resync_changed", "resync_added", "resync_removed", "resync_left_alone",
+                "devices", "limit", "limit_max", "rate", "rate_limit", "windows", "raised", "lowered", "stalls",
+                "taken_over", "reruns",
+        };
+
+        if (strcmp(key, "time") == 0)
+                return CTLMSG_TIME;
+        if (strcmp(key, "paused") == 0 || strcmp(key, "resync") == 0)
+                return CTLMSG_FLAG;
+        for (size_t i = 0; i < sizeof(uints) / sizeof(uints[0]); i++)
+                if (strcmp(key, uints[i]) == 0)
+                        return CTLMSG_UINT;
+        return CTLMSG_TEXT;
+}
+
+static void json_field(struct json_writer *w, const char *key, const char *val)
+{
+        uint64_t u;
+
+        json_keyz(w, key);
+        switch (ctlmsg_field_type(key)) {
+        case CTLMSG_UINT:
+                if (json_is_number(val) && decimal_u64(val, &u) == 0) {
+                        json_u64(w, u);
+                        return;
+                }
+                break;
+        case CTLMSG_TIME:
+                if (val[strspn(val, "0123456789.")] == '\0' && json_is_number(val)) {
+                        json_number_text(w, val);
+                        return;
+                }
+                break;
+        case CTLMSG_FLAG:
+                if (strcmp(val, "0") == 0 || strcmp(val, "1") == 0) {
+                        json_bool(w, val[0] == '1');
+                        return;
+                }
+                break;
+        case CTLMSG_TEXT:
+                break;
+        }
+        json_str(w, val);
+}
+
+void ctlmsg_json_fields(struct json_writer *w, const char *rec)
+{
+        char val[HP_CONTROL_RECORD_MAX + 1];
+        char key[64];
+
+        for (const char *p = rec; (p = ctlmsg_next_field(p, key, sizeof(key), val, sizeof(val)));)
+                json_field(w, key, val);
 }

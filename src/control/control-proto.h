@@ -20,6 +20,8 @@
 
 #include "shared/bounds.h"
 
+struct json_writer;
+
 struct ctlmsg {
         char buf[HP_CONTROL_RECORD_MAX + 1]; /* NUL-terminated */
         size_t len;
@@ -36,6 +38,30 @@ void ctlmsg_add_u64(struct ctlmsg *m, const char *key, uint64_t value);
 void ctlmsg_add_i64(struct ctlmsg *m, const char *key, int64_t value);
 /* " key=SECONDS.MICROSECONDS" of a CLOCK_REALTIME timestamp in microseconds. */
 void ctlmsg_add_time(struct ctlmsg *m, const char *key, uint64_t usec);
+
+/*
+ * A list of entries (environment "KEY=VALUE" strings, or arguments) cut into
+ * records: each entry is a field " var=ENTRY"; an entry that does not fit
+ * whole in what is left of a record is cut there (never inside an escape)
+ * and goes on in the next record as a first field " cont=REST".  Readers
+ * join a cont= to the entry before it.
+ */
+struct ctlmsg_cursor {
+        const char *const *entries; /* borrowed */
+        size_t n;
+        size_t i;                   /* the entry being written */
+        size_t off;                 /* bytes of entries[i] written already */
+};
+
+/**
+ * ctlmsg_add_entries() - append entries from @cur until @m is full.
+ * @m: a started record
+ * @cur: where to go on from; advanced past what was written
+ * Return: true when every entry is in (@m may take more fields), false
+ * when @m is full and entries remain (send it, start the next record and
+ * call again; a fresh record always takes part of the next entry).
+ */
+bool ctlmsg_add_entries(struct ctlmsg *m, struct ctlmsg_cursor *cur);
 
 /**
  * ctlmsg_escape() - escape a value for a record.
@@ -69,3 +95,25 @@ int ctlmsg_get_u64(const char *rec, const char *key, uint64_t *ret);
  * field is malformed (no '=', a key outside [a-z0-9_], bad escape) or too long.
  */
 const char *ctlmsg_next_field(const char *p, char *key, size_t ksize, char *val, size_t vsize);
+
+/* What a field's value is, by its key (the types listed in control.h). */
+enum ctlmsg_type {
+        CTLMSG_TEXT,   /* bytes */
+        CTLMSG_UINT,   /* unsigned decimal */
+        CTLMSG_TIME,   /* SECONDS.MICROSECONDS */
+        CTLMSG_FLAG,   /* 0 or 1 */
+};
+
+enum ctlmsg_type ctlmsg_field_type(const char *key);
+
+/**
+ * ctlmsg_json_fields() - the fields of @rec as members of an open JSON object.
+ * @w: writer, inside an object
+ * @rec: NUL-terminated record (borrowed); its word is not written
+ *
+ * Each field becomes "key": value by ctlmsg_field_type(): a number for
+ * UINT and TIME (as sent, all digits kept), true/false for FLAG, and
+ * json_bytes() of the unescaped value for TEXT.  A value that does not
+ * have its type's form is written as text, never as a guess.
+ */
+void ctlmsg_json_fields(struct json_writer *w, const char *rec);

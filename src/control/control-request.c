@@ -362,12 +362,20 @@ static void req_wait_uuids(struct client *cl, char **w, size_t n)
 
 static void req_monitor(struct client *cl, char **w, size_t n)
 {
-        if (n > 2 || (n == 2 && strcmp(w[1], "processed") != 0)) {
-                client_error(cl, -EINVAL, "usage: monitor [processed]");
-                return;
+        bool processed = false, properties = false;
+
+        for (size_t i = 1; i < n; i++) {
+                bool *flag = strcmp(w[i], "processed") == 0 ? &processed
+                             : strcmp(w[i], "properties") == 0 ? &properties : NULL;
+                if (!flag || *flag) {
+                        client_error(cl, -EINVAL, "usage: monitor [processed] [properties]");
+                        return;
+                }
+                *flag = true;
         }
         cl->state = CLIENT_MONITOR;
-        cl->monitor_processed = n == 2;
+        cl->monitor_processed = processed;
+        cl->monitor_properties = properties;
         client_ok(cl);
 }
 

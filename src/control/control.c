@@ -362,6 +362,48 @@ static void event_record(const struct control_event *e, struct ctlmsg *m)
         }
 }
 
+/* Send @n @entries as the "env" records of set @set; @last: no set follows. Return: 0 or client_send()'s error. */
+static int send_env_set(struct client *cl, uint64_t seqnum, const char *set, const char *const *entries, size_t n,
+                        bool last)
+{
+        struct ctlmsg_cursor cur = { .entries = entries, .n = n };
+        struct ctlmsg m;
+        size_t more;
+        bool done;
+        int r;
+
+        do {
+                ctlmsg_init(&m, "env");
+                ctlmsg_add_u64(&m, "seqnum", seqnum);
+                ctlmsg_add_str(&m, "set", set);
+                ctlmsg_add_u64(&m, "more", 1);
+                more = m.len - 1; /* the digit, set once it is known whether a record follows */
+                done = ctlmsg_add_entries(&m, &cur);
+                if (done && last)
+                        m.buf[more] = '0';
+                r = client_send(cl, &m);
+        } while (!done && r >= 0);
+        return r;
+}
+
+/* The "env" records that follow @e's record for a client that asked for properties. */
+static int send_env(struct client *cl, const struct control_event *e)
+{
+        int r;
+
+        switch (e->kind) {
+        case CONTROL_EVENT_RECEIVED:
+                return send_env_set(cl, e->seqnum, "kernel", e->env, e->n_env, true);
+        case CONTROL_EVENT_QUEUED:
+                return send_env_set(cl, e->seqnum, "handlers", e->env, e->n_env, true);
+        case CONTROL_EVENT_STARTED:
+                r = send_env_set(cl, e->seqnum, "argv", e->argv, e->n_argv, false);
+                return r < 0 ? r : send_env_set(cl, e->seqnum, "agent", e->env, e->n_env, true);
+        default:
+                return 0;
+        }
+}
+
 void control_notify_event(struct control *c, const struct control_event *e)
 {
         bool processed_only;
@@ -382,6 +424,8 @@ void control_notify_event(struct control *c, const struct control_event *e)
                         built = true;
                 }
                 r = client_send(cl, &m);
+                if (r >= 0 && cl->monitor_properties)
+                        r = send_env(cl, e);
                 if (r == -ENOBUFS || r == -ENOMEM)
                         client_close_with(cl, -ENOBUFS, "monitor fell behind, events were lost; closing");
                 else if (r < 0)

@@ -28,8 +28,9 @@
  *                                      "ok done=T total=T" or
  *                                      "timeout done=D total=T missing=UUID..."
  *                                      (the watch list is then cleared)
- *   monitor [processed]             -> "ok", then one record per event until
- *                                      the client closes
+ *   monitor [processed] [properties] -> "ok", then records as events go
+ *                                      until the client closes (the two words
+ *                                      in either order, each at most once)
  *
  * Replies are records (control-proto.h): a word, then " key=value" fields
  * with values escaped.  Every failure is "error errno=N message=TEXT"; a
@@ -55,8 +56,34 @@
  *   filtered seqnum= time= devpath=               (left without running anything)
  *   started seqnum= time= pid= devpath= program=
  *   finished seqnum= time= devpath= program= status= duration_us=
+ *   and with "properties", right after each received, queued and started
+ *   record, nothing between, its entries (see below):
+ *   env seqnum= set=kernel|handlers|argv|agent more=0|1 (var=ENTRY | cont=REST)*
+ *     received: set=kernel, every KEY=VALUE of the kernel's datagram in the
+ *               kernel's order (the header "ACTION@DEVPATH" left out);
+ *     queued:   set=handlers, what the handler chain added: each KEY=VALUE
+ *               whose key the kernel did not send or whose value it changed,
+ *               in the order they were added (may be empty);
+ *     started:  set=argv, the agent's arguments (the program, then argv[1]),
+ *               then set=agent, its whole environment in the order it got it.
+ *   more=1: another env record of the same event follows; more=0 ends the
+ *   event's entries.  An entry is never truncated or left out: one that does
+ *   not fit in what is left of a record is cut there and continues as the
+ *   first field, cont=, of the next record, so an event of any size
+ *   (a datagram of HP_UEVENT_MAX_SIZE, each byte escaped to 4) takes as many
+ *   records of at most HP_CONTROL_RECORD_MAX bytes as it needs; join every
+ *   cont= to the entry before it.  Keys inside an entry are the kernel's
+ *   ([A-Z0-9_]+); the kernel never repeats one in a datagram (uevent_parse()
+ *   refuses it), nor does an agent environment, so each set is a map.
  *   A monitor whose unread replies exceed HP_CONTROL_OUTPUT_MAX bytes gets
  *   "error errno=105 message=..." after what it already has, and is closed.
+ *
+ * Field types (hotplugctl's JSON output follows them; every other field is
+ * text): time= is a decimal number of seconds with six decimals; paused= and
+ * resync= are 0 or 1; these are unsigned decimal integers: seqnum pid first
+ * last count duration_us age_ms errno done total watched pending
+ * lowest_held and every field of the status record but ordering= and
+ * concurrency=.
  *
  * Settle rule: settle N is satisfied when no held (queued or running) event
  * has SEQNUM <= N, and either the ledger has seen N or the uevent socket was
@@ -165,6 +192,14 @@ struct control_event {
         const char *program;          /* STARTED, FINISHED */
         const char *status;           /* FINISHED: "exit 0", "signal 9 (Killed)", ... */
         usec_t duration_usec;         /* FINISHED */
+        /* For monitors that asked for "properties" ("env" records), borrowed:
+         * RECEIVED: the kernel's KEY=VALUE entries in its order; QUEUED: the
+         * handler additions that are new or change a kernel value; STARTED:
+         * the agent's environment, and its arguments in argv. */
+        const char *const *env;
+        size_t n_env;
+        const char *const *argv;      /* STARTED */
+        size_t n_argv;
 };
 
 /**

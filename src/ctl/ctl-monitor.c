@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hotplugctl monitor [--json] [--processed]: print events as the daemon
- * receives them (SEQNUM, time, gap markers) and, with --processed, as they
- * are queued, started and finished (agent status and duration).  Runs until
- * interrupted or the daemon goes away (exit 1).
+ * hotplugctl monitor [--property] [--processed] [--json]: print events as
+ * the daemon receives them (SEQNUM, time, gap markers) and, with
+ * --processed, as they are queued, started and finished (agent status and
+ * duration).  --property adds each event's entries: the kernel's KEY=value
+ * list, and with --processed the handlers' additions and the agent's argv
+ * and environment ("env" records, control.h).  Runs until interrupted or
+ * the daemon goes away (exit 1).
+ *
+ * Invariant: a record that "env" records follow is held (struct pending)
+ * until its last one (more=0) came, then printed whole: one text block or
+ * one JSON line per record.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,57 +25,126 @@
 #include "ctl/client.h"
 #include "ctl/ctl.h"
 #include "shared/escape.h"
+#include "shared/json.h"
 #include "shared/macro.h"
 
 #define FIELD_MAX HP_CONTROL_RECORD_MAX
 
-static bool is_number(const char *s)
-{
-        bool dot = false;
+/* One event's entries as the "env" records bring them (control.h); a
+ * STARTED record has two sets (argv, agent), the others one. */
+#define SETS_MAX 2
+/* Most entries and bytes of one set: more means the daemon sent nonsense. */
+#define SET_ENTRIES_MAX (2 * (HP_UEVENT_MAX_VARS + HP_ENV_ADD_MAX_VARS) + 8)
+#define ENTRY_BYTES_MAX (HP_UEVENT_MAX_SIZE + HP_ENV_ADD_MAX_BYTES)
 
-        if (!*s)
-                return false;
-        for (; *s; s++) {
-                if (*s == '.' && !dot)
-                        dot = true;
-                else if (*s < '0' || *s > '9')
-                        return false;
-        }
-        return true;
+struct env_set {
+        char name[16];
+        char *entry[SET_ENTRIES_MAX];
+        size_t len[SET_ENTRIES_MAX];
+        size_t n;
+};
+
+/* A record waiting for its "env" records. */
+struct pending {
+        bool open;
+        char head[CTL_RECORD_SIZE];
+        struct env_set set[SETS_MAX];
+        size_t n_sets;
+};
+
+static void pending_clear(struct pending *p)
+{
+        for (size_t s = 0; s < p->n_sets; s++)
+                for (size_t i = 0; i < p->set[s].n; i++)
+                        free(p->set[s].entry[i]);
+        p->n_sets = 0;
+        p->open = false;
 }
 
-static void json_string(const char *s)
+/* ---- JSON ---------------------------------------------------------------------- */
+
+/* A set's entries: "KEY=VALUE" as members of an object, arguments as an array. */
+static void json_set(struct json_writer *w, const struct env_set *set)
 {
-        putchar('"');
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-                if (*p == '"' || *p == '\\')
-                        printf("\\%c", *p);
-                else if (*p < 0x20 || *p >= 0x7f)
-                        printf("\\u%04x", *p);
-                else
-                        putchar(*p);
+        bool args = strcmp(set->name, "argv") == 0;
+
+        json_keyz(w, strcmp(set->name, "kernel") == 0 ? "event" : strcmp(set->name, "agent") == 0 ? "env" : set->name);
+        if (args)
+                json_begin_array(w);
+        else
+                json_begin_object(w);
+        for (size_t i = 0; i < set->n; i++) {
+                const char *e = set->entry[i];
+                size_t klen = strcspn(e, "=");
+
+                if (args) {
+                        json_bytes(w, e, set->len[i]);
+                        continue;
+                }
+                json_key(w, e, klen);
+                json_bytes(w, e + klen + (e[klen] == '='), set->len[i] - klen - (e[klen] == '='));
         }
-        putchar('"');
+        if (args)
+                json_end_array(w);
+        else
+                json_end_object(w);
 }
 
-/* One record as a JSON object: {"kind":WORD, key: value...}; digits stay numbers. */
-static void print_json(const char *rec)
+/* {"kind": WORD, fields typed by the protocol, then the sets}. */
+static void json_event(struct json_writer *w, const void *arg)
 {
-        char key[64], val[FIELD_MAX];
-        const char *p = rec;
+        const struct pending *p = arg;
         char kind[32];
 
-        snprintf(kind, sizeof(kind), "%.*s", (int)strcspn(rec, " "), rec);
-        printf("{\"kind\":");
-        json_string(kind);
-        while ((p = ctlmsg_next_field(p, key, sizeof(key), val, sizeof(val)))) {
-                printf(",\"%s\":", key);
-                if (is_number(val) && strcmp(key, "uuid") != 0)
-                        fputs(val, stdout);
-                else
-                        json_string(val);
+        snprintf(kind, sizeof(kind), "%.*s", (int)strcspn(p->head, " "), p->head);
+        json_begin_object(w);
+        json_keyz(w, "kind");
+        json_str(w, kind);
+        ctlmsg_json_fields(w, p->head);
+        for (size_t s = 0; s < p->n_sets; s++)
+                json_set(w, &p->set[s]);
+        json_end_object(w);
+}
+
+/* ---- text ---------------------------------------------------------------------- */
+
+/* @len bytes of @s for a terminal: UTF-8 text as it is; control characters
+ * (C0, DEL, C1), backslash and bytes that are not UTF-8 as "\xNN". */
+static void print_text(const char *s, size_t len)
+{
+        const unsigned char *p = (const unsigned char *)s;
+
+        for (size_t i = 0; i < len;) {
+                size_t k = utf8_char_len(p + i, len - i);
+                bool control = k == 0 || p[i] < 0x20 || p[i] == 0x7f || p[i] == '\\' ||
+                               (k == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0);
+
+                if (!control) {
+                        fwrite(p + i, 1, k, stdout);
+                        i += k;
+                        continue;
+                }
+                for (size_t j = 0; j < (k ? k : 1); j++)
+                        printf("\\x%02x", p[i + j]);
+                i += k ? k : 1;
         }
-        printf("}\n");
+}
+
+/* The entries under the event's line: KEY=VALUE lines, argv[N]=ARG for arguments. */
+static void print_sets(const struct pending *p)
+{
+        for (size_t s = 0; s < p->n_sets; s++) {
+                const struct env_set *set = &p->set[s];
+                bool args = strcmp(set->name, "argv") == 0;
+
+                for (size_t i = 0; i < set->n; i++) {
+                        if (args)
+                                printf("argv[%zu]=", i);
+                        print_text(set->entry[i], set->len[i]);
+                        putchar('\n');
+                }
+        }
+        putchar('\n');
 }
 
 /* Value of @key escaped for a terminal, "" if absent. */
@@ -140,11 +217,119 @@ static void print_human(const char *rec)
         putchar('\n');
 }
 
+/* Add the entries of the "env" record @rec to @p.  Return: 1 the event is complete, 0 more follow, -EBADMSG. */
+static int add_env_record(struct pending *p, const char *rec)
+{
+        char key[16], name[16], val[FIELD_MAX + 1];
+        struct env_set *set;
+        uint64_t more;
+
+        if (ctlmsg_get(rec, "set", name, sizeof(name)) < 0 || ctlmsg_get_u64(rec, "more", &more) < 0 || more > 1)
+                return -EBADMSG;
+        if (p->n_sets == 0 || strcmp(p->set[p->n_sets - 1].name, name) != 0) {
+                if (p->n_sets == SETS_MAX)
+                        return -EBADMSG;
+                set = &p->set[p->n_sets++];
+                strcpy(set->name, name);
+                set->n = 0;
+        }
+        set = &p->set[p->n_sets - 1];
+        for (const char *f = rec; (f = ctlmsg_next_field(f, key, sizeof(key), val, sizeof(val)));) {
+                bool cont = strcmp(key, "cont") == 0;
+                size_t vlen = strlen(val), i = set->n - 1;
+                char *e;
+
+                if (!cont && strcmp(key, "var") != 0)
+                        continue; /* seqnum, set, more */
+                if (cont ? set->n == 0 || set->len[i] + vlen > ENTRY_BYTES_MAX : set->n == SET_ENTRIES_MAX)
+                        return -EBADMSG;
+                if (!cont) {
+                        i = set->n;
+                        set->entry[i] = NULL;
+                        set->len[i] = 0;
+                }
+                e = realloc(set->entry[i], set->len[i] + vlen + 1);
+                if (!e)
+                        return -ENOMEM;
+                memcpy(e + set->len[i], val, vlen + 1);
+                set->entry[i] = e;
+                set->len[i] += vlen;
+                set->n = i + 1;
+        }
+        return more == 0;
+}
+
+static void print_event(const struct pending *p, bool json, bool properties)
+{
+        if (json) {
+                (void)json_print_line(stdout, json_event, p);
+                return;
+        }
+        print_human(p->head);
+        if (properties)
+                print_sets(p);
+        fflush(stdout);
+}
+
+/* Records that "env" records follow when properties were asked for. */
+static bool has_entries(const char *rec)
+{
+        return ctlmsg_is(rec, "received") || ctlmsg_is(rec, "queued") || ctlmsg_is(rec, "started");
+}
+
+/* Print records until the daemon goes away.  Return: the exit status. */
+static int monitor_loop(int fd, bool json, bool properties)
+{
+        static struct pending p;
+        char rec[CTL_RECORD_SIZE];
+        int r;
+
+        for (;;) {
+                r = ctl_recv(fd, rec, -1);
+                if (r < 0) {
+                        ctl_err("monitor", "%s", r == -ECONNRESET ? "the daemon closed the connection" : strerror(-r));
+                        break;
+                }
+                if (ctlmsg_is(rec, "error")) {
+                        pending_clear(&p);
+                        return ctl_report_error("monitor", rec);
+                }
+                if (ctlmsg_is(rec, "env")) {
+                        r = p.open ? add_env_record(&p, rec) : -EBADMSG;
+                        if (r < 0) {
+                                ctl_err("monitor", "malformed entries from the daemon: %s", strerror(-r));
+                                break;
+                        }
+                        if (r > 0) {
+                                print_event(&p, json, properties);
+                                pending_clear(&p);
+                        }
+                        continue;
+                }
+                if (p.open) { /* its entries never came: show what there is */
+                        print_event(&p, json, properties);
+                        pending_clear(&p);
+                }
+                strcpy(p.head, rec);
+                if (properties && has_entries(rec)) {
+                        p.open = true;
+                        continue;
+                }
+                print_event(&p, json, false);
+        }
+        pending_clear(&p);
+        return CTL_EXIT_FAILURE;
+}
+
 static const char help[] =
-        "monitor [--processed] [--json] [--socket=PATH]\n\n"
+        "monitor [--property] [--processed] [--json] [--socket=PATH]\n\n"
         "Print events as the daemon receives them (SEQNUM, time, gaps, overflows) until\n"
         "interrupted.\n\n"
         "Options:\n"
+        "  -p, --property         also print every KEY=value of each event, in the\n"
+        "                         kernel's order, then a blank line; with --processed,\n"
+        "                         also what the handlers added and the agent's argv and\n"
+        "                         environment\n"
         "      --processed        also show each event queued, filtered, its agent started\n"
         "                         and finished (exit status or signal, duration)\n"
         "  -j, --json             one JSON object per line instead of text\n"
@@ -155,20 +340,23 @@ int verb_monitor(int argc, char *argv[])
 {
         static const struct option options[] = {
                 { "json", no_argument, NULL, 'j' },
+                { "property", no_argument, NULL, 'p' },
                 { "processed", no_argument, NULL, 'P' },
                 CTL_OPTION_SOCKET,
                 CTL_OPTION_HELP,
                 { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "monitor", "jh", options, help };
+        const struct ctl_getopt g = { "monitor", "jph", options, help };
         _cleanup_close_ int fd = -1;
-        char rec[CTL_RECORD_SIZE];
-        bool json = false, processed = false;
+        char rec[CTL_RECORD_SIZE], request[64];
+        bool json = false, processed = false, properties = false;
         int c, r;
 
         while ((c = ctl_getopt(&g, argc, argv)) >= 0) {
                 if (c == 'j')
                         json = true;
+                else if (c == 'p')
+                        properties = true;
                 else if (c == 'P')
                         processed = true;
         }
@@ -179,23 +367,12 @@ int verb_monitor(int argc, char *argv[])
         r = ctl_open("monitor", &fd);
         if (r != CTL_EXIT_OK)
                 return r;
-        r = ctl_request("monitor", fd, processed ? "monitor processed" : "monitor", rec, -1);
+        snprintf(request, sizeof(request), "monitor%s%s", processed ? " processed" : "",
+                 properties ? " properties" : "");
+        r = ctl_request("monitor", fd, request, rec, -1);
         if (r != CTL_EXIT_OK)
                 return r;
         if (!ctlmsg_is(rec, "ok"))
                 return ctlmsg_is(rec, "error") ? ctl_report_error("monitor", rec) : CTL_EXIT_FAILURE;
-        for (;;) {
-                r = ctl_recv(fd, rec, -1);
-                if (r < 0) {
-                        ctl_err("monitor", "%s", r == -ECONNRESET ? "the daemon closed the connection" : strerror(-r));
-                        return CTL_EXIT_FAILURE;
-                }
-                if (ctlmsg_is(rec, "error"))
-                        return ctl_report_error("monitor", rec);
-                if (json)
-                        print_json(rec);
-                else
-                        print_human(rec);
-                fflush(stdout);
-        }
+        return monitor_loop(fd, json, properties);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hotplugctl status: the daemon's ledger counters, queue and running agents.
- * Reads "status", "gap"* and "agent"* records up to "end" (control.h).
+ * hotplugctl status [--json]: the daemon's ledger counters, queue and
+ * running agents.  Reads "status", "gap"* and "agent"* records up to "end"
+ * (control.h), all of them before printing, so that --json writes one
+ * object for the whole reply and the text is never half a reply.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -13,6 +15,8 @@
 #include "ctl/client.h"
 #include "ctl/ctl.h"
 #include "shared/escape.h"
+#include "pipeline/ledger.h"
+#include "shared/json.h"
 #include "shared/macro.h"
 
 static uint64_t num(const char *rec, const char *key)
@@ -105,25 +109,109 @@ static void print_agent(const char *rec, bool first)
                escape_cstr(program, esc_prog, sizeof(esc_prog)));
 }
 
+/* The records of one status reply, for --json: the status record, then gaps and agents as they came. */
+struct status_reply {
+        char *rec[2 + LEDGER_RECENT_GAPS + HP_CHILDREN_MAX];
+        size_t n;
+};
+
+/* Member @name: an array of the @word records of @s, each an object. */
+static void json_records_of(struct json_writer *w, const struct status_reply *s, const char *name, const char *word)
+{
+        json_keyz(w, name);
+        json_begin_array(w);
+        for (size_t i = 1; i < s->n; i++) {
+                if (!ctlmsg_is(s->rec[i], word))
+                        continue;
+                json_begin_object(w);
+                ctlmsg_json_fields(w, s->rec[i]);
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
+/* {counters of the status record..., "recent_gaps": [{...}], "agents": [{...}]}; the status
+ * record has a counter "gaps" already. */
+static void json_status(struct json_writer *w, const void *arg)
+{
+        const struct status_reply *s = arg;
+
+        json_begin_object(w);
+        ctlmsg_json_fields(w, s->rec[0]);
+        json_records_of(w, s, "recent_gaps", "gap");
+        json_records_of(w, s, "agents", "agent");
+        json_end_object(w);
+}
+
+static void print_record(const char *rec, bool *first_gap, bool *first_agent)
+{
+        if (ctlmsg_is(rec, "status"))
+                print_counters(rec);
+        else if (ctlmsg_is(rec, "gap")) {
+                print_gap(rec, *first_gap);
+                *first_gap = false;
+        } else if (ctlmsg_is(rec, "agent")) {
+                print_agent(rec, *first_agent);
+                *first_agent = false;
+        }
+}
+
+/* Read the records after "status" up to "end" into @s (@s->rec[0] is the status record). */
+static int read_reply(int fd, struct status_reply *s)
+{
+        char rec[CTL_RECORD_SIZE];
+        int r;
+
+        for (;;) {
+                r = ctl_recv(fd, rec, -1);
+                if (r < 0) {
+                        ctl_err("status", "reply cut short: %s", strerror(-r));
+                        return CTL_EXIT_FAILURE;
+                }
+                if (ctlmsg_is(rec, "end"))
+                        return CTL_EXIT_OK;
+                if (ctlmsg_is(rec, "error"))
+                        return ctl_report_error("status", rec);
+                if (!ctlmsg_is(rec, "gap") && !ctlmsg_is(rec, "agent"))
+                        continue;
+                if (s->n == ELEMENTSOF(s->rec)) {
+                        ctl_err("status", "more records than a reply can hold");
+                        return CTL_EXIT_FAILURE;
+                }
+                s->rec[s->n] = strdup(rec);
+                if (!s->rec[s->n]) {
+                        ctl_err("status", "out of memory");
+                        return CTL_EXIT_FAILURE;
+                }
+                s->n++;
+        }
+}
+
 static const char help[] =
-        "status [--socket=PATH]\n\n"
+        "status [--json] [--socket=PATH]\n\n"
         "Show the daemon's counters: events processed, SEQNUM ledger (gaps, duplicates,\n"
         "late events, overflows), agents, queue, concurrency limit, resync and handover;\n"
         "then the most recent gaps and the agents running now.\n\n"
-        "Options:\n" CTL_HELP_SOCKET CTL_HELP_HELP "\n"
+        "Options:\n"
+        "  -j, --json             the whole reply as one JSON object on one line\n"
+        CTL_HELP_SOCKET CTL_HELP_HELP "\n"
         "Exit status: 0, 1 failure, 3 no daemon (or refused), 64 usage.\n";
 
 int verb_status(int argc, char *argv[])
 {
-        static const struct option opts[] = { CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 } };
-        const struct ctl_getopt g = { "status", "h", opts, help };
+        static const struct option opts[] = {
+                { "json", no_argument, NULL, 'j' }, CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
+        };
+        const struct ctl_getopt g = { "status", "jh", opts, help };
         _cleanup_close_ int fd = -1;
+        static struct status_reply s;
         char rec[CTL_RECORD_SIZE];
-        bool first_gap = true, first_agent = true;
+        bool json = false, first_gap = true, first_agent = true;
         int c, r;
 
         while ((c = ctl_getopt(&g, argc, argv)) >= 0)
-                ;
+                if (c == 'j')
+                        json = true;
         if (c != CTL_GETOPT_END)
                 return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
         if (optind < argc)
@@ -136,23 +224,17 @@ int verb_status(int argc, char *argv[])
                 return r;
         if (!ctlmsg_is(rec, "status"))
                 return ctlmsg_is(rec, "error") ? ctl_report_error("status", rec) : CTL_EXIT_FAILURE;
-        print_counters(rec);
-        for (;;) {
-                r = ctl_recv(fd, rec, -1);
-                if (r < 0) {
-                        ctl_err("status", "reply cut short: %s", strerror(-r));
-                        return CTL_EXIT_FAILURE;
-                }
-                if (ctlmsg_is(rec, "end"))
-                        return CTL_EXIT_OK;
-                if (ctlmsg_is(rec, "gap")) {
-                        print_gap(rec, first_gap);
-                        first_gap = false;
-                } else if (ctlmsg_is(rec, "agent")) {
-                        print_agent(rec, first_agent);
-                        first_agent = false;
-                } else if (ctlmsg_is(rec, "error")) {
-                        return ctl_report_error("status", rec);
-                }
+        s.rec[s.n++] = rec;
+        r = read_reply(fd, &s);
+        if (r == CTL_EXIT_OK && json && json_print_line(stdout, json_status, &s) < 0) {
+                ctl_err("status", "cannot write the JSON reply");
+                r = CTL_EXIT_FAILURE;
         }
+        for (size_t i = 0; i < s.n; i++) {
+                if (r == CTL_EXIT_OK && !json)
+                        print_record(s.rec[i], &first_gap, &first_agent);
+                if (i > 0)
+                        free(s.rec[i]);
+        }
+        return r;
 }

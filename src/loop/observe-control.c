@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "config.h"
 #include "control/control.h"
@@ -21,6 +22,8 @@
 #include "loop/manager-internal.h"
 #include "loop/manager-resync.h"
 #include "pipeline/scheduler.h"
+#include "pipeline/spawner.h"
+#include "shared/envbuf.h"
 
 struct observe_control {
         struct control *control;
@@ -174,7 +177,12 @@ static void on_received(void *userdata, const struct uevent *view, enum ledger_v
                 control_notify_event(o->control, &g);
         }
         struct control_event e = event_of(CONTROL_EVENT_RECEIVED, view);
+        const char *vars[HP_UEVENT_MAX_VARS];
 
+        for (unsigned i = 0; i < view->n_vars && i < ELEMENTSOF(vars); i++)
+                vars[i] = uevent_var(view, i);
+        e.env = vars;
+        e.n_env = MIN((size_t)view->n_vars, ELEMENTSOF(vars));
         e.time = view->received_real;
         e.uuid = uevent_get(view, "SYNTH_UUID"); /* only the received record shows it */
         e.verdict = v;
@@ -196,9 +204,35 @@ static void on_input_drained(void *userdata)
         control_notify_input_drained(o->control);
 }
 
+/* True if the handler addition @entry ("KEY=VALUE") is a key the kernel did not send, or another value. */
+static bool added_or_changed(const struct uevent *ev, const char *entry)
+{
+        char key[HP_UEVENT_KEY_MAX + 1];
+        size_t klen = strcspn(entry, "=");
+        const char *sent;
+
+        if (klen >= sizeof(key) || entry[klen] != '=')
+                return true;
+        memcpy(key, entry, klen);
+        key[klen] = '\0';
+        sent = uevent_get(ev, key);
+        return !sent || strcmp(sent, entry + klen + 1) != 0;
+}
+
 static void on_queued(void *userdata, const struct uevent *ev)
 {
-        notify(userdata, CONTROL_EVENT_QUEUED, ev);
+        struct observe_control *o = userdata;
+        struct control_event e = event_of(CONTROL_EVENT_QUEUED, ev);
+        const char *added[HP_ENV_ADD_MAX_VARS];
+        size_t n = 0;
+        const char *x = ev->extra;
+
+        for (unsigned i = 0; x && i < ev->n_extra; i++, x += strlen(x) + 1)
+                if (n < ELEMENTSOF(added) && added_or_changed(ev, x))
+                        added[n++] = x;
+        e.env = added;
+        e.n_env = n;
+        control_notify_event(o->control, &e);
 }
 
 static void on_dropped(void *userdata, const struct uevent *view, bool filtered)
@@ -224,7 +258,15 @@ static void on_started(void *userdata, const struct manager_agent *a)
 {
         struct observe_control *o = userdata;
         struct control_event e = agent_event(a, CONTROL_EVENT_STARTED);
+        const char *argv[] = { a->program, a->ev->name ? a->ev->name : a->ev->subsystem };
+        struct spawn_env env;
 
+        /* The job spawned it with what spawn_env_build() makes of the event: build it again, the same. */
+        spawn_env_build(a->ev, &env);
+        e.env = env.envp;
+        e.n_env = env.n;
+        e.argv = argv;
+        e.n_argv = ELEMENTSOF(argv);
         control_notify_event(o->control, &e);
 }
 

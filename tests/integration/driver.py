@@ -692,6 +692,215 @@ def case_replay(c):
     print(f"ok: replay ran the {len(live)} recorded events with the same argv and environment, in order")
 
 
+def datagram(seqnum, action, devpath, subsystem, *extra):
+    """uevent() with bytes values: each extra is (KEY, bytes)."""
+    keys = [(b"ACTION", action.encode()), (b"DEVPATH", devpath.encode()), (b"SUBSYSTEM", subsystem.encode())]
+    keys += [(k.encode(), v) for k, v in extra] + [(b"SEQNUM", str(seqnum).encode())]
+    return keys, f"{action}@{devpath}\0".encode() + b"".join(k + b"=" + v + b"\0" for k, v in keys)
+
+
+class Monitor:
+    """hotplugctl monitor ARGS... in the background, its stdout in a file of the case."""
+
+    def __init__(self, case, name, *args):
+        self.case, self.args = case, args
+        self.out = case.path(f"monitor-{name}.out")
+        e = dict(os.environ, HOTPLUGCTL_SOCKET=case.socket)
+        with open(self.out, "wb") as f:
+            self.proc = subprocess.Popen([env("HOTPLUGCTL"), "monitor", *args], env=e, stdin=subprocess.DEVNULL,
+                                         stdout=f, stderr=subprocess.STDOUT)
+
+    def data(self):
+        with open(self.out, "rb") as f:
+            return f.read()
+
+    def json(self):
+        """Every line parsed by the json module (the whole output must be JSON lines)."""
+        import json
+        text = self.data().decode("utf-8")  # strict: the output is UTF-8
+        out = []
+        for line in text.splitlines():
+            try:
+                out.append(json.loads(line, object_pairs_hook=unique_keys))
+            except ValueError as e:
+                raise Fail(f"monitor {' '.join(self.args)}: not JSON ({e}): {line!r}")
+        return out
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self.proc.wait()
+
+
+def unique_keys(pairs):
+    """An object of the json module that refuses a repeated member name."""
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"repeated member names in {keys}")
+    return dict(pairs)
+
+
+def json_bytes(v):
+    """A value of hotplugctl's JSON: a string (UTF-8) or an array of byte values."""
+    if isinstance(v, list):
+        check(all(isinstance(b, int) and 0 <= b <= 255 for b in v), f"byte array holds {v}")
+        check(not is_utf8(bytes(v)), f"valid UTF-8 {bytes(v)!r} written as a byte array")
+        return bytes(v)
+    check(isinstance(v, str), f"{v!r} is neither a string nor a byte array")
+    return v.encode("utf-8")
+
+
+def is_utf8(b):
+    try:
+        b.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def agent_env(c, seqnum):
+    """The environment the recording agent got, as [(KEY, bytes)] in its order."""
+    with open(c.path("runs", f"{seqnum}.agent"), "rb") as f:
+        lines = f.read().split(b"\n")
+    out = []
+    for line in lines:
+        if line.startswith(b"env:"):
+            raw = re.sub(rb"\\(.)", lambda m: b"\n" if m.group(1) == b"n" else m.group(1), line[4:])
+            k, v = raw.split(b"=", 1)
+            out.append((k.decode(), v))
+    return out
+
+
+# Values that JSON and the terminal must carry exactly: non-ASCII, control
+# characters, quotes, digits-only text, bytes that are not UTF-8, and one
+# value long enough to be cut across several control records.
+AWKWARD = [("NOTE", "café".encode()), ("WHERE", "日本".encode()), ("NL", b"one\ntwo"), ("TAB", b"a\tb"),
+           ("QUOTE", b'say "hi"'), ("BSLASH", b"back\\slash"), ("ZEROS", b"007"), ("ONEDOT", b"1."),
+           ("NUM", b"42"), ("BAD", b"ok\xff\xfe\xc3"), ("EMPTY", b""), ("ESC", b"\x1b[31m\x7f"),
+           ("LONG", "é".encode() * 1500)]
+
+
+def start_monitors(c, d, views):
+    """Start one monitor per view and wait until each shows an event (warm-up events, SEQNUM 1, 2, ...)."""
+    mons = {name: Monitor(c, name, *args) for name, args in views.items()}
+    seq = [0]
+
+    def all_listening():
+        for m in mons.values():
+            if m.proc.poll() is not None:
+                raise Fail(f"monitor {' '.join(m.args)} exited {m.proc.returncode}: {m.data()!r}")
+        if all(m.data() for m in mons.values()):
+            return True
+        seq[0] += 1
+        d.send(uevent(seq[0], "change", "/devices/virtual/net/hpw0", "net"))
+        return False
+
+    c.wait(all_listening, "every monitor showing an event")
+    return mons, seq[0]
+
+
+def case_monitor_json(c):
+    """monitor --json/-p/--processed and status --json: exact bytes, kernel order, typed numbers."""
+    agent = c.agent()
+    d = c.daemon(f"--agent={agent}")
+    mons, warm = start_monitors(c, d, {
+        "json": ["--json"], "prop-json": ["-p", "--json"], "proc-json": ["--processed", "-p", "--json"],
+        "prop": ["-p"], "proc": ["--processed", "--property"]})
+    s = warm + 1
+    keys, dg = datagram(s, "add", NET, "net", *AWKWARD)
+    d.send(dg, uevent(s + 2, "change", "/devices/virtual/net/hpw0", "net"))  # s + 1: a gap
+    c.wait(lambda: os.path.exists(c.path("runs", f"{s + 2}.agent")), "the agent runs for the events")
+    for m in mons.values():
+        c.wait(lambda m=m: b'"kind":"finished","seqnum":%d' % (s + 2) in m.data() or
+               re.search(rb"^FINISHED .* %d " % (s + 2), m.data(), re.M) or
+               (not m.args.count("--processed") and str(s + 2).encode() in m.data()),
+               f"monitor {' '.join(m.args)} showing SEQNUM {s + 2}")
+    for m in mons.values():
+        m.stop()
+
+    # --json: one object per line, typed by the protocol.
+    got = {(o["kind"], o.get("seqnum")): o for o in mons["json"].json()}
+    r = got[("received", s)]
+    check(isinstance(r["seqnum"], int) and isinstance(r["time"], float), f"received: numbers are not numbers: {r}")
+    check((r["action"], r["devpath"], r["subsystem"], r["verdict"]) == ("add", NET, "net", "next"), f"received: {r}")
+    check("event" not in r, "monitor --json without -p carries the event's properties")
+    check(got[("gap", None)]["first"] == s + 1 and got[("gap", None)]["count"] == 1, f"gap: {got[('gap', None)]}")
+    print("ok: monitor --json: typed fields, the gap as numbers")
+
+    # -p --json: the event's keys in the kernel's order, each value exactly the bytes sent.
+    r = {(o["kind"], o.get("seqnum")): o for o in mons["prop-json"].json()}[("received", s)]
+    ev = r["event"]
+    check(list(ev) == [k.decode() for k, _ in keys], f"-p --json: keys {list(ev)}, sent {[k for k, _ in keys]}")
+    for k, v in keys:
+        check(json_bytes(ev[k.decode()]) == v, f"-p --json: {k.decode()} came back as {ev[k.decode()]!r}, sent {v!r}")
+    for k in ("ZEROS", "ONEDOT", "NUM", "SEQNUM"):
+        check(isinstance(ev[k], str), f"-p --json: {k}={ev[k]!r} is not a string")
+    check(isinstance(ev["BAD"], list) and isinstance(ev["NOTE"], str), "-p --json: BAD not bytes or NOTE not text")
+    print(f"ok: monitor -p --json: {len(keys)} keys in kernel order, every value the bytes sent "
+          f"(a {len(AWKWARD[-1][1])}-byte value across records)")
+
+    # --processed -p --json: handler additions, and the agent's argv and environment as it got them.
+    objs = {(o["kind"], o.get("seqnum")): o for o in mons["proc-json"].json()}
+    check(list(objs[("received", s)]["event"]) == [k.decode() for k, _ in keys], "--processed -p: event keys")
+    added = objs[("queued", s)]["handlers"]
+    check(added.get("INTERFACE") == "enp0s31f6" and added.get("PHYSDEVPATH") == PCI,
+          f"--processed -p: handler additions {added}")
+    check(not set(added) & {"NOTE", "ACTION", "SEQNUM"}, f"--processed -p: unchanged kernel keys as additions: {added}")
+    st = objs[("started", s)]
+    check(st["argv"] == [agent, "net"], f"--processed -p: argv {st['argv']}")
+    got_env = [(k, json_bytes(v)) for k, v in st["env"].items()]
+    check(got_env == agent_env(c, s),
+          f"--processed -p: env differs from the agent's:\n  monitor {got_env}\n  agent   {agent_env(c, s)}")
+    check(isinstance(st["pid"], int) and isinstance(objs[("finished", s)]["duration_us"], int), "pid/duration types")
+    print(f"ok: monitor --processed -p --json: {len(added)} handler additions, argv and the "
+          f"{len(got_env)} variables the agent got")
+
+    # -p as text: the event's line, every KEY=value in kernel order, a blank line.
+    text = mons["prop"].data().decode("utf-8")
+    m = re.search(rf"^RECEIVED .* {s} +add {re.escape(NET)} \(net\)\n((?:.+\n)+)\n", text, re.M)
+    check(m, f"monitor -p: no block for SEQNUM {s}:\n{text}")
+    lines = m.group(1).splitlines()
+    check([ln.split("=", 1)[0] for ln in lines] == [k.decode() for k, _ in keys],
+          f"monitor -p: keys {[ln.split('=', 1)[0] for ln in lines]}")
+    shown = dict(ln.split("=", 1) for ln in lines)
+    want = {"NOTE": "café", "WHERE": "日本", "NL": "one\\x0atwo", "TAB": "a\\x09b", "QUOTE": 'say "hi"',
+            "BSLASH": "back\\x5cslash", "ZEROS": "007", "BAD": "ok\\xff\\xfe\\xc3", "EMPTY": "",
+            "ESC": "\\x1b[31m\\x7f"}
+    for k, v in want.items():
+        check(shown[k] == v, f"monitor -p: {k}={shown[k]!r}, expected {v!r}")
+    print("ok: monitor -p: every key in kernel order, text as sent, control and invalid bytes as \\xNN")
+
+    text = mons["proc"].data().decode("utf-8")
+    m = re.search(rf"^QUEUED .* {s} +{re.escape(NET)}\n((?:.+\n)*)\n", text, re.M)
+    check(m and f"PHYSDEVPATH={PCI}" in m.group(1).splitlines(), f"monitor --processed -p: handler block:\n{text}")
+    m = re.search(rf"^STARTED .* {s} +pid \d+: .*\n((?:.+\n)+)\n", text, re.M)
+    check(m, f"monitor --processed -p: no STARTED block for {s}:\n{text}")
+    block = m.group(1).splitlines()
+    check(block[:4] == [f"argv[0]={agent}", "argv[1]=net", "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin"],
+          f"monitor --processed -p: agent block starts {block[:4]}")
+    check(f"PHYSDEVPATH={PCI}" in block and "NOTE=café" in block, "monitor --processed -p: agent env incomplete")
+    print("ok: monitor --processed -p: handler additions and the agent's argv and environment")
+
+    # status --json: one object, the same counters as the text.
+    import json
+    out = c.tool("status", "--json")[1]
+    check(out.count("\n") == 1, f"status --json is not one line:\n{out}")
+    try:
+        sj = json.loads(out, object_pairs_hook=unique_keys)
+    except ValueError as e:
+        raise Fail(f"status --json: {e}: {out}")
+    st = c.status()
+    for k in ("processed", "received", "started", "finished", "failed", "queued", "running"):
+        check(sj[k] == st[k], f"status --json {k}={sj[k]}, text says {st[k]}")
+    check(sj["paused"] is False and isinstance(sj["resync"], bool), f"status --json flags: {sj}")
+    check(isinstance(sj["ordering"], str) and sj["agents"] == [], f"status --json: {sj}")
+    check(sj["gaps"] == 1 and [(g["first"], g["count"], g["class"]) for g in sj["recent_gaps"]] ==
+          [(s + 1, 1, "unexplained")], f"status --json gaps: {sj['gaps']}, {sj['recent_gaps']}")
+    check(re.search(rf"^  {s + 1} \(unexplained\)$", c.tool("status")[1], re.M), "text status lacks the gap")
+    print("ok: status --json: one object; counters, flags and gaps agree with the text")
+    d.stop()
+
+
 CASES = {
     "trust-switch": case_trust_switch,
     "parent-child": case_parent_child,
@@ -706,6 +915,7 @@ CASES = {
     "settle": case_settle,
     "dry-run": case_dry_run,
     "replay": case_replay,
+    "monitor-json": case_monitor_json,
 }
 
 

@@ -22,6 +22,7 @@
 #include "control/control-proto.h"
 #include "control/control.h"
 #include "pipeline/ledger.h"
+#include "shared/json.h"
 #include "test.h"
 #include "control/uuid-set.h"
 
@@ -515,6 +516,17 @@ static void notify_received(struct env *t, uint64_t seqnum, const char *devpath)
         control_notify_event(t->c, &e);
 }
 
+/* A new connection that asked for @req ("monitor ..."), answered "ok". */
+static int monitor_client(struct env *t, const char *req)
+{
+        char rec[CTL_RECORD_SIZE];
+        int fd = connect_to(t->path);
+
+        send_req(fd, req);
+        expect_word(t, fd, "ok", rec);
+        return fd;
+}
+
 static void test_monitor(void)
 {
         struct env t;
@@ -523,12 +535,8 @@ static void test_monitor(void)
         int plain, full;
 
         env_up(&t);
-        plain = connect_to(t.path);
-        full = connect_to(t.path);
-        send_req(plain, "monitor");
-        expect_word(&t, plain, "ok", rec);
-        send_req(full, "monitor processed");
-        expect_word(&t, full, "ok", rec);
+        plain = monitor_client(&t, "monitor");
+        full = monitor_client(&t, "monitor processed");
 
         notify_received(&t, 200, "/devices/a");
         e = (struct control_event){ .kind = CONTROL_EVENT_GAP, .gap = { .first = 201, .last = 203,
@@ -575,6 +583,188 @@ static void test_monitor(void)
 
         expect_error(&t, plain, "status", EBUSY);
         close(plain);
+        close(full);
+        env_down(&t);
+}
+
+/* The entries of @n env records read into @out (joined "var"/"cont" fields, one entry per line). */
+static void join_entries(const char *rec, char *out, size_t size)
+{
+        char key[16], val[HP_CONTROL_RECORD_MAX + 1];
+        size_t len = strlen(out);
+
+        for (const char *p = rec; (p = ctlmsg_next_field(p, key, sizeof(key), val, sizeof(val)));) {
+                bool var = strcmp(key, "var") == 0;
+
+                if (!var && strcmp(key, "cont") != 0)
+                        continue;
+                check(len + strlen(val) + 2 < size);
+                if (var && len > 0)
+                        out[len++] = '\n';
+                strcpy(out + len, val);
+                len += strlen(val);
+        }
+}
+
+static void test_entries(void)
+{
+        static char big[8000], joined[40000], want[40000];
+        const char *entries[3] = { "A=1", big, "C=" };
+        struct ctlmsg_cursor cur = { .entries = entries, .n = 3 };
+        struct ctlmsg m;
+        int records = 0;
+        bool done;
+
+        /* 8000 bytes, most escaped to 4: far more than one record. */
+        strcpy(big, "BIG=");
+        for (size_t i = 4; i < sizeof(big) - 1; i++)
+                big[i] = i % 3 ? (char)0xc3 : ' ';
+        big[sizeof(big) - 1] = '\0';
+        joined[0] = '\0';
+        do {
+                ctlmsg_init(&m, "env");
+                ctlmsg_add_u64(&m, "seqnum", 1);
+                done = ctlmsg_add_entries(&m, &cur);
+                check(m.len <= HP_CONTROL_RECORD_MAX && m.buf[m.len] == '\0' && strlen(m.buf) == m.len);
+                check(!m.truncated);
+                /* Every record after the first starts where the last one stopped. */
+                check(records == 0 || strstr(m.buf, " cont=") == strchr(strchr(m.buf, ' ') + 1, ' '));
+                join_entries(m.buf, joined, sizeof(joined));
+                records++;
+        } while (!done);
+        check(records >= 8);
+        snprintf(want, sizeof(want), "A=1\n%s\nC=", big);
+        check(strcmp(joined, want) == 0);
+
+        /* Nothing at all: a record of no entries, done at once. */
+        cur = (struct ctlmsg_cursor){ .entries = entries, .n = 0 };
+        ctlmsg_init(&m, "env");
+        check(ctlmsg_add_entries(&m, &cur));
+        check_str(m.buf, "env");
+}
+
+/* Write @rec's fields as one JSON object into @out. */
+static void json_of(const char *rec, char *out, size_t size)
+{
+        struct json_writer w;
+        FILE *f = fmemopen(out, size, "w");
+
+        check(f);
+        json_init(&w, f);
+        json_begin_object(&w);
+        ctlmsg_json_fields(&w, rec);
+        json_end_object(&w);
+        check_int(json_done(&w), 0);
+        check(fclose(f) == 0);
+}
+
+static void test_json_fields(void)
+{
+        char out[512];
+
+        /* Numbers where the protocol has them; text stays text whatever it looks like. */
+        json_of("status processed=5 paused=1 resync=0 ordering=007 rate=12", out, sizeof(out));
+        check_str(out, "{\"processed\":5,\"paused\":true,\"resync\":false,\"ordering\":\"007\",\"rate\":12}");
+        json_of("received seqnum=42 time=1700000000.000001 devpath=42 action=1. uuid=" U1, out, sizeof(out));
+        check_str(out, "{\"seqnum\":42,\"time\":1700000000.000001,\"devpath\":\"42\",\"action\":\"1.\","
+                       "\"uuid\":\"" U1 "\"}");
+        /* A number field that is not a number is text, never a guess. */
+        json_of("x seqnum=007 pid=-1 time=1. paused=yes", out, sizeof(out));
+        check_str(out, "{\"seqnum\":\"007\",\"pid\":\"-1\",\"time\":\"1.\",\"paused\":\"yes\"}");
+        /* Escaped bytes come back: UTF-8 as text, anything else as bytes. */
+        json_of("x program=caf\\xc3\\xa9\\x0a status=\\xff", out, sizeof(out));
+        check_str(out, "{\"program\":\"caf\xc3\xa9\\n\",\"status\":[255]}");
+}
+
+/* One env record of @set (sets that fit one record), its entries joined into @out; returns its more= value. */
+static uint64_t expect_env(struct env *t, int fd, uint64_t seqnum, const char *set, char *out, size_t size)
+{
+        char rec[CTL_RECORD_SIZE], val[32];
+
+        out[0] = '\0';
+        expect_word(t, fd, "env", rec);
+        check_int(u64_of(rec, "seqnum"), seqnum);
+        check_int(ctlmsg_get(rec, "set", val, sizeof(val)), 0);
+        check_str(val, set);
+        join_entries(rec, out, size);
+        return u64_of(rec, "more");
+}
+
+static void test_monitor_properties(void)
+{
+        static char big[6000], got[30000];
+        const char *kernel[] = { "ACTION=add", "DEVPATH=/devices/a", "NOTE=caf\xc3\xa9 \"x\"", big, "SEQNUM=300" };
+        const char *added[] = { "PHYSDEVPATH=/devices/p" };
+        const char *argv[] = { "/sbin/hotplug", "net" };
+        const char *agent_env[] = { "HOME=/", "PATH=/sbin:/bin", "ACTION=add" };
+        char rec[CTL_RECORD_SIZE];
+        struct control_event e;
+        struct env t;
+        int plain, props, full;
+
+        snprintf(big, sizeof(big), "BIG=%0*d", (int)sizeof(big) - 6, 7);
+        env_up(&t);
+        plain = monitor_client(&t, "monitor processed");
+        props = monitor_client(&t, "monitor properties");
+        full = monitor_client(&t, "monitor properties processed");
+
+        e = (struct control_event){ .kind = CONTROL_EVENT_RECEIVED, .seqnum = 300, .action = "add",
+                                    .devpath = "/devices/a", .subsystem = "net", .env = kernel, .n_env = 5 };
+        control_notify_event(t.c, &e);
+        e = (struct control_event){ .kind = CONTROL_EVENT_QUEUED, .seqnum = 300, .devpath = "/devices/a",
+                                    .env = added, .n_env = 1 };
+        control_notify_event(t.c, &e);
+        e = (struct control_event){ .kind = CONTROL_EVENT_STARTED, .seqnum = 300, .pid = 9, .devpath = "/devices/a",
+                                    .program = "/sbin/hotplug", .env = agent_env, .n_env = 3, .argv = argv,
+                                    .n_argv = 2 };
+        control_notify_event(t.c, &e);
+
+        /* Without properties: the records as they always were, nothing more. */
+        expect_word(&t, plain, "received", rec);
+        expect_word(&t, plain, "queued", rec);
+        expect_word(&t, plain, "started", rec);
+        check(!try_recv(&t, plain, rec, 20));
+
+        /* properties alone: the kernel's entries after the received record, cut across records. */
+        expect_word(&t, props, "received", rec);
+        got[0] = '\0';
+        for (int n = 0;; n++) {
+                expect_word(&t, props, "env", rec);
+                check(strstr(rec, " set=kernel "));
+                join_entries(rec, got, sizeof(got));
+                if (u64_of(rec, "more") == 0)
+                        break;
+                check(n < 10);
+        }
+        char want[sizeof(got)];
+        snprintf(want, sizeof(want), "ACTION=add\nDEVPATH=/devices/a\nNOTE=caf\xc3\xa9 \"x\"\n%s\nSEQNUM=300", big);
+        check(strcmp(got, want) == 0);
+        check(!try_recv(&t, props, rec, 20));
+
+        /* properties and processed: handler additions, argv, then the agent's environment. */
+        expect_word(&t, full, "received", rec);
+        do
+                expect_word(&t, full, "env", rec);
+        while (u64_of(rec, "more") == 1);
+        expect_word(&t, full, "queued", rec);
+        check_int(expect_env(&t, full, 300, "handlers", got, sizeof(got)), 0);
+        check_str(got, "PHYSDEVPATH=/devices/p");
+        expect_word(&t, full, "started", rec);
+        check_int(expect_env(&t, full, 300, "argv", got, sizeof(got)), 1);
+        check_str(got, "/sbin/hotplug\nnet");
+        check_int(expect_env(&t, full, 300, "agent", got, sizeof(got)), 0);
+        check_str(got, "HOME=/\nPATH=/sbin:/bin\nACTION=add");
+        check(!try_recv(&t, full, rec, 20));
+
+        /* An empty set still ends the event's entries. */
+        e = (struct control_event){ .kind = CONTROL_EVENT_QUEUED, .seqnum = 301, .devpath = "/devices/a" };
+        control_notify_event(t.c, &e);
+        expect_word(&t, full, "queued", rec);
+        expect_word(&t, full, "env", rec);
+        check_str(rec, "env seqnum=301 set=handlers more=0");
+
+        close(plain);
+        close(props);
         close(full);
         env_down(&t);
 }
@@ -650,6 +840,9 @@ static void test_malformed(void)
         expect_error(&t, fd, "settle 1 99999999999999", EINVAL);
         expect_error(&t, fd, "settle 99999999999999999999999 1", EINVAL);
         expect_error(&t, fd, "monitor everything", EINVAL);
+        expect_error(&t, fd, "monitor processed processed", EINVAL);
+        expect_error(&t, fd, "monitor properties properties", EINVAL);
+        expect_error(&t, fd, "monitor properties processed x", EINVAL);
         expect_error(&t, fd, "status\n", EINVAL);
         expect_error(&t, fd, "st\x01tus", EINVAL);
         expect_error(&t, fd, "\xff\xfe", EINVAL);
@@ -858,6 +1051,8 @@ int main(void)
 {
         signal(SIGPIPE, SIG_IGN);
         run_test(test_proto);
+        run_test(test_entries);
+        run_test(test_json_fields);
         run_test(test_uuid_set);
         run_test(test_socket_setup);
         run_test(test_status);
@@ -865,6 +1060,7 @@ int main(void)
         run_test(test_settle);
         run_test(test_uuids);
         run_test(test_monitor);
+        run_test(test_monitor_properties);
         run_test(test_slow_monitor);
         run_test(test_malformed);
         run_test(test_too_many_clients);
