@@ -171,7 +171,7 @@ int ctl_parse_seconds(const char *verb, const char *option, const char *text, ui
         errno = 0;
         v = strtod(text, &end);
         /* NaN fails both comparisons. */
-        if (errno == 0 && end != text && !*end && v * 1000 + 0.5 >= (double)min_ms && v <= max_sec) {
+        if (errno == 0 && end != text && !*end && v >= 0 && v * 1000 + 0.5 >= (double)min_ms && v <= max_sec) {
                 *ret_ms = (uint64_t)(v * 1000 + 0.5);
                 return CTL_EXIT_OK;
         }

@@ -54,6 +54,7 @@ static const char help[] =
         CTL_HELP_HELP "\n"
         "Exit status: 0 recorded, 1 failure (FILE or the uevent socket), 64 usage.\n";
 
+/* Return: -1 to record to *@ret_path, else the exit status (CTL_EXIT_OK after --help). */
 static int parse_args(int argc, char *argv[], struct recorder *rc, const char **ret_path)
 {
         static const struct option opts[] = {

@@ -83,7 +83,8 @@ static const char *test_help(void)
                 "                         (default " HOTPLUGD_SYSCONFDIR "/hotplugd/hotplugd.conf, if present)\n"
                 "hotplugd's options, as hotplugd takes them; they override the file key by key:\n");
         for (size_t i = 0; i < N_DAEMON_OPTIONS; i++)
-                help_line(option_by_name(daemon_options[i]), help, sizeof(help), &len);
+                if (option_by_name(daemon_options[i]))
+                        help_line(option_by_name(daemon_options[i]), help, sizeof(help), &len);
         snprintf(help + len, sizeof(help) - len, CTL_HELP_HELP "\n"
                  "Exit status: 0 shown, 1 DEVICE is not a device or the configuration file is\n"
                  "broken, 64 usage.\n");
@@ -104,7 +105,9 @@ static int parse_option(struct test_args *a, int c, const char *arg)
                 a->config = arg;
                 return CTL_EXIT_OK;
         }
-        oi = option_by_conf((enum conf_key)(c - KEYOPT(0)));
+        oi = c >= KEYOPT(0) && c < KEYOPT(_CONF_KEY_MAX) ? option_by_conf((enum conf_key)(c - KEYOPT(0))) : NULL;
+        if (!oi)
+                return ctl_usage_error("test", "unexpected option");
         if (option_set_arg(&a->cfg, sizeof(a->cfg), oi, arg, why, sizeof(why)) < 0)
                 return ctl_usage_error("test", "%s", why);
         a->cfg.handlers.sysfs_root = a->cfg.sysfs_root;
@@ -120,15 +123,17 @@ static int parse_args(int argc, char *argv[], struct test_args *a)
                 { "config", required_argument, NULL, 'c' },
         };
         const struct ctl_getopt g = { "test", "a:c:h", opts, test_help() };
+        size_t n = 2;
         int c, r;
 
         for (size_t i = 0; i < N_DAEMON_OPTIONS; i++) {
                 const struct option_info *oi = option_by_name(daemon_options[i]);
 
-                opts[2 + i] = (struct option){ oi->name, oi->arg ? required_argument : no_argument, NULL,
-                                               KEYOPT(oi->conf) };
+                if (oi)
+                        opts[n++] = (struct option){ oi->name, oi->arg ? required_argument : no_argument, NULL,
+                                                     KEYOPT(oi->conf) };
         }
-        opts[2 + N_DAEMON_OPTIONS] = (struct option)CTL_OPTION_HELP;
+        opts[n] = (struct option)CTL_OPTION_HELP;
         *a = (struct test_args){ .action = "add" };
         options_defaults(&a->cfg);
         while ((c = ctl_getopt(&g, argc, argv)) >= 0)
