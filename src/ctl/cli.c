@@ -208,9 +208,11 @@ int ctl_device(const char *verb, const char *root, const char *arg, char *ret, s
         }
         /* Below the root (as given or resolved), or a DEVPATH, taken as below it. */
         if ((strncmp(arg, rroot, rl) == 0 && arg[rl] == '/') || (strncmp(arg, root, gl) == 0 && arg[gl] == '/'))
-                snprintf(path, sizeof(path), "%s", arg);
+                r = snprintf(path, sizeof(path), "%s", arg);
         else
-                snprintf(path, sizeof(path), "%s%s", rroot, arg);
+                r = snprintf(path, sizeof(path), "%s%s", rroot, arg);
+        if (r < 0 || (size_t)r >= sizeof(path))
+                return device_error(verb, arg, -ENAMETOOLONG, "path too long");
         if (!realpath(path, real)) {
                 r = -errno;
                 return device_error(verb, arg, r, r == -ENOENT || r == -ENOTDIR ? "does not exist" : strerror(-r));
