@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* hotplugctl's command-line conventions (cli.h): names, messages, --help, --socket. */
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "ctl/cli.h"
@@ -146,4 +150,85 @@ int ctl_no_arguments(const char *verb, int argc, char *argv[])
         if (optind >= argc)
                 return CTL_EXIT_OK;
         return ctl_usage_error(verb, "unexpected argument '%s'", escape_cstr(argv[optind], esc, sizeof(esc)));
+}
+
+int ctl_check_action(const char *verb, const char *value)
+{
+        static const char *const actions[] = { "add", "remove", "change", "move", "online", "offline", "bind", "unbind" };
+
+        for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
+                if (strcmp(value, actions[i]) == 0)
+                        return CTL_EXIT_OK;
+        return ctl_bad_value(verb, "--action", value, "one of " CTL_KERNEL_ACTIONS);
+}
+
+int ctl_parse_seconds(const char *verb, const char *option, const char *text, uint64_t min_ms, unsigned max_sec,
+                      uint64_t *ret_ms)
+{
+        char expected[96], *end;
+        double v;
+
+        errno = 0;
+        v = strtod(text, &end);
+        /* NaN fails both comparisons. */
+        if (errno == 0 && end != text && !*end && v >= 0 && v * 1000 + 0.5 >= (double)min_ms && v <= max_sec) {
+                *ret_ms = (uint64_t)(v * 1000 + 0.5);
+                return CTL_EXIT_OK;
+        }
+        snprintf(expected, sizeof(expected), "seconds, %s to %u, fractions allowed", min_ms ? "more than 0" : "0",
+                 max_sec);
+        return ctl_bad_value(verb, option, text, expected);
+}
+
+/* Print "PROG: VERB: ARG: WHY" with @arg escaped; return @r. */
+static int device_error(const char *verb, const char *arg, int r, const char *why)
+{
+        char esc[256];
+
+        ctl_err(verb, "%s: %s", escape_cstr(arg, esc, sizeof(esc)), why);
+        return r;
+}
+
+int ctl_device(const char *verb, const char *root, const char *arg, char *ret, size_t size)
+{
+        char rroot[PATH_MAX], path[PATH_MAX], real[PATH_MAX + sizeof("/uevent")], why[PATH_MAX + 128];
+        size_t rl, gl = strlen(root);
+        int r;
+
+        if (!realpath(root, rroot)) {
+                r = -errno;
+                snprintf(why, sizeof(why), "cannot open the sysfs root: %s", strerror(-r));
+                return device_error(verb, root, r, why);
+        }
+        rl = strlen(rroot);
+        if (arg[0] != '/') {
+                snprintf(why, sizeof(why), "not a device path: give a path below %s or a DEVPATH (/devices/...)",
+                         rroot);
+                return device_error(verb, arg, -EINVAL, why);
+        }
+        /* Below the root (as given or resolved), or a DEVPATH, taken as below it. */
+        if ((strncmp(arg, rroot, rl) == 0 && arg[rl] == '/') || (strncmp(arg, root, gl) == 0 && arg[gl] == '/'))
+                r = snprintf(path, sizeof(path), "%s", arg);
+        else
+                r = snprintf(path, sizeof(path), "%s%s", rroot, arg);
+        if (r < 0 || (size_t)r >= sizeof(path))
+                return device_error(verb, arg, -ENAMETOOLONG, "path too long");
+        if (!realpath(path, real)) {
+                r = -errno;
+                return device_error(verb, arg, r, r == -ENOENT || r == -ENOTDIR ? "does not exist" : strerror(-r));
+        }
+        if (strncmp(real, rroot, rl) != 0 || real[rl] != '/') {
+                snprintf(why, sizeof(why), "not a device: %s is not below the sysfs root %s", real, rroot);
+                return device_error(verb, arg, -EXDEV, why);
+        }
+        strcat(real, "/uevent");
+        if (access(real, F_OK) < 0) {
+                snprintf(why, sizeof(why), "not a device (no %s)", real);
+                return device_error(verb, arg, -ENODEV, why);
+        }
+        real[strlen(real) - strlen("/uevent")] = '\0';
+        if (strlen(real + rl) >= size)
+                return device_error(verb, arg, -ENAMETOOLONG, "path too long");
+        strcpy(ret, real + rl);
+        return 0;
 }

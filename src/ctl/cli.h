@@ -29,6 +29,8 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The program name used in messages: the basename of argv[0]. */
@@ -59,6 +61,10 @@ int ctl_usage_error(const char *verb, const char *fmt, ...) __attribute__((forma
  * Return: CTL_EXIT_USAGE.
  */
 int ctl_bad_value(const char *verb, const char *option, const char *value, const char *expected);
+
+/* A number as text, for help strings: CTL_STR(HP_CONTROL_TIMEOUT_MAX_SEC). */
+#define CTL_STR_(x) #x
+#define CTL_STR(x) CTL_STR_(x)
 
 #define CTL_OPT_SOCKET 0x7f01
 #define CTL_OPTION_HELP { "help", no_argument, NULL, 'h' }
@@ -98,3 +104,39 @@ void ctl_help(const struct ctl_getopt *g, FILE *f);
  * Return: CTL_EXIT_OK, or CTL_EXIT_USAGE after naming the first one.
  */
 int ctl_no_arguments(const char *verb, int argc, char *argv[]);
+
+/* The actions a device's uevent file accepts, as the kernel lists them. */
+#define CTL_KERNEL_ACTIONS "add, remove, change, move, online, offline, bind, unbind"
+
+/**
+ * ctl_check_action() - refuse an action the kernel does not know.
+ * @value: the value given to --action (borrowed)
+ * Return: CTL_EXIT_OK, or CTL_EXIT_USAGE after naming @value and listing
+ * CTL_KERNEL_ACTIONS.
+ */
+int ctl_check_action(const char *verb, const char *value);
+
+/**
+ * ctl_parse_seconds() - seconds, fractions allowed, as milliseconds.
+ * @option: for the message, e.g. "--timeout"
+ * @text: as given (borrowed)
+ * @min_ms: the smallest value accepted; 1 refuses 0
+ * @max_sec: the largest value accepted
+ * @ret_ms: the value, untouched on failure
+ * Return: CTL_EXIT_OK, or CTL_EXIT_USAGE after naming the value and the range.
+ */
+int ctl_parse_seconds(const char *verb, const char *option, const char *text, uint64_t min_ms, unsigned max_sec,
+                      uint64_t *ret_ms);
+
+/**
+ * ctl_device() - the DEVPATH ("/devices/...") of a device named on the command line.
+ * @root: the sysfs root, e.g. "/sys" (borrowed)
+ * @arg: as given: a path below @root, symbolic links allowed, or a DEVPATH
+ *       ("/devices/...", taken as below @root) (borrowed)
+ * @ret: receives the DEVPATH, with every link resolved (@size bytes)
+ *
+ * A device is a directory below @root holding a "uevent" file.  When @arg
+ * is not one, "PROG: VERB: ARG: why" is printed, with @arg as given.
+ * Return: 0, or a negative errno after printing why.
+ */
+int ctl_device(const char *verb, const char *root, const char *arg, char *ret, size_t size);

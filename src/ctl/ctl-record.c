@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hotplugctl record FILE [--count N] [--duration S]
+ * hotplugctl record [--count N] [--duration S] FILE
  *
  * Listens on the kernel uevent socket itself (group 1, with the kernel
  * trust checks of the uevent source) and appends every datagram, as
@@ -10,8 +10,8 @@
  * once a second and at the end.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,13 +20,16 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "ctl/cli.h"
 #include "ctl/ctl.h"
+#include "shared/escape.h"
 #include "shared/macro.h"
 #include "uevent/netlink.h"
 #include "uevent/record.h"
 #include "shared/time-util.h"
 
 #define SYNC_INTERVAL_USEC USEC_PER_SEC
+#define RECORD_DURATION_MAX_SEC 1000000000
 
 struct recorder {
         struct record_writer *w;
@@ -37,61 +40,57 @@ struct recorder {
         bool done;
 };
 
-static void usage(FILE *f)
-{
-        fprintf(f, "Usage: hotplugctl record FILE [--count N] [--duration SECONDS]\n\n"
-                   "Append every kernel uevent to FILE (created, or appended to) until\n"
-                   "SIGINT/SIGTERM, N events, or SECONDS have passed.\n\n"
-                   "  -c, --count N          stop after N events\n"
-                   "  -d, --duration SECONDS stop after this long (fractions allowed)\n"
-                   "  -h, --help             this help\n");
-}
+static const char help[] =
+        "record [--count=N] [--duration=SEC] FILE\n\n"
+        "Append every kernel uevent, as the kernel sent it and with its receive time, to\n"
+        "FILE (created with mode 0600, or appended to; a symbolic link is refused) until\n"
+        "SIGINT or SIGTERM, N events, or SEC seconds; then print a summary. Listens on\n"
+        "the kernel's uevent socket itself: the daemon need not run.\n\n"
+        "Options:\n"
+        "  -c, --count=N          stop after N events, 1 or more (default: no limit)\n"
+        "  -d, --duration=SEC     stop after SEC seconds, more than 0 to "
+        CTL_STR(RECORD_DURATION_MAX_SEC) ",\n"
+        "                         fractions allowed (default: no limit)\n"
+        CTL_HELP_HELP "\n"
+        "Exit status: 0 recorded, 1 failure (FILE or the uevent socket), 64 usage.\n";
 
+/* Return: -1 to record to *@ret_path, else the exit status (CTL_EXIT_OK after --help). */
 static int parse_args(int argc, char *argv[], struct recorder *rc, const char **ret_path)
 {
         static const struct option opts[] = {
                 { "count", required_argument, NULL, 'c' },
                 { "duration", required_argument, NULL, 'd' },
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
+                CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
         };
+        const struct ctl_getopt g = { "record", "c:d:h", opts, help };
+        uint64_t ms;
         char *end;
-        double d;
         int c;
 
-        while ((c = getopt_long(argc, argv, "c:d:h", opts, NULL)) >= 0) {
+        while ((c = ctl_getopt(&g, argc, argv)) >= 0) {
                 switch (c) {
                 case 'c':
                         errno = 0;
                         rc->max_count = strtoull(optarg, &end, 10);
-                        if (errno || *end || !*optarg || optarg[0] == '-' || rc->max_count == 0) {
-                                fprintf(stderr, "hotplugctl record: --count wants a positive number\n");
-                                return -EINVAL;
-                        }
+                        if (errno || *end || !*optarg || optarg[0] == '-' || rc->max_count == 0)
+                                return ctl_bad_value("record", "--count", optarg, "a number of events, 1 or more");
                         break;
                 case 'd':
-                        errno = 0;
-                        d = strtod(optarg, &end);
-                        if (errno || *end || !*optarg || !(d > 0 && d <= 1e9)) {
-                                fprintf(stderr, "hotplugctl record: --duration wants positive seconds\n");
-                                return -EINVAL;
-                        }
-                        rc->deadline = now_usec(CLOCK_MONOTONIC) + (usec_t)(d * (double)USEC_PER_SEC);
+                        if (ctl_parse_seconds("record", "--duration", optarg, 1, RECORD_DURATION_MAX_SEC, &ms) !=
+                            CTL_EXIT_OK)
+                                return CTL_EXIT_USAGE;
+                        rc->deadline = now_usec(CLOCK_MONOTONIC) + ms * USEC_PER_MSEC;
                         break;
-                case 'h':
-                        usage(stdout);
-                        return 0;
-                default:
-                        usage(stderr);
-                        return -EINVAL;
                 }
         }
-        if (optind != argc - 1) {
-                usage(stderr);
-                return -EINVAL;
-        }
-        *ret_path = argv[optind];
-        return 1;
+        if (c != CTL_GETOPT_END)
+                return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+        if (optind >= argc)
+                return ctl_usage_error("record", "no FILE given");
+        *ret_path = argv[optind++];
+        if (optind < argc)
+                return ctl_no_arguments("record", argc, argv);
+        return -1;
 }
 
 static int append_datagram(struct recorder *rc, const char *data, size_t size)
@@ -195,21 +194,23 @@ int verb_record(int argc, char *argv[])
         struct recorder rc = { 0 };
         const char *path = NULL;
         _cleanup_close_ int sigfd = -1;
+        char esc[PATH_MAX];
         usec_t started;
         int r;
 
         r = parse_args(argc, argv, &rc, &path);
-        if (r <= 0)
-                return r < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+        if (r >= 0)
+                return r;
+        escape_cstr(path, esc, sizeof(esc));
 
         sigfd = open_signalfd();
         if (sigfd < 0) {
-                fprintf(stderr, "hotplugctl record: signalfd: %s\n", strerror(-sigfd));
+                ctl_err("record", "signalfd: %s", strerror(-sigfd));
                 return CTL_EXIT_FAILURE;
         }
         r = record_writer_open(path, &rc.w);
         if (r < 0) {
-                fprintf(stderr, "hotplugctl record: %s: %s\n", path,
+                ctl_err("record", "%s: %s", esc,
                         r == -EBADMSG ? "exists and is not a hotplugd recording"
                         : r == -EBUSY ? "another recorder is writing to it"
                         : r == -ELOOP ? "is a symbolic link; refused"
@@ -218,26 +219,26 @@ int verb_record(int argc, char *argv[])
         }
         r = uevent_source_open(HP_RCVBUF_DEFAULT, &rc.src);
         if (r < 0) {
-                fprintf(stderr, "hotplugctl record: cannot open the kernel uevent socket: %s\n", strerror(-r));
+                ctl_err("record", "cannot open the kernel uevent socket: %s", strerror(-r));
                 record_writer_free(rc.w);
                 return CTL_EXIT_FAILURE;
         }
         if (isatty(STDERR_FILENO))
-                fprintf(stderr, "Recording kernel uevents to %s; Ctrl-C stops.\n", path);
+                fprintf(stderr, "Recording kernel uevents to %s; Ctrl-C stops.\n", esc);
         started = now_usec(CLOCK_MONOTONIC);
         r = loop(&rc, sigfd);
         if (r < 0)
-                fprintf(stderr, "hotplugctl record: %s: %s\n", path, strerror(-r));
+                ctl_err("record", "%s: %s", esc, strerror(-r));
         {
                 int s = record_writer_sync(rc.w);
                 if (s < 0 && r >= 0) {
-                        fprintf(stderr, "hotplugctl record: %s: sync: %s\n", path, strerror(-s));
+                        ctl_err("record", "%s: sync: %s", esc, strerror(-s));
                         r = s;
                 }
         }
         printf("recorded %" PRIu64 " event(s), %" PRIu64 " bytes, in %.3f s to %s; %" PRIu64
                " overflow(s), %" PRIu64 " datagram(s) dropped (not from the kernel or truncated)\n",
-               rc.datagrams, rc.bytes, (double)(now_usec(CLOCK_MONOTONIC) - started) / (double)USEC_PER_SEC, path,
+               rc.datagrams, rc.bytes, (double)(now_usec(CLOCK_MONOTONIC) - started) / (double)USEC_PER_SEC, esc,
                rc.overflows, rc.dropped);
         rc.src = uevent_source_free(rc.src);
         rc.w = record_writer_free(rc.w);

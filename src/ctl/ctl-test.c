@@ -18,11 +18,11 @@
 #include "config.h"
 #include "config/conffile.h"
 #include "config/options.h"
+#include "ctl/cli.h"
 #include "ctl/ctl.h"
 #include "shared/envbuf.h"
 #include "shared/escape.h"
 #include "pipeline/handlers.h"
-#include "shared/log.h"
 #include "shared/macro.h"
 #include "loop/manager.h"
 #include "pipeline/spawner.h"
@@ -30,82 +30,122 @@
 #include "uevent/uevent.h"
 
 struct test_args {
-        const char *devpath;
+        const char *devpath;         /* as given */
         const char *action;
         const char *config;          /* --config; NULL: the default file, if it exists */
         uint32_t set;                /* CONF_BIT() of every option given: they override the file */
         struct manager_config cfg;   /* the daemon's defaults, the file, then the options */
 };
 
-static void test_usage(FILE *f)
+/* hotplugd's options that test takes, parsed and described by hotplugd's option table. */
+static const char *const daemon_options[] = {
+        "sysfs", "handler-dir", "all", "filter-policy", "firmware-loader", "firmware-path", "handler-cache",
+        "input-strip-quotes",
+};
+#define N_DAEMON_OPTIONS ELEMENTSOF(daemon_options)
+/* getopt's value for a daemon option: its configuration key, above every character. */
+#define KEYOPT(k) (0x100 + (int)(k))
+
+/* One option's help line from its row: "--NAME=ARG  HELP", then "(RANGE, default D)". */
+static void help_line(const struct option_info *oi, char *buf, size_t size, size_t *len)
 {
-        fprintf(f, "Usage: hotplugctl test DEVPATH [--action ACTION] [--config FILE] [--sysfs DIR]\n"
-                   "         [--handler-dir DIR] [--all] [--filter-policy RULES] [--firmware-loader]\n"
-                   "         [--firmware-path DIRS] [--handler-cache N] [--input-strip-quotes]\n"
-                   "DEVPATH is /devices/... or any path below the sysfs root (e.g. /sys/class/net/lo).\n"
-                   "The handler options are hotplugd's; the configuration file is read as hotplugd reads it.\n");
+        char left[64], range[64] = "";
+        const char *def = oi->def_text ? oi->def_text : option_is_text(oi->type) ? oi->def.s : NULL;
+
+        snprintf(left, sizeof(left), "      --%s%s%s", oi->name, oi->arg ? "=" : "", oi->arg ? oi->arg : "");
+        if (oi->type == OPTION_UINT)
+                snprintf(range, sizeof(range), "%" PRIu64 " to %" PRIu64 "%s", oi->min, oi->max, def ? ", " : "");
+        *len += (size_t)snprintf(buf + *len, size - *len, strlen(left) < 24 ? "%-25s%s\n" : "%s\n%25s", left,
+                                 strlen(left) < 24 ? oi->help : "");
+        if (strlen(left) >= 24)
+                *len += (size_t)snprintf(buf + *len, size - *len, "%s\n", oi->help);
+        if (*range || def)
+                *len += (size_t)snprintf(buf + *len, size - *len, "%25s(%s%s%s)\n", "", range, def ? "default " : "",
+                                         def ? def : "");
 }
 
-/* A hotplugd option (@c: its enum conf_key), parsed as hotplugd parses it. */
+/* The full usage, with the daemon options' lines from hotplugd's option table. */
+static const char *test_help(void)
+{
+        static char help[4096];
+        size_t len;
+
+        len = (size_t)snprintf(help, sizeof(help),
+                "test [OPTIONS] DEVICE\n\n"
+                "Show what hotplugd would do for an existing DEVICE (a path below the sysfs root,\n"
+                "links resolved, or a DEVPATH /devices/...): build its event from sysfs, run the\n"
+                "handler chain, and print the configuration read, the handlers, the filter\n"
+                "verdict, the agent's argv and its complete environment. Runs nothing.\n\n"
+                "Options:\n"
+                "  -a, --action=ACTION    the event's action (default add); one of\n"
+                "                         " CTL_KERNEL_ACTIONS "\n"
+                "  -c, --config=FILE      read hotplugd's settings from FILE, which must exist\n"
+                "                         (default " HOTPLUGD_SYSCONFDIR "/hotplugd/hotplugd.conf, if present)\n"
+                "hotplugd's options, as hotplugd takes them; they override the file key by key:\n");
+        for (size_t i = 0; i < N_DAEMON_OPTIONS; i++)
+                if (option_by_name(daemon_options[i]))
+                        help_line(option_by_name(daemon_options[i]), help, sizeof(help), &len);
+        snprintf(help + len, sizeof(help) - len, CTL_HELP_HELP "\n"
+                 "Exit status: 0 shown, 1 DEVICE is not a device or the configuration file is\n"
+                 "broken, 64 usage.\n");
+        return help;
+}
+
+/* Option @c (a character or KEYOPT()) with its argument. Return: CTL_EXIT_OK or CTL_EXIT_USAGE. */
 static int parse_option(struct test_args *a, int c, const char *arg)
 {
         const struct option_info *oi;
         char why[512];
 
         switch (c) {
-        case 'a': a->action = arg; return 0;
-        case 'c': a->config = arg; return 0;
+        case 'a':
+                a->action = arg;
+                return ctl_check_action("test", arg);
+        case 'c':
+                a->config = arg;
+                return CTL_EXIT_OK;
         }
-        oi = c >= 0 && c < _CONF_KEY_MAX ? option_by_conf((enum conf_key)c) : NULL;
+        oi = c >= KEYOPT(0) && c < KEYOPT(_CONF_KEY_MAX) ? option_by_conf((enum conf_key)(c - KEYOPT(0))) : NULL;
         if (!oi)
-                return -EINVAL;
-        if (option_set_arg(&a->cfg, sizeof(a->cfg), oi, arg, why, sizeof(why)) < 0) {
-                fprintf(stderr, "hotplugctl: test: %s\n", why);
-                return -EINVAL;
-        }
+                return ctl_usage_error("test", "unexpected option");
+        if (option_set_arg(&a->cfg, sizeof(a->cfg), oi, arg, why, sizeof(why)) < 0)
+                return ctl_usage_error("test", "%s", why);
         a->cfg.handlers.sysfs_root = a->cfg.sysfs_root;
-        a->set |= CONF_BIT(c);
-        return 0;
+        a->set |= CONF_BIT(c - KEYOPT(0));
+        return CTL_EXIT_OK;
 }
 
+/* Return: 1 run, or an exit status (CTL_EXIT_OK after --help). */
 static int parse_args(int argc, char *argv[], struct test_args *a)
 {
-        /* Long options without a short form return their configuration key (0x100 + key). */
-#define KEYOPT(k) (0x100 + (k))
-        static const struct option opts[] = {
+        struct option opts[2 + N_DAEMON_OPTIONS + 2] = {
                 { "action", required_argument, NULL, 'a' },
                 { "config", required_argument, NULL, 'c' },
-                { "sysfs", required_argument, NULL, KEYOPT(CONF_SYSFS) },
-                { "handler-dir", required_argument, NULL, KEYOPT(CONF_HANDLER_DIR) },
-                { "all", no_argument, NULL, KEYOPT(CONF_ALL) },
-                { "filter-policy", required_argument, NULL, KEYOPT(CONF_FILTER_POLICY) },
-                { "firmware-loader", no_argument, NULL, KEYOPT(CONF_FIRMWARE_LOADER) },
-                { "firmware-path", required_argument, NULL, KEYOPT(CONF_FIRMWARE_PATH) },
-                { "handler-cache", required_argument, NULL, KEYOPT(CONF_HANDLER_CACHE) },
-                { "input-strip-quotes", no_argument, NULL, KEYOPT(CONF_INPUT_STRIP_QUOTES) },
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
         };
-        int c;
+        const struct ctl_getopt g = { "test", "a:c:h", opts, test_help() };
+        size_t n = 2;
+        int c, r;
 
+        for (size_t i = 0; i < N_DAEMON_OPTIONS; i++) {
+                const struct option_info *oi = option_by_name(daemon_options[i]);
+
+                if (oi)
+                        opts[n++] = (struct option){ oi->name, oi->arg ? required_argument : no_argument, NULL,
+                                                     KEYOPT(oi->conf) };
+        }
+        opts[n] = (struct option)CTL_OPTION_HELP;
         *a = (struct test_args){ .action = "add" };
         options_defaults(&a->cfg);
-        while ((c = getopt_long(argc, argv, "a:c:h", opts, NULL)) >= 0) {
-                if (c == 'h') {
-                        test_usage(stdout);
-                        return 0;
-                }
-                if (parse_option(a, c >= KEYOPT(0) ? c - KEYOPT(0) : c, optarg) < 0) {
-                        test_usage(stderr);
-                        return -EINVAL;
-                }
-        }
-#undef KEYOPT
-        if (optind + 1 != argc) {
-                test_usage(stderr);
-                return -EINVAL;
-        }
-        a->devpath = argv[optind];
+        while ((c = ctl_getopt(&g, argc, argv)) >= 0)
+                if ((r = parse_option(a, c, optarg)) != CTL_EXIT_OK)
+                        return r;
+        if (c != CTL_GETOPT_END)
+                return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+        if (optind >= argc)
+                return ctl_usage_error("test", "no DEVICE given");
+        a->devpath = argv[optind++];
+        if (optind < argc)
+                return ctl_no_arguments("test", argc, argv);
         return 1;
 }
 
@@ -126,35 +166,12 @@ static int load_config(struct test_args *a, struct conf *conf)
                 return 0;
         }
         if (r < 0) {
-                fprintf(stderr, "hotplugctl: test: %s\n", err.msg);
+                ctl_err("test", "%s", err.msg);
                 return r;
         }
         printf("config: %s\n", path);
         conf_apply(conf, &a->cfg, a->set);
         a->cfg.handlers.sysfs_root = a->cfg.sysfs_root;
-        return 0;
-}
-
-/* Canonical DEVPATH ("/devices/...") of @arg, which may be a DEVPATH or a path below @root. */
-static int canonical_devpath(const char *root, const char *arg, char *ret, size_t size)
-{
-        char rroot[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
-        size_t rl;
-
-        if (!realpath(root, rroot))
-                return negative_errno();
-        rl = strlen(rroot);
-        if (strncmp(arg, rroot, rl) == 0 && arg[rl] == '/')
-                snprintf(path, sizeof(path), "%s", arg);
-        else if (arg[0] == '/')
-                snprintf(path, sizeof(path), "%s%s", rroot, arg);
-        else
-                return -EINVAL;
-        if (!realpath(path, real))
-                return negative_errno();
-        if (strncmp(real, rroot, rl) != 0 || real[rl] != '/' || strlen(real + rl) >= size)
-                return -EXDEV;
-        strcpy(ret, real + rl);
         return 0;
 }
 
@@ -179,43 +196,54 @@ static bool reserved_key(const char *line)
         return false;
 }
 
-/* The kernel-format datagram for @devpath; SEQNUM is the kernel's current counter (synthetic). */
-static int build_datagram(int rootfd, const char *devpath, const char *action, char *buf, size_t *ret_len,
-                          unsigned long long *ret_seq)
+/* An event as the kernel would send it. */
+struct datagram {
+        char buf[HP_UEVENT_MAX_SIZE];
+        size_t len;
+        unsigned long long seq;      /* synthetic: the kernel's current counter, or 0 */
+};
+
+/* The kernel-format datagram for @devpath; errors name the device as given. */
+static int build_datagram(const struct test_args *a, int rootfd, const char *devpath, struct datagram *dg)
 {
-        char uevent[HP_UEVENT_MAX_SIZE], subsystem[PATH_MAX], header[PATH_MAX + 64], seqtext[32];
+        char uevent[HP_UEVENT_MAX_SIZE], subsystem[PATH_MAX], header[PATH_MAX + 64], seqtext[32], esc[256];
+        const char *given = escape_cstr(a->devpath, esc, sizeof(esc));
         uint64_t seq = 0;
         _cleanup_close_ int fd = sysfs_open_dir(rootfd, devpath);
-        size_t len = 0;
         int r;
 
-        if (fd < 0)
+        if (fd < 0) {
+                ctl_err("test", "%s: %s", given, strerror(-fd));
                 return fd;
+        }
         r = sysfs_link_name(fd, devpath, "subsystem", subsystem, sizeof(subsystem));
-        if (r < 0)
-                return log_error_errno(r, "%s: no subsystem link", devpath);
+        if (r < 0) {
+                ctl_err("test", "%s: no subsystem link: %s", given, strerror(-r));
+                return r;
+        }
         r = sysfs_read_at(fd, "uevent", uevent, sizeof(uevent));
-        if (r < 0)
-                return log_error_errno(r, "%s: cannot read its uevent file", devpath);
-        /* Synthetic: the kernel's current counter if readable, else 0. */
+        if (r < 0) {
+                ctl_err("test", "%s: cannot read its uevent file: %s", given, strerror(-r));
+                return r;
+        }
         (void)sysfs_read_seqnum(rootfd, &seq);
-        *ret_seq = seq;
+        dg->seq = seq;
         snprintf(seqtext, sizeof(seqtext), "%" PRIu64, seq);
 
-        snprintf(header, sizeof(header), "%s@%s", action, devpath);
-        r = put(buf, &len, "", header);
-        if (r >= 0) r = put(buf, &len, "ACTION", action);
-        if (r >= 0) r = put(buf, &len, "DEVPATH", devpath);
-        if (r >= 0) r = put(buf, &len, "SUBSYSTEM", subsystem);
+        snprintf(header, sizeof(header), "%s@%s", a->action, devpath);
+        dg->len = 0;
+        r = put(dg->buf, &dg->len, "", header);
+        if (r >= 0) r = put(dg->buf, &dg->len, "ACTION", a->action);
+        if (r >= 0) r = put(dg->buf, &dg->len, "DEVPATH", devpath);
+        if (r >= 0) r = put(dg->buf, &dg->len, "SUBSYSTEM", subsystem);
         for (char *line = strtok(uevent, "\n"); r >= 0 && line; line = strtok(NULL, "\n"))
                 if (!reserved_key(line))
-                        r = put(buf, &len, "", line);
+                        r = put(dg->buf, &dg->len, "", line);
         if (r >= 0)
-                r = put(buf, &len, "SEQNUM", seqtext);
+                r = put(dg->buf, &dg->len, "SEQNUM", seqtext);
         if (r < 0)
-                return log_error_errno(r, "%s: event larger than %d bytes", devpath, HP_UEVENT_MAX_SIZE);
-        *ret_len = len;
-        return 0;
+                ctl_err("test", "%s: event larger than %d bytes", given, HP_UEVENT_MAX_SIZE);
+        return r;
 }
 
 static void print_handlers(const struct handler_chain *c)
@@ -238,8 +266,10 @@ static int print_result(const struct manager_config *cfg, const struct uevent *v
         int r;
 
         r = uevent_dup(view, env, name[0] ? name : NULL, &ev);
-        if (r < 0)
-                return log_error_errno(r, "cannot copy the event");
+        if (r < 0) {
+                ctl_err("test", "cannot copy the event: %s", strerror(-r));
+                return r;
+        }
         spawn_env_build(ev, &se);
         escape_cstr(ev->name, esc, sizeof(esc));
         if (cfg->hotplug_d)
@@ -257,26 +287,29 @@ static int run_test_event(const struct test_args *a, int rootfd, const char *dev
 {
         _cleanup_(handler_chain_freep) struct handler_chain *c = NULL;
         uint16_t vars[HP_UEVENT_MAX_VARS];
-        char buf[HP_UEVENT_MAX_SIZE], name[HP_NAME_MAX];
+        char name[HP_NAME_MAX], esc[256];
         struct handler_trace trace;
-        unsigned long long seq = 0;
+        struct datagram dg;
         enum uevent_reject why;
         struct uevent view;
         struct envbuf env;
-        size_t len = 0;
         int r;
 
-        r = build_datagram(rootfd, devpath, a->action, buf, &len, &seq);
+        r = build_datagram(a, rootfd, devpath, &dg);
         if (r < 0)
                 return r;
-        if (uevent_parse(buf, len, vars, &view, &why) < 0)
-                return log_error_errno(-EBADMSG, "%s: the event would be rejected: %s", devpath,
-                                       uevent_reject_to_string(why));
+        if (uevent_parse(dg.buf, dg.len, vars, &view, &why) < 0) {
+                ctl_err("test", "%s: the event would be rejected: %s", escape_cstr(a->devpath, esc, sizeof(esc)),
+                        uevent_reject_to_string(why));
+                return -EBADMSG;
+        }
         r = handler_chain_new(&a->cfg.handlers, &c);
-        if (r < 0)
-                return log_error_errno(r, "cannot set up handlers");
-        printf("event: %s %s (synthetic, not from the kernel: SEQNUM=%llu%s)\n", a->action, devpath, seq,
-               seq ? " is the kernel's current counter" : "");
+        if (r < 0) {
+                ctl_err("test", "cannot set up handlers: %s", strerror(-r));
+                return r;
+        }
+        printf("event: %s %s (synthetic, not from the kernel: SEQNUM=%llu%s)\n", a->action, devpath, dg.seq,
+               dg.seq ? " is the kernel's current counter" : "");
         print_handlers(c);
         envbuf_init(&env);
         r = handler_chain_run_traced(c, &view, &env, name, &trace);
@@ -303,19 +336,20 @@ int verb_test(int argc, char *argv[])
         int r;
 
         r = parse_args(argc, argv, &a);
-        if (r <= 0)
-                return r < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+        if (r != 1)
+                return r;
         conf = calloc(1, sizeof(*conf));
-        if (!conf || load_config(&a, conf) < 0)
-                return CTL_EXIT_FAILURE;
-        r = canonical_devpath(a.cfg.sysfs_root, a.devpath, devpath, sizeof(devpath));
-        if (r < 0) {
-                log_error_errno(r, "%s: not a device below %s", a.devpath, a.cfg.sysfs_root);
+        if (!conf) {
+                ctl_err("test", "%s", strerror(ENOMEM));
                 return CTL_EXIT_FAILURE;
         }
+        if (load_config(&a, conf) < 0)
+                return CTL_EXIT_FAILURE;
+        if (ctl_device("test", a.cfg.sysfs_root, a.devpath, devpath, sizeof(devpath)) < 0)
+                return CTL_EXIT_FAILURE;
         rootfd = sysfs_open_root(a.cfg.sysfs_root);
         if (rootfd < 0) {
-                log_error_errno(rootfd, "cannot open %s", a.cfg.sysfs_root);
+                ctl_err("test", "cannot open %s: %s", a.cfg.sysfs_root, strerror(-rootfd));
                 return CTL_EXIT_FAILURE;
         }
         r = run_test_event(&a, rootfd, devpath);

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hotplugctl trigger [--action add|change] [--subsystem-match S]...
+ * hotplugctl trigger [--action ACTION] [--subsystem-match S]...
+ *                    [--subsystem-nomatch S]... [--sysname-match N]...
  *                    [--settle] [--timeout SEC] [--dry-run] [--verbose]
+ *                    [--socket PATH] [DEVICE...]
  *
- * Coldplug: enumerate devices with libudev and write "ACTION UUID" into each
+ * Coldplug: enumerate devices with libudev (or take the DEVICEs named, each
+ * checked against the match options) and write "ACTION UUID" into each
  * device's uevent file, one fresh UUID per device (the kernel sends it back
  * as SYNTH_UUID).  With --settle the UUIDs are given to the daemon
  * (watch-uuids) before any file is written, so none can be processed
@@ -11,12 +14,14 @@
  * events.  Devices are handled in batches of at most HP_CONTROL_UUIDS_MAX.
  * On a terminal a progress line is kept up to date on stderr.
  *
- * Exit: 0, 1 (some write failed), 2 (settle timed out), 3 (no daemon), 64.
+ * Exit: 0, 1 (a device named is not one, or some write failed), 2 (settle
+ * timed out), 3 (no daemon), 64.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <fnmatch.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,18 +29,30 @@
 
 #include <libudev.h>
 
+#include "config.h"
+#include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/ctl.h"
 #include "shared/escape.h"
 #include "shared/macro.h"
+#include "shared/sysfs.h"
 #include "control/uuid-set.h"
 
 #define MAX_MATCHES 64
+#define SYSFS_ROOT "/sys"
+#define TRIGGER_DEFAULT_TIMEOUT_SEC 120
+
+/* Repeated options: --subsystem-match, --subsystem-nomatch, --sysname-match. */
+struct patterns {
+        const char *p[MAX_MATCHES];
+        size_t n;
+};
 
 struct trigger {
         const char *action;
-        const char *match[MAX_MATCHES];
-        size_t n_match;
+        struct patterns match, nomatch, sysname;
+        char **devices;             /* the DEVICE arguments (borrowed from argv) */
+        size_t n_devices;
         bool settle, dry_run, verbose, tty;
         uint64_t timeout_ms;
         char **paths;               /* syspaths, owned */
@@ -55,6 +72,25 @@ static void trigger_done(struct trigger *t)
         safe_close(t->fd);
 }
 
+/* Append a copy of @syspath to t->paths. */
+static int add_path(struct trigger *t, const char *syspath, size_t *cap)
+{
+        if (t->n_paths == *cap) {
+                size_t n = *cap ? *cap * 2 : 256;
+                char **p = realloc(t->paths, n * sizeof(*p));
+
+                if (!p)
+                        return -ENOMEM;
+                t->paths = p;
+                *cap = n;
+        }
+        t->paths[t->n_paths] = strdup(syspath);
+        if (!t->paths[t->n_paths])
+                return -ENOMEM;
+        t->n_paths++;
+        return 0;
+}
+
 static int enumerate(struct trigger *t)
 {
         struct udev *udev = udev_new();
@@ -65,28 +101,21 @@ static int enumerate(struct trigger *t)
 
         if (!e)
                 goto out;
-        for (size_t i = 0; i < t->n_match; i++)
-                if ((r = udev_enumerate_add_match_subsystem(e, t->match[i])) < 0)
+        for (size_t i = 0; i < t->match.n; i++)
+                if ((r = udev_enumerate_add_match_subsystem(e, t->match.p[i])) < 0)
+                        goto out;
+        for (size_t i = 0; i < t->nomatch.n; i++)
+                if ((r = udev_enumerate_add_nomatch_subsystem(e, t->nomatch.p[i])) < 0)
+                        goto out;
+        for (size_t i = 0; i < t->sysname.n; i++)
+                if ((r = udev_enumerate_add_match_sysname(e, t->sysname.p[i])) < 0)
                         goto out;
         r = udev_enumerate_scan_devices(e);
         if (r < 0)
                 goto out;
-        udev_list_entry_foreach(entry, udev_enumerate_get_list_entry(e)) {
-                if (t->n_paths == cap) {
-                        char **p = realloc(t->paths, (cap = cap ? cap * 2 : 256) * sizeof(*p));
-                        if (!p) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                        t->paths = p;
-                }
-                t->paths[t->n_paths] = strdup(udev_list_entry_get_name(entry));
-                if (!t->paths[t->n_paths]) {
-                        r = -ENOMEM;
+        udev_list_entry_foreach(entry, udev_enumerate_get_list_entry(e))
+                if ((r = add_path(t, udev_list_entry_get_name(entry), &cap)) < 0)
                         goto out;
-                }
-                t->n_paths++;
-        }
         r = 0;
 out:
         udev_enumerate_unref(e);
@@ -94,11 +123,56 @@ out:
         return r;
 }
 
+static bool any_matches(const struct patterns *ps, const char *s)
+{
+        for (size_t i = 0; i < ps->n; i++)
+                if (fnmatch(ps->p[i], s, 0) == 0)
+                        return true;
+        return false;
+}
+
+/*
+ * The DEVICEs named, each once, in the order given, that pass the match
+ * options as an enumeration would (shell patterns, as libudev matches).
+ * Return: CTL_EXIT_OK, or CTL_EXIT_FAILURE after naming a DEVICE that is not one.
+ */
+static int named_devices(struct trigger *t)
+{
+        char devpath[PATH_MAX], syspath[PATH_MAX + sizeof(SYSFS_ROOT)], subsystem[PATH_MAX];
+        _cleanup_close_ int rootfd = sysfs_open_root(SYSFS_ROOT);
+        size_t cap = 0;
+        int r;
+
+        for (size_t i = 0; i < t->n_devices; i++) {
+                _cleanup_close_ int fd = -1;
+                bool seen = false;
+
+                if (ctl_device("trigger", SYSFS_ROOT, t->devices[i], devpath, sizeof(devpath)) < 0)
+                        return CTL_EXIT_FAILURE;
+                snprintf(syspath, sizeof(syspath), SYSFS_ROOT "%s", devpath);
+                for (size_t k = 0; k < t->n_paths && !seen; k++)
+                        seen = strcmp(t->paths[k], syspath) == 0;
+                /* No subsystem link (a module, say): only a --subsystem-match can refuse it. */
+                fd = rootfd < 0 ? rootfd : sysfs_open_dir(rootfd, devpath);
+                if (fd < 0 || sysfs_link_name(fd, devpath, "subsystem", subsystem, sizeof(subsystem)) < 0)
+                        subsystem[0] = '\0';
+                if (seen || (t->match.n && !any_matches(&t->match, subsystem)) ||
+                    any_matches(&t->nomatch, subsystem) ||
+                    (t->sysname.n && !any_matches(&t->sysname, sysfs_basename(devpath))))
+                        continue;
+                if ((r = add_path(t, syspath, &cap)) < 0) {
+                        ctl_err("trigger", "%s", strerror(-r));
+                        return CTL_EXIT_FAILURE;
+                }
+        }
+        return CTL_EXIT_OK;
+}
+
 static void progress(const struct trigger *t, const char *what, size_t done, size_t total, bool last)
 {
         if (!t->tty)
                 return;
-        fprintf(stderr, "\r\033[Khotplugctl trigger: %s %zu/%zu", what, done, total);
+        fprintf(stderr, "\r\033[K%s: trigger: %s %zu/%zu", ctl_program, what, done, total);
         if (last)
                 fputc('\n', stderr);
 }
@@ -146,10 +220,14 @@ static size_t write_uevents(struct trigger *t, size_t from, size_t to)
                 snprintf(path, sizeof(path), "%s/uevent", t->paths[i]);
                 fd = open(path, O_WRONLY | O_CLOEXEC);
                 if (fd < 0 || write(fd, line, (size_t)len) != len) {
+                        int e = errno;
+
                         t->failed[i] = true;
                         failures++;
-                        fprintf(stderr, "%shotplugctl: trigger: %s: %s\n", t->tty ? "\r\033[K" : "",
-                                escape_cstr(path, esc, sizeof(esc)), strerror(errno));
+                        if (t->tty)
+                                fputs("\r\033[K", stderr);
+                        ctl_err("trigger", "%s: %s", escape_cstr(path, esc, sizeof(esc)),
+                                e == EINVAL ? "the kernel refused the action" : strerror(e));
                 } else if (t->verbose) {
                         printf("%s %s\n", escape_cstr(t->paths[i], esc, sizeof(esc)), t->uuid[i]);
                 }
@@ -196,13 +274,16 @@ static int wait_batch(struct trigger *t, size_t from, size_t to)
         if (ctlmsg_is(rec, "timeout")) {
                 (void)ctlmsg_get_u64(rec, "done", &done);
                 (void)ctlmsg_get_u64(rec, "total", &total);
-                fprintf(stderr, "%shotplugctl: trigger: timed out, %" PRIu64 " of %" PRIu64
-                                " events not processed\n",
-                        t->tty ? "\r\033[K" : "", total - done, total);
+                if (t->tty)
+                        fputs("\r\033[K", stderr);
+                ctl_err("trigger", "timed out, %" PRIu64 " of %" PRIu64 " events not processed", total - done, total);
                 report_missing(t, rec, from, to);
                 return CTL_EXIT_TIMEOUT;
         }
-        return ctlmsg_is(rec, "error") ? ctl_report_error("trigger", rec) : CTL_EXIT_FAILURE;
+        if (ctlmsg_is(rec, "error"))
+                return ctl_report_error("trigger", rec);
+        ctl_err("trigger", "unexpected reply");
+        return CTL_EXIT_FAILURE;
 }
 
 static int run(struct trigger *t)
@@ -216,7 +297,7 @@ static int run(struct trigger *t)
 
                 for (size_t i = from; i < to; i++)
                         if ((r = uuid_random(t->uuid[i])) < 0) {
-                                fprintf(stderr, "hotplugctl: trigger: no random bytes: %s\n", strerror(-r));
+                                ctl_err("trigger", "no random bytes: %s", strerror(-r));
                                 return CTL_EXIT_FAILURE;
                         }
                 if (t->settle && (r = send_uuids(t, "watch-uuids", from, to, false)) != CTL_EXIT_OK)
@@ -231,47 +312,80 @@ static int run(struct trigger *t)
         return failures ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
 }
 
-static int usage(void)
+static const char help[] =
+        "trigger [OPTIONS] [DEVICE...]\n\n"
+        "Coldplug: make the kernel send again the events of devices that exist, by\n"
+        "writing \"ACTION UUID\" into each device's uevent file (the event carries\n"
+        "SYNTH_UUID=UUID). Without DEVICEs, every device the match options select; with\n"
+        "DEVICEs (/sys/... or /devices/..., links resolved), those that pass them.\n\n"
+        "Options:\n"
+        "  -a, --action=ACTION    the action to request (default add); one of\n"
+        "                         " CTL_KERNEL_ACTIONS "\n"
+        "  -s, --subsystem-match=SUBSYSTEM\n"
+        "                         only devices of this subsystem (shell pattern)\n"
+        "  -S, --subsystem-nomatch=SUBSYSTEM\n"
+        "                         not devices of this subsystem (shell pattern)\n"
+        "  -y, --sysname-match=NAME\n"
+        "                         only devices with this name (shell pattern, e.g. veth*)\n"
+        "                         Each match option may be given up to " CTL_STR(MAX_MATCHES) " times; a device\n"
+        "                         passes if it matches any -s, no -S and any -y.\n"
+        "  -n, --dry-run          print the devices that would be triggered, write nothing\n"
+        "  -v, --verbose          print each device triggered and its UUID\n"
+        "  -w, --settle           then wait until the daemon has processed exactly these\n"
+        "                         events\n"
+        "  -t, --timeout=SEC      with --settle, give up after SEC seconds, 0 to\n"
+        "                         " CTL_STR(HP_CONTROL_TIMEOUT_MAX_SEC) ", fractions allowed (default "
+        CTL_STR(TRIGGER_DEFAULT_TIMEOUT_SEC) ")\n"
+        CTL_HELP_SOCKET "                         (with --settle)\n"
+        CTL_HELP_HELP "\n"
+        "Exit status: 0 triggered (and processed), 1 a DEVICE is not a device (nothing\n"
+        "written) or a write failed, 2 timed out, 3 no daemon (or refused), 64 usage.\n";
+
+static int add_pattern(struct patterns *ps, const char *option, const char *value)
 {
-        fprintf(stderr, "Usage: hotplugctl trigger [--action add|change] [--subsystem-match S]...\n"
-                        "                          [--settle] [--timeout SEC] [--dry-run] [--verbose]\n");
-        return CTL_EXIT_USAGE;
+        if (ps->n == MAX_MATCHES)
+                return ctl_usage_error("trigger", "%s given more than %d times", option, MAX_MATCHES);
+        ps->p[ps->n++] = value;
+        return CTL_EXIT_OK;
 }
 
 static int parse_args(struct trigger *t, int argc, char *argv[])
 {
-        static const struct option options[] = {
+        static const struct option opts[] = {
                 { "action", required_argument, NULL, 'a' },
                 { "subsystem-match", required_argument, NULL, 's' },
+                { "subsystem-nomatch", required_argument, NULL, 'S' },
+                { "sysname-match", required_argument, NULL, 'y' },
                 { "settle", no_argument, NULL, 'w' },
                 { "timeout", required_argument, NULL, 't' },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "verbose", no_argument, NULL, 'v' },
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
+                CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
         };
-        char *end;
-        int c;
+        const struct ctl_getopt g = { "trigger", "a:s:S:y:wt:nvh", opts, help };
+        int c, r = CTL_EXIT_OK;
 
-        while ((c = getopt_long(argc, argv, "a:s:wt:nvh", options, NULL)) >= 0) {
+        while (r == CTL_EXIT_OK && (c = ctl_getopt(&g, argc, argv)) >= 0) {
                 switch (c) {
                 case 'a':
-                        if (strcmp(optarg, "add") != 0 && strcmp(optarg, "change") != 0)
-                                return usage();
+                        r = ctl_check_action("trigger", optarg);
                         t->action = optarg;
                         break;
                 case 's':
-                        if (t->n_match == MAX_MATCHES)
-                                return usage();
-                        t->match[t->n_match++] = optarg;
+                        r = add_pattern(&t->match, "--subsystem-match", optarg);
+                        break;
+                case 'S':
+                        r = add_pattern(&t->nomatch, "--subsystem-nomatch", optarg);
+                        break;
+                case 'y':
+                        r = add_pattern(&t->sysname, "--sysname-match", optarg);
                         break;
                 case 'w':
                         t->settle = true;
                         break;
                 case 't':
-                        t->timeout_ms = strtoull(optarg, &end, 10) * 1000;
-                        if (*end || end == optarg || t->timeout_ms > HP_CONTROL_TIMEOUT_MAX_SEC * 1000ULL)
-                                return usage();
+                        r = ctl_parse_seconds("trigger", "--timeout", optarg, 0, HP_CONTROL_TIMEOUT_MAX_SEC,
+                                              &t->timeout_ms);
                         break;
                 case 'n':
                         t->dry_run = true;
@@ -279,25 +393,34 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
                 case 'v':
                         t->verbose = true;
                         break;
-                default:
-                        return usage();
                 }
         }
-        return optind < argc ? usage() : CTL_EXIT_OK;
+        if (r != CTL_EXIT_OK)
+                return r;
+        if (c != CTL_GETOPT_END)
+                return c == CTL_GETOPT_HELP ? CTL_GETOPT_HELP : CTL_EXIT_USAGE;
+        t->devices = argv + optind;
+        t->n_devices = (size_t)(argc - optind);
+        return CTL_EXIT_OK;
 }
 
 int verb_trigger(int argc, char *argv[])
 {
-        struct trigger t = { .action = "add", .timeout_ms = 120 * 1000, .fd = -1 };
+        struct trigger t = { .action = "add", .timeout_ms = TRIGGER_DEFAULT_TIMEOUT_SEC * 1000, .fd = -1 };
         int r;
 
         r = parse_args(&t, argc, argv);
         if (r != CTL_EXIT_OK)
-                return r;
+                return r == CTL_GETOPT_HELP ? CTL_EXIT_OK : r;
         t.tty = isatty(STDERR_FILENO) == 1;
-        r = enumerate(&t);
-        if (r < 0) {
-                fprintf(stderr, "hotplugctl: trigger: cannot enumerate devices: %s\n", strerror(-r));
+        if (t.n_devices) {
+                r = named_devices(&t);
+                if (r != CTL_EXIT_OK) {
+                        trigger_done(&t);
+                        return r;
+                }
+        } else if ((r = enumerate(&t)) < 0) {
+                ctl_err("trigger", "cannot enumerate devices: %s", strerror(-r));
                 trigger_done(&t);
                 return CTL_EXIT_FAILURE;
         }
@@ -312,6 +435,7 @@ int verb_trigger(int argc, char *argv[])
         t.uuid = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.uuid));
         t.failed = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.failed));
         if (!t.uuid || !t.failed) {
+                ctl_err("trigger", "%s", strerror(ENOMEM));
                 trigger_done(&t);
                 return CTL_EXIT_FAILURE;
         }

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "ctl/cli.h"
 #include "ctl/ctl.h"
+#include "shared/escape.h"
 #include "shared/log.h"
 
 static const struct {
@@ -42,13 +43,19 @@ static void usage(FILE *f)
 
 static int run_verb(const char *name, int argc, char *argv[])
 {
+        static char ident[128];
+        char esc[256];
+
         for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
                 if (strcmp(name, verbs[i].name) == 0) {
+                        /* What the library logs while the verb runs says which verb it was. */
+                        snprintf(ident, sizeof(ident), "%s: %s", ctl_program, verbs[i].name);
+                        log_open(LOG_TARGET_STDERR, ident);
                         optind = 0; /* full getopt reset for the verb */
                         return verbs[i].run(argc, argv);
                 }
-        fprintf(stderr, "%s: unknown verb '%s'\nTry '%s --help' for the list of verbs.\n", ctl_program, name,
-                ctl_program);
+        fprintf(stderr, "%s: unknown verb '%s'\nTry '%s --help' for the list of verbs.\n", ctl_program,
+                escape_cstr(name, esc, sizeof(esc)), ctl_program);
         return CTL_EXIT_USAGE;
 }
 
@@ -79,8 +86,10 @@ int main(int argc, char *argv[])
                                 ctl_program, ctl_program);
                         return CTL_EXIT_USAGE;
                 } else {
+                        char esc[256];
+
                         fprintf(stderr, "%s: unknown option '%s' before the verb\nTry '%s --help' for more information.\n",
-                                ctl_program, argv[i], ctl_program);
+                                ctl_program, escape_cstr(argv[i], esc, sizeof(esc)), ctl_program);
                         return CTL_EXIT_USAGE;
                 }
         }
