@@ -206,12 +206,8 @@ static void put_legend(const struct svg *g)
         double x = 12, y = 86;
 
         x = put_key(f, x, y, "queued", false, "waiting for its agent (received to started)");
-        for (enum tl_outcome o = 0; o < _TL_OUTCOME_MAX; o++) {
-                char cls[32];
-
-                snprintf(cls, sizeof(cls), "bar %s", timeline_outcome_name(o));
-                x = put_key(f, x, y, cls, false, timeline_outcome_text(o));
-        }
+        for (enum tl_outcome o = 0; o < _TL_OUTCOME_MAX; o++)
+                x = put_key(f, x, y, timeline_outcome_name(o), false, timeline_outcome_text(o));
         x = 12, y = 106;
         fprintf(f, "<path class=\"wait\" d=\"M%.0f,%.0f L%.0f,%.0f\" marker-end=\"url(#arrow)\"/>", x, y - 4, x + 24, y - 4);
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">waited for another event</text>\n", x + 30, y);
