@@ -531,7 +531,7 @@ static int pack_rows(struct timeline *tl)
         _cleanup_free_ struct heap_item *busy_v = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*busy_v));
         _cleanup_free_ struct heap_item *free_v = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*free_v));
         struct heap busy = { busy_v, 0 }, idle = { free_v, 0 };
-        usec_t pad = tl->span / 400;
+        usec_t pad = tl->span / 250; /* 4 px of the narrowest SVG plot */
 
         if (!order || !busy_v || !free_v)
                 return -ENOMEM;

@@ -37,7 +37,7 @@
 #define PLOT_MAX_W 4000
 #define CHAR_W 6.1       /* average glyph width at 10 px, for fitting labels */
 #define LABEL_CHARS 44   /* lane labels longer than this keep their tail */
-#define EXEC_MIN_W 5.0   /* an exec failure has no duration: a small block */
+#define EXEC_MIN_W 4.0   /* an exec failure has no duration: a small block (within the packing pad) */
 
 struct svg {
         const struct timeline *tl;
@@ -243,10 +243,11 @@ static void put_axis(const struct svg *g)
         char buf[64];
 
         fputs("<g class=\"grid\">\n", f);
-        fprintf(f, "<text class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"end\">ms since the start</text>",
-                LEFT - 10, PLOT_TOP - 8);
-        fprintf(f, "<text class=\"axis-title\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT - 10,
-                g->bottom + 16, wall ? "local time" : "ms since the start");
+        /* Axis titles clear of the first tick's label, which is centred on LEFT. */
+        fprintf(f, "<text class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"end\">since the start</text>",
+                LEFT - 30, PLOT_TOP - 8);
+        fprintf(f, "<text class=\"axis-title\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                wall ? LEFT - 50 : LEFT - 30, g->bottom + 16, wall ? "local time" : "since the start");
         for (double t = 0; t <= span_ms + step / 1000.0; t += step) {
                 double x = LEFT + t * g->w / span_ms;
                 const char *label;
