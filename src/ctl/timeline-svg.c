@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,7 +108,7 @@ static void put_style(FILE *f, bool compact)
               ".running{fill:#dcd7d2;stroke:#6b635d;stroke-dasharray:3 2}\n"
               ".queued{fill:url(#hatch-wait);stroke:#8c96a1;stroke-width:.6}\n"
               ".lbl{font-size:10px;fill:#fff;pointer-events:none}\n"
-              ".lbl.dark{fill:#1a1a1a}\n"
+              ".lbl.dark{fill:#111;stroke:#fff;stroke-width:2.5px;paint-order:stroke;stroke-linejoin:round}\n"
               ".lbl.out{fill:#333}\n"
               ".lane-label{fill:#333}\n"
               ".stripe{fill:#f2f3f5}\n"
@@ -339,7 +340,7 @@ static void put_lanes(const struct svg *g)
         fputs("</g>\n", g->f);
 }
 
-/* The row an event's tick goes on: where its first run's wait starts, else its lane's first row. */
+/* The row an event's tick goes on: where its first run's wait starts; UINT_MAX: it has no run. */
 static unsigned *event_rows(const struct svg *g)
 {
         const struct timeline *tl = g->tl;
@@ -348,7 +349,7 @@ static unsigned *event_rows(const struct svg *g)
         if (!rows)
                 return NULL;
         for (size_t i = 0; i < tl->n_events; i++)
-                rows[i] = row_of(g, tl->events[i].lane, 0);
+                rows[i] = UINT_MAX;
         for (size_t i = tl->n_runs; i > 0; i--)
                 if (tl->runs[i - 1].event >= 0)
                         rows[tl->runs[i - 1].event] = row_of(g, tl->runs[i - 1].lane, tl->runs[i - 1].row);
@@ -367,7 +368,7 @@ static int put_events(const struct svg *g)
         fputs("<g class=\"events\">\n", f);
         for (size_t i = 0; i < tl->n_events; i++) {
                 const struct tl_event *e = &tl->events[i];
-                double x = x_of(g, e->t), y = y_of_row(g, rows[i]);
+                double x = x_of(g, e->t), y = y_of_row(g, rows[i] == UINT_MAX ? row_of(g, e->lane, 0) : rows[i]);
 
                 fprintf(f, "<line class=\"event\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>SEQNUM=%" PRIu64
                            " ",
@@ -375,8 +376,9 @@ static int put_events(const struct svg *g)
                 put_text(f, e->action);
                 fputc(' ', f);
                 put_text(f, e->devpath);
-                fprintf(f, " received at %s (+%.3f ms)</title></line>\n",
-                        timeline_wall(tl, e->t, TL_WALL_US, wall, sizeof(wall)), (double)e->t / 1000.0);
+                fprintf(f, " received at %s (+%.3f ms)%s</title></line>\n",
+                        timeline_wall(tl, e->t, TL_WALL_US, wall, sizeof(wall)), (double)e->t / 1000.0,
+                        rows[i] == UINT_MAX ? "\nno agent run recorded (filtered, a duplicate, or not run)" : "");
         }
         fputs("</g>\n", f);
         return 0;

@@ -65,10 +65,11 @@ static void put_bar(const struct timeline *tl, const struct tl_run *run, unsigne
 
 static void put_key(FILE *f)
 {
-        fprintf(f, "key: %c waiting for its agent", WAIT_CHAR);
+        fprintf(f, "key: %c waiting for its agent, + event without an agent run; runs:", WAIT_CHAR);
         for (enum tl_outcome o = 0; o < _TL_OUTCOME_MAX; o++)
-                fprintf(f, ", %c %s", outcome_char[o], timeline_outcome_text(o));
-        fputs(", + event without an agent run\n", f);
+                fprintf(f, "%s%c %s", o == TL_SIGNAL ? ",\n     " : o ? ", " : " ", outcome_char[o],
+                        timeline_outcome_text(o));
+        fputc('\n', f);
 }
 
 static int cmp_lane_row(const void *a, const void *b, void *userdata)
@@ -195,7 +196,7 @@ static void put_run(const struct timeline *tl, const struct tl_run *run, unsigne
         char lane[HP_UEVENT_MAX_SIZE], act[64], status[160], wall[64];
 
         timeline_run_status(run, status, sizeof(status));
-        fprintf(f, "%10.3f  %10.3f  %10" PRIu64 "  %-12s  %-8s %-14s %-*s  ", (double)run->start / 1000.0,
+        fprintf(f, "%10.3f  %10.3f  %10" PRIu64 "  %-12s  %-8s %-15s %-*s  ", (double)run->start / 1000.0,
                 (double)run->end / 1000.0, run->seqnum, timeline_wall(tl, run->start, TL_WALL_MS, wall, sizeof(wall)),
                 escape_cstr(run->event >= 0 ? tl->events[run->event].action : "?", act, sizeof(act)), status, LANE_W,
                 lane_tail(tl->lanes[run->lane].name, lane, sizeof(lane)));
@@ -248,7 +249,7 @@ int timeline_render_text(const struct timeline *tl, unsigned columns, FILE *f)
                         head[to] = (long)(i - 1);
         }
 
-        fprintf(f, "%10s  %10s  %10s  %-12s  %-8s %-14s %-*s  |0 ms%*.3f ms|\n", "START ms", "END ms", "SEQNUM",
+        fprintf(f, "%10s  %10s  %10s  %-12s  %-8s %-15s %-*s  |0 ms%*.3f ms|\n", "START ms", "END ms", "SEQNUM",
                 "STARTED", "ACTION", "STATUS", LANE_W, "LANE", (int)columns - 7, (double)tl->span / 1000.0);
         for (size_t i = 0; i < tl->n_runs; i++) {
                 for (; m < tl->n_marks && tl->marks[m].t <= tl->runs[i].start; m++)

@@ -326,7 +326,7 @@ static void test_text(void)
         txt = render_text(tl);
         /* The first run starts at 0 (t0 is the first event) and its bar starts in column 0. */
         check(strstr(txt, "20 agent run(s), 20 event(s), 11 lane(s) by device"));
-        check(strstr(txt, "\n     0.050       8.136        1001  22:13:25.000  add      exit 0         "
+        check(strstr(txt, "\n     0.050       8.136        1001  22:13:25.000  add      exit 0          "
                           "/devices/virtual/net/veth0                |#########                               |\n"));
         check(strstr(txt, "^ SEQNUM=1002 waited for SEQNUM=1001 (parent /devices/virtual/net/veth0)"));
         check(strstr(txt, "---- receive buffer overflow: the kernel dropped events ----"));
