@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hotplugctl timeline FILE [-o OUT.svg] [--text] [--lanes device|subsystem] [--columns N]
+ * hotplugctl timeline FILE [-o OUT.svg] [--text|--svg] [--lanes device|subsystem] [--columns N]
  *
  * Reads a recording (reporting damage it finds, and going on), builds the
- * timeline model and renders it: SVG to OUT (written to an unnamed file
- * that gets its name only when complete) or to standard output, or text
- * with --text.
+ * timeline model and renders it: text on a terminal, SVG otherwise (--text
+ * and --svg choose); SVG to OUT (written to an unnamed file that gets its
+ * name only when complete) or to standard output.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,20 +23,30 @@
 #include "uevent/record.h"
 #include "ctl/timeline.h"
 
+enum format {
+        FORMAT_AUTO,  /* text if standard output is a terminal and there is no -o */
+        FORMAT_TEXT,
+        FORMAT_SVG,
+};
+
 struct args {
         const char *path, *output;
-        bool text;
+        enum format format;
         enum timeline_lanes lanes;
         unsigned columns;
 };
 
 static const char help[] =
-        "timeline FILE [-o OUT.svg] [--text] [--lanes device|subsystem] [--columns N]\n\n"
-        "Draw a recording: one lane per device (or subsystem), each agent run a bar,\n"
-        "waits as arrows, SEQNUM gaps and overflows marked on a millisecond axis.\n\n"
+        "timeline FILE [-o OUT.svg] [--text|--svg] [--lanes device|subsystem] [--columns N]\n\n"
+        "Draw a recording: one lane per device (or subsystem), overlapping runs on\n"
+        "rows of their own, each agent run a bar coloured by its outcome after its\n"
+        "wait for the agent, waits for other events as arrows, SEQNUM gaps and\n"
+        "overflows marked; times in ms since the start and in local wall-clock time.\n"
+        "Text on a terminal, SVG otherwise.\n\n"
         "Options:\n"
-        "  -o, --output FILE      write the SVG to FILE (default: standard output)\n"
-        "  -t, --text             print a text timeline instead\n"
+        "  -o, --output FILE      write the SVG to FILE (implies --svg)\n"
+        "  -t, --text             print a text timeline\n"
+        "  -s, --svg              write SVG, even to a terminal\n"
         "  -l, --lanes KEY        device (DEVPATH, the default) or subsystem\n"
         "  -c, --columns N        width of the text bars, 10 to 1000 (default 40)\n"
         CTL_HELP_HELP "\n"
@@ -46,10 +56,11 @@ static int parse_args(int argc, char *argv[], struct args *a)
 {
         static const struct option opts[] = {
                 { "output", required_argument, NULL, 'o' }, { "text", no_argument, NULL, 't' },
-                { "lanes", required_argument, NULL, 'l' },  { "columns", required_argument, NULL, 'c' },
-                CTL_OPTION_HELP,                            { NULL, 0, NULL, 0 },
+                { "svg", no_argument, NULL, 's' },          { "lanes", required_argument, NULL, 'l' },
+                { "columns", required_argument, NULL, 'c' }, CTL_OPTION_HELP,
+                { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "timeline", "o:tl:c:h", opts, help };
+        const struct ctl_getopt g = { "timeline", "o:tsl:c:h", opts, help };
         char *end;
         int c;
 
@@ -59,7 +70,10 @@ static int parse_args(int argc, char *argv[], struct args *a)
                         a->output = optarg;
                         break;
                 case 't':
-                        a->text = true;
+                case 's':
+                        if (a->format != FORMAT_AUTO && a->format != (c == 't' ? FORMAT_TEXT : FORMAT_SVG))
+                                return ctl_usage_error("timeline", "--text and --svg cannot go together"), -EINVAL;
+                        a->format = c == 't' ? FORMAT_TEXT : FORMAT_SVG;
                         break;
                 case 'l':
                         if (strcmp(optarg, "device") == 0)
@@ -86,8 +100,10 @@ static int parse_args(int argc, char *argv[], struct args *a)
         if (optind < argc - 1)
                 return ctl_usage_error("timeline", "unexpected argument '%s' after %s", argv[optind + 1], argv[optind]),
                        -EINVAL;
-        if (a->text && a->output)
+        if (a->format == FORMAT_TEXT && a->output)
                 return ctl_usage_error("timeline", "--output writes SVG; it cannot go with --text"), -EINVAL;
+        if (a->format == FORMAT_AUTO)
+                a->format = !a->output && isatty(STDOUT_FILENO) ? FORMAT_TEXT : FORMAT_SVG;
         a->path = argv[optind];
         return 1;
 }
@@ -225,7 +241,7 @@ static int render(const struct args *a, const struct timeline *tl)
 {
         char title[512];
 
-        if (a->text)
+        if (a->format == FORMAT_TEXT)
                 return timeline_render_text(tl, a->columns ? a->columns : 40, stdout);
         snprintf(title, sizeof(title), "hotplugd timeline: %s", a->path);
         if (!a->output)

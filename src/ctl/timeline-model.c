@@ -7,10 +7,14 @@
  * to t0, runs are sorted by start time, every run and event has a lane, and
  * wait arrows point at run indices of that sorted order.  At most
  * HP_TIMELINE_MAX_EVENTS events and HP_TIMELINE_MAX_RUNS runs are kept.
+ * After it, too, the first run of each event starts its wait (queued) when
+ * the event was received, every run has a sub-row of its lane, and no two
+ * runs of one row overlap (their waits included).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "shared/macro.h"
 #include "ctl/timeline.h"
@@ -63,6 +67,7 @@ struct timeline *timeline_free(struct timeline *tl)
         free(tl->waits);
         free(tl->marks);
         free(tl->lanes);
+        free(tl->clock);
         free(tl);
         return NULL;
 }
@@ -87,6 +92,7 @@ static int add_event(struct timeline *tl, const struct record *rec)
         *e = (struct tl_event){
                 .seqnum = ev.seqnum,
                 .t = rec->datagram.monotonic,
+                .realtime = rec->datagram.realtime,
                 .action = strdup(ev.action),
                 .devpath = strdup(ev.devpath),
                 .subsystem = strdup(ev.subsystem),
@@ -104,7 +110,7 @@ static int add_run(struct timeline *tl, uint64_t seqnum, uint32_t pid, usec_t t,
         if (grow((void **)&tl->runs, &tl->a_runs, tl->n_runs, sizeof(*tl->runs)) < 0)
                 return -ENOMEM;
         tl->runs[tl->n_runs] = (struct tl_run){
-                .seqnum = seqnum, .pid = pid, .start = t, .end = t, .event = -1,
+                .seqnum = seqnum, .pid = pid, .queued = t, .start = t, .end = t, .event = -1,
                 .program = program ? strdup(program) : NULL,
         };
         if (program && !tl->runs[tl->n_runs].program)
@@ -264,6 +270,7 @@ static void rebase_times(struct timeline *tl)
                 tl->events[i].t -= lo;
         for (size_t i = 0; i < tl->n_runs; i++) {
                 tl->runs[i].start -= lo;
+                tl->runs[i].queued = tl->runs[i].start;
                 tl->runs[i].end = tl->runs[i].finished ? tl->runs[i].end - lo : hi - lo;
         }
         for (size_t i = 0; i < tl->n_marks; i++)
@@ -405,6 +412,154 @@ static int link_waits(struct timeline *tl)
         return 0;
 }
 
+/* The first run of each event waits from the event's arrival (runs are sorted by start). */
+static int set_queued(struct timeline *tl)
+{
+        _cleanup_free_ bool *seen = calloc(MAX(tl->n_events, (size_t)1), sizeof(*seen));
+
+        if (!seen)
+                return -ENOMEM;
+        for (size_t i = 0; i < tl->n_runs; i++) {
+                struct tl_run *run = &tl->runs[i];
+
+                if (run->event < 0 || seen[run->event])
+                        continue;
+                seen[run->event] = true;
+                run->queued = MIN(tl->events[run->event].t, run->start);
+        }
+        return 0;
+}
+
+static int cmp_clock(const void *a, const void *b)
+{
+        const struct tl_clock *x = a, *y = b;
+
+        return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* One clock sample per event: the offset of CLOCK_REALTIME over CLOCK_MONOTONIC at its arrival. */
+static int make_clock(struct timeline *tl)
+{
+        if (tl->n_events == 0)
+                return 0;
+        tl->clock = calloc(tl->n_events, sizeof(*tl->clock));
+        if (!tl->clock)
+                return -ENOMEM;
+        for (size_t i = 0; i < tl->n_events; i++)
+                tl->clock[i] = (struct tl_clock){ tl->events[i].t,
+                                                  tl->events[i].realtime - (tl->events[i].t + tl->t0) };
+        tl->n_clock = tl->n_events;
+        qsort(tl->clock, tl->n_clock, sizeof(*tl->clock), cmp_clock);
+        return 0;
+}
+
+/* ---- sub-rows -------------------------------------------------------------- */
+
+/* A binary min-heap of (key, row). */
+struct heap {
+        struct heap_item {
+                usec_t key;
+                unsigned row;
+        } *v;
+        size_t n;
+};
+
+static bool item_less(const struct heap_item *a, const struct heap_item *b)
+{
+        return a->key != b->key ? a->key < b->key : a->row < b->row;
+}
+
+static void swap_items(struct heap_item *a, struct heap_item *b)
+{
+        struct heap_item t = *a;
+
+        *a = *b;
+        *b = t;
+}
+
+static void heap_push(struct heap *h, usec_t key, unsigned row)
+{
+        size_t i = h->n++;
+
+        h->v[i] = (struct heap_item){ key, row };
+        for (; i > 0 && item_less(&h->v[i], &h->v[(i - 1) / 2]); i = (i - 1) / 2)
+                swap_items(&h->v[i], &h->v[(i - 1) / 2]);
+}
+
+/* Only on a heap that is not empty. */
+static struct heap_item heap_pop(struct heap *h)
+{
+        struct heap_item top = h->v[0];
+        size_t i = 0;
+
+        h->v[0] = h->v[--h->n];
+        for (;;) {
+                size_t l = 2 * i + 1, r = l + 1, m = i;
+                if (l < h->n && item_less(&h->v[l], &h->v[m]))
+                        m = l;
+                if (r < h->n && item_less(&h->v[r], &h->v[m]))
+                        m = r;
+                if (m == i)
+                        return top;
+                swap_items(&h->v[i], &h->v[m]);
+                i = m;
+        }
+}
+
+static int cmp_pack(const void *a, const void *b, void *userdata)
+{
+        const struct timeline *tl = userdata;
+        const struct tl_run *x = &tl->runs[*(const size_t *)a], *y = &tl->runs[*(const size_t *)b];
+
+        if (x->lane != y->lane)
+                return x->lane < y->lane ? -1 : 1;
+        if (x->queued != y->queued)
+                return x->queued < y->queued ? -1 : 1;
+        return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/*
+ * Greedy interval packing, lane by lane: runs in order of their waits'
+ * start take the lowest row that is free by then, or a new one.  A run
+ * holds its row from its wait's start to its end plus @pad (so that a
+ * zero-length run keeps room for its minimum width).  Deterministic: ties
+ * go by the runs' sorted order.
+ */
+static int pack_rows(struct timeline *tl)
+{
+        _cleanup_free_ size_t *order = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*order));
+        _cleanup_free_ struct heap_item *busy_v = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*busy_v));
+        _cleanup_free_ struct heap_item *free_v = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*free_v));
+        struct heap busy = { busy_v, 0 }, idle = { free_v, 0 };
+        usec_t pad = tl->span / 250; /* 4 px of the narrowest SVG plot */
+
+        if (!order || !busy_v || !free_v)
+                return -ENOMEM;
+        for (size_t i = 0; i < tl->n_runs; i++)
+                order[i] = i;
+        qsort_r(order, tl->n_runs, sizeof(*order), cmp_pack, tl);
+        for (size_t k = 0; k < tl->n_runs; k++) {
+                struct tl_run *run = &tl->runs[order[k]];
+                struct tl_lane *lane = &tl->lanes[run->lane];
+
+                if (k == 0 || tl->runs[order[k - 1]].lane != run->lane)
+                        busy.n = idle.n = 0;
+                /* Rows free by now, lowest first (the idle heap is keyed by row). */
+                while (busy.n > 0 && busy.v[0].key <= run->queued) {
+                        unsigned row = heap_pop(&busy).row;
+                        heap_push(&idle, row, row);
+                }
+                run->row = idle.n > 0 ? heap_pop(&idle).row : lane->rows++;
+                heap_push(&busy, MAX(run->end, run->queued) + pad, run->row);
+        }
+        for (size_t i = 0; i < tl->n_lanes; i++) {
+                tl->lanes[i].rows = MAX(tl->lanes[i].rows, 1u);
+                tl->lanes[i].first_row = tl->n_rows;
+                tl->n_rows += tl->lanes[i].rows;
+        }
+        return 0;
+}
+
 int timeline_finish(struct timeline *tl, enum timeline_lanes by)
 {
         int r;
@@ -420,10 +575,15 @@ int timeline_finish(struct timeline *tl, enum timeline_lanes by)
                 qsort(tl->marks, tl->n_marks, sizeof(*tl->marks), cmp_mark);
         for (size_t i = 0; i < tl->n_runs; i++)
                 tl->runs[i].event = find_event(tl, tl->runs[i].seqnum);
-        r = assign_lanes(tl);
-        if (r < 0)
-                return r;
-        r = link_waits(tl);
+        r = set_queued(tl);
+        if (r >= 0)
+                r = make_clock(tl);
+        if (r >= 0)
+                r = assign_lanes(tl);
+        if (r >= 0)
+                r = pack_rows(tl);
+        if (r >= 0)
+                r = link_waits(tl);
         if (r < 0)
                 return r;
         tl->finished = true;
@@ -446,4 +606,76 @@ void timeline_run_status(const struct tl_run *run, char *buf, size_t size)
                 snprintf(buf, size, "exec %s", name);
         else
                 snprintf(buf, size, "exec errno %d", (int)run->value);
+}
+
+enum tl_outcome timeline_run_outcome(const struct tl_run *run)
+{
+        if (!run->finished)
+                return TL_RUNNING;
+        switch (run->status) {
+        case RECORD_AGENT_EXITED:
+                return run->value == 0 ? TL_OK : TL_EXIT;
+        case RECORD_AGENT_SIGNALED:
+                return TL_SIGNAL;
+        case RECORD_AGENT_TIMEOUT:
+                return TL_TIMEOUT;
+        default:
+                return TL_EXEC;
+        }
+}
+
+static const struct {
+        const char *name, *text;
+} outcomes[_TL_OUTCOME_MAX] = {
+        [TL_OK] = { "ok", "exit 0" },
+        [TL_EXIT] = { "exit", "exit status not 0" },
+        [TL_SIGNAL] = { "signal", "killed by a signal" },
+        [TL_TIMEOUT] = { "timeout", "killed after its timeout" },
+        [TL_EXEC] = { "exec", "could not be executed" },
+        [TL_RUNNING] = { "running", "still running at the end" },
+};
+
+const char *timeline_outcome_name(enum tl_outcome o)
+{
+        return o < _TL_OUTCOME_MAX ? outcomes[o].name : "?";
+}
+
+const char *timeline_outcome_text(enum tl_outcome o)
+{
+        return o < _TL_OUTCOME_MAX ? outcomes[o].text : "?";
+}
+
+const char *timeline_wall(const struct timeline *tl, usec_t t, enum tl_wall how, char *buf, size_t size)
+{
+        size_t lo = 0, hi = tl->n_clock, n;
+        usec_t wall;
+        time_t sec;
+        struct tm tm;
+
+        snprintf(buf, size, "?");
+        if (tl->n_clock == 0)
+                return NULL;
+        /* The last sample at or before @t, else the first. */
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (tl->clock[mid].t <= t)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        wall = t + tl->t0 + tl->clock[lo > 0 ? lo - 1 : 0].offset;
+        sec = (time_t)(wall / USEC_PER_SEC);
+        if (wall / USEC_PER_SEC > (usec_t)INT64_MAX / 2 || !localtime_r(&sec, &tm))
+                return NULL;
+        n = strftime(buf, size, how == TL_WALL_DATE ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
+        if (n == 0)
+                return snprintf(buf, size, "?"), NULL;
+        if (how == TL_WALL_US)
+                snprintf(buf + n, size - n, ".%06u", (unsigned)(wall % USEC_PER_SEC));
+        else
+                snprintf(buf + n, size - n, ".%03u", (unsigned)(wall % USEC_PER_SEC / USEC_PER_MSEC));
+        n = strlen(buf);
+        if (how == TL_WALL_DATE)
+                strftime(buf + n, size - n, " %Z", &tm);
+        return buf;
 }

@@ -10,7 +10,15 @@
  * the renderers escape everything they print.
  *
  * Times in the model are microseconds since t0, the earliest time in the
- * recording (CLOCK_MONOTONIC of the recorder).
+ * recording (CLOCK_MONOTONIC of the recorder).  Only DATAGRAM records also
+ * hold CLOCK_REALTIME; wall-clock times of anything else are derived from
+ * the offset between the two clocks at the nearest earlier datagram (the
+ * offset changes on suspend and clock steps, so one offset for the whole
+ * recording would not do).
+ *
+ * Each lane has one or more sub-rows: a run occupies its row from the time
+ * its event was received (its wait) to its end, and overlapping runs of a
+ * lane never share a row.
  */
 
 #include <stdbool.h>
@@ -28,6 +36,7 @@ enum timeline_lanes {
 struct tl_event {             /* one valid datagram */
         uint64_t seqnum;
         usec_t t;             /* received */
+        usec_t realtime;      /* received, CLOCK_REALTIME as recorded (absolute) */
         char *action, *devpath, *subsystem;
         unsigned lane;
 };
@@ -35,6 +44,7 @@ struct tl_event {             /* one valid datagram */
 struct tl_run {               /* one agent run */
         uint64_t seqnum;
         uint32_t pid;
+        usec_t queued;        /* its event received (first run of an event), else = start */
         usec_t start, end;
         bool finished;        /* an AGENT_END was seen (else end = end of recording) */
         enum record_agent_status status;
@@ -42,6 +52,22 @@ struct tl_run {               /* one agent run */
         char *program;        /* NULL if it never started (exec failure without a start) */
         long event;           /* index into events, -1 if its datagram is not in the recording */
         unsigned lane;
+        unsigned row;         /* sub-row within the lane, < lanes[lane].rows */
+};
+
+/*
+ * What became of a run, each drawn its own way.  The recording tells all of
+ * these apart (AGENT_END status and value); it holds nothing on events that
+ * got no agent run (filtered, duplicates): those are events without a run.
+ */
+enum tl_outcome {
+        TL_OK,          /* exit 0 */
+        TL_EXIT,        /* exit status other than 0 */
+        TL_SIGNAL,      /* killed by a signal it was not sent for a timeout */
+        TL_TIMEOUT,     /* killed after its timeout */
+        TL_EXEC,        /* could not be executed */
+        TL_RUNNING,     /* no end in the recording */
+        _TL_OUTCOME_MAX,
 };
 
 struct tl_wait {
@@ -61,6 +87,13 @@ struct tl_lane {
         const char *name;     /* borrowed from an event, or a static string */
         usec_t first;         /* earliest time anything happened in it */
         unsigned n_runs, n_events;
+        unsigned rows;        /* sub-rows, at least 1 */
+        size_t first_row;     /* rows of the lanes before it */
+};
+
+struct tl_clock {             /* CLOCK_REALTIME - CLOCK_MONOTONIC from t on */
+        usec_t t;
+        uint64_t offset;      /* modulo 2^64 */
 };
 
 struct timeline {
@@ -74,6 +107,9 @@ struct timeline {
         size_t n_marks, a_marks;
         struct tl_lane *lanes;    /* ordered by first activity */
         size_t n_lanes;
+        size_t n_rows;            /* sum of the lanes' rows */
+        struct tl_clock *clock;   /* by time; empty when the recording has no datagram */
+        size_t n_clock;
         enum timeline_lanes by;
         usec_t t0, span;          /* span: last time minus t0, at least 1 ms */
 
@@ -109,20 +145,47 @@ const char *timeline_lane_key(const struct timeline *tl, long event);
 /* Short status: "exit 0", "signal 15", "timeout, sig 9", "exec ENOENT", "running". */
 void timeline_run_status(const struct tl_run *run, char *buf, size_t size);
 
+enum tl_outcome timeline_run_outcome(const struct tl_run *run);
+/* "ok", "exit", "signal", "timeout", "exec", "running": a class name. */
+const char *timeline_outcome_name(enum tl_outcome o);
+/* What it means, for a legend: "exit 0", "exit status not 0", ... */
+const char *timeline_outcome_text(enum tl_outcome o);
+
+/* Wall-clock formats of timeline_wall(). */
+enum tl_wall {
+        TL_WALL_MS,       /* "HH:MM:SS.mmm" */
+        TL_WALL_US,       /* "HH:MM:SS.uuuuuu" */
+        TL_WALL_DATE,     /* "YYYY-MM-DD HH:MM:SS.mmm ZONE" */
+};
+
+/**
+ * timeline_wall() - the local wall-clock time of a model time, as the journal shows it.
+ * @tl: finished model
+ * @t: time relative to t0
+ * @how: format
+ * @buf: output (at least 48 bytes for TL_WALL_DATE)
+ * Return: @buf, or NULL if the recording holds no wall-clock time (no
+ * datagram) or the time cannot be shown; then @buf holds "?".
+ */
+const char *timeline_wall(const struct timeline *tl, usec_t t, enum tl_wall how, char *buf, size_t size);
+
 /**
  * timeline_render_svg() - draw a finished model as a standalone SVG document.
  * @tl: model (borrowed)
  * @title: shown at the top (borrowed; escaped)
  * @f: output stream (borrowed)
- * Each run is one <rect class="bar ..."> element.  Return: 0 or -EIO.
+ * Each run is one <rect class="bar OUTCOME"> element (timeline_outcome_name()),
+ * preceded by a <rect class="queued"> for its wait when it had one.
+ * Return: 0, -ENOMEM or -EIO.
  */
 int timeline_render_svg(const struct timeline *tl, const char *title, FILE *f);
 
 /**
- * timeline_render_text() - one line per run (lane, start/end ms, a proportional bar).
+ * timeline_render_text() - a chart of the lanes (one line per sub-row),
+ * then one line per run (start/end ms, wall clock, status, lane, a bar).
  * @tl: model (borrowed)
  * @columns: width of the bar, in characters (>= 10)
  * @f: output stream (borrowed)
- * Return: 0 or -EIO.
+ * Return: 0, -ENOMEM or -EIO.
  */
 int timeline_render_text(const struct timeline *tl, unsigned columns, FILE *f);

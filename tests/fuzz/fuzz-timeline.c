@@ -9,8 +9,10 @@
  * (they mostly do not).
  *
  * Invariants: the model finishes; runs are sorted by start and marks by
- * time; every run ends no earlier than it starts; every event and run has
- * a lane below n_lanes, which stays within HP_TIMELINE_MAX_LANES; both
+ * time; every run ends no earlier than it starts and starts no earlier than
+ * its wait; every event and run has a lane below n_lanes, which stays
+ * within HP_TIMELINE_MAX_LANES; every run has a sub-row of its lane, and
+ * the lanes' rows add up; wall-clock times of any value format; both
  * renderers succeed.
  */
 #include <stdio.h>
@@ -96,8 +98,19 @@ static void check_model(const struct timeline *tl)
         fuzz_check(tl->finished && tl->n_lanes <= HP_TIMELINE_MAX_LANES);
         for (size_t i = 0; i < tl->n_events; i++)
                 fuzz_check(tl->events[i].lane < tl->n_lanes);
+        size_t rows = 0;
+        char buf[64];
+
+        for (size_t i = 0; i < tl->n_lanes; i++) {
+                fuzz_check(tl->lanes[i].rows >= 1 && tl->lanes[i].first_row == rows);
+                rows += tl->lanes[i].rows;
+        }
+        fuzz_check(rows == tl->n_rows);
         for (size_t i = 0; i < tl->n_runs; i++) {
                 fuzz_check(tl->runs[i].lane < tl->n_lanes && tl->runs[i].end >= tl->runs[i].start);
+                fuzz_check(tl->runs[i].row < tl->lanes[tl->runs[i].lane].rows);
+                fuzz_check(tl->runs[i].queued <= tl->runs[i].start);
+                (void)timeline_wall(tl, tl->runs[i].queued, TL_WALL_DATE, buf, sizeof(buf));
                 fuzz_check(i == 0 || tl->runs[i - 1].start <= tl->runs[i].start);
                 fuzz_check(tl->runs[i].event < (long)tl->n_events);
         }
