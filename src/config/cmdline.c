@@ -95,8 +95,11 @@ static void getopt_error(int c, const char *arg, const struct option *longopts)
                 fprintf(stderr, "hotplugd: option '%s' needs a value: %s\n", esc, option_form(oi, form, sizeof(form)));
         else if (oi && strncmp(arg, "--", 2) == 0)
                 fprintf(stderr, "hotplugd: option '%s' takes no value\n", esc);
-        else if (optopt && strncmp(arg, "--", 2) != 0)
-                fprintf(stderr, "hotplugd: unknown option '-%c'\n", optopt);
+        else if (optopt && strncmp(arg, "--", 2) != 0) {
+                char letter[2] = { (char)optopt, '\0' };
+
+                fprintf(stderr, "hotplugd: unknown option '-%s'\n", escape_cstr(letter, esc, sizeof(esc)));
+        }
         else if (strlen(esc) > 2) {
                 size_t len = strlen(esc + 2), k = 0;
 

@@ -663,6 +663,7 @@ static void test_usage_errors(void)
         expect_usage((const char *const[]){ "--colour=blue", NULL }, "unknown option '--colour'");
         expect_usage((const char *const[]){ "--no-timeout", NULL }, "unknown option '--no-timeout'");
         expect_usage((const char *const[]){ "-nx", NULL }, "unknown option '-x'");
+        expect_usage((const char *const[]){ "-\x07", NULL }, "unknown option '-\\x07'");
         expect_usage((const char *const[]){ "--\x1b[31m", NULL }, "unknown option '--\\x1b[31m'");
         expect_usage((const char *const[]){ "stray", NULL }, "unexpected argument 'stray': hotplugd takes options only");
         expect_usage((const char *const[]){ "--ready-fd=1000000", NULL },
