@@ -5,9 +5,11 @@
  * later source overriding the earlier one key by key.
  *
  * Invariants: getopt_long's long options and short string are generated
- * from the option table; every value goes through option_parse(), as the
- * file's do.  Errors go to stderr as "hotplugd: REASON: 'VALUE'", naming
- * the option.
+ * from the option table, a boolean row giving --NAME[=BOOL] and --no-NAME;
+ * every value goes through option_parse(), as the file's do.  Errors go to
+ * stderr as "hotplugd: REASON: 'VALUE'", naming the option and what it
+ * accepts, and end with "Try 'hotplugd --help' for more information.";
+ * getopt itself prints nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,38 +21,55 @@
 
 #include "config.h"
 #include "config/options.h"
+#include "shared/escape.h"
 #include "shared/macro.h"
 
-/* getopt_long's val for row i of the table (above every short letter). */
+/* getopt_long's val for row i of the table, and for its --no-NAME (above every short letter). */
 #define ROW_VAL(i) (0x100 + (int)(i))
+#define NEG_VAL(i) (0x200 + (int)(i))
 
-/* Room for every row plus the terminator, and a short string of "x:" per row. */
-#define OPTIONS_MAX 64
+/* Room for every row, every --no-NAME and the terminator; a short string of "x:" per row. */
+#define OPTIONS_MAX 96
+#define NAME_MAX_LEN 64
+
+#define TRY_HELP "Try 'hotplugd --help' for more information.\n"
+
+static char no_names[OPTIONS_MAX][NAME_MAX_LEN];
 
 static int build_getopt(struct option *longopts, char *shortopts, size_t short_size)
 {
-        size_t n = 0;
+        size_t n = 0, l = 0;
 
-        if (option_table_size >= OPTIONS_MAX)
-                return -E2BIG;
         for (size_t i = 0; i < option_table_size; i++) {
                 const struct option_info *oi = &option_table[i];
+                bool flag = oi->type == OPTION_BOOL;
 
-                longopts[i] = (struct option){ oi->name, oi->arg ? required_argument : no_argument, NULL,
-                                               ROW_VAL(i) };
+                if (l + 3 > OPTIONS_MAX || strlen(oi->name) + 4 > NAME_MAX_LEN)
+                        return -E2BIG;
+                longopts[l++] = (struct option){ oi->name,
+                                                 oi->arg ? required_argument : flag ? optional_argument : no_argument,
+                                                 NULL, ROW_VAL(i) };
+                if (flag) {
+                        snprintf(no_names[i], sizeof(no_names[i]), "no-%s", oi->name);
+                        longopts[l++] = (struct option){ no_names[i], no_argument, NULL, NEG_VAL(i) };
+                }
                 if (oi->short_name && n + 3 < short_size) {
                         shortopts[n++] = oi->short_name;
                         if (oi->arg)
                                 shortopts[n++] = ':';
                 }
         }
-        longopts[option_table_size] = (struct option){ 0 };
+        longopts[l] = (struct option){ 0 };
         shortopts[n] = '\0';
         return 0;
 }
 
-static const struct option_info *row_of(int c)
+/* The row of getopt's @c; *@neg: it was --no-NAME. */
+static const struct option_info *row_of(int c, bool *neg)
 {
+        *neg = c >= NEG_VAL(0) && c < NEG_VAL(option_table_size);
+        if (*neg)
+                return &option_table[c - NEG_VAL(0)];
         if (c >= ROW_VAL(0) && c < ROW_VAL(option_table_size))
                 return &option_table[c - ROW_VAL(0)];
         for (size_t i = 0; i < option_table_size; i++)
@@ -59,10 +78,54 @@ static const struct option_info *row_of(int c)
         return NULL;
 }
 
+/*
+ * What getopt refused (@c is '?' or ':'; @arg the argument it stepped
+ * over), said by name on stderr, with what the option accepts.
+ */
+static void getopt_error(int c, const char *arg, const struct option *longopts)
+{
+        char esc[256], form[160];
+        const struct option_info *oi;
+        bool neg;
+
+        oi = optopt ? row_of(optopt, &neg) : NULL;
+        escape_cstr(arg, esc, sizeof(esc));
+        esc[strcspn(esc, "=")] = '\0';
+        if (c == ':' && oi)
+                fprintf(stderr, "hotplugd: option '%s' needs a value: %s\n", esc, option_form(oi, form, sizeof(form)));
+        else if (oi && strncmp(arg, "--", 2) == 0)
+                fprintf(stderr, "hotplugd: option '%s' takes no value\n", esc);
+        else if (optopt && strncmp(arg, "--", 2) != 0) {
+                char letter[2] = { (char)optopt, '\0' };
+
+                fprintf(stderr, "hotplugd: unknown option '-%s'\n", escape_cstr(letter, esc, sizeof(esc)));
+        }
+        else if (strlen(esc) > 2) {
+                size_t len = strlen(esc + 2), k = 0;
+
+                for (const struct option *p = longopts; p->name; p++)
+                        k += strncmp(p->name, esc + 2, len) == 0;
+                fprintf(stderr, "hotplugd: %s option '%s'", k > 1 ? "ambiguous" : "unknown", esc);
+                if (k > 1) {
+                        const char *sep = " (could be ";
+
+                        for (const struct option *p = longopts; p->name; p++)
+                                if (strncmp(p->name, esc + 2, len) == 0) {
+                                        fprintf(stderr, "%s--%s", sep, p->name);
+                                        sep = ", ";
+                                }
+                        fputc(')', stderr);
+                }
+                fputc('\n', stderr);
+        } else
+                fprintf(stderr, "hotplugd: unknown option '%s'\n", esc);
+        fputs(TRY_HELP, stderr);
+}
+
 int option_set_arg(void *o, size_t limit, const struct option_info *oi, const char *arg, char *why,
                    size_t why_size)
 {
-        union option_value v = { .b = oi->flag };
+        union option_value v = { .b = true }; /* a boolean's bare --NAME */
         char name[64];
         int k;
 
@@ -80,13 +143,17 @@ int option_set_arg(void *o, size_t limit, const struct option_info *oi, const ch
         return 0;
 }
 
-/* One option from the command line; @arg is NULL for a flag. */
-static int set_option(struct options *o, const struct option_info *oi, const char *arg)
+/* One option from the command line; @arg is NULL for a bare flag; @neg: --no-NAME. */
+static int set_option(struct options *o, const struct option_info *oi, const char *arg, bool neg)
 {
         char why[512];
 
-        if (option_set_arg(o, sizeof(*o), oi, arg, why, sizeof(why)) < 0) {
-                fprintf(stderr, "hotplugd: %s\n", why);
+        if (neg) {
+                union option_value v = { .b = false };
+
+                (void)option_store(o, oi, &v, sizeof(*o));
+        } else if (option_set_arg(o, sizeof(*o), oi, arg, why, sizeof(why)) < 0) {
+                fprintf(stderr, "hotplugd: %s\n" TRY_HELP, why);
                 return -EINVAL;
         }
         if (oi->key)
@@ -97,17 +164,27 @@ static int set_option(struct options *o, const struct option_info *oi, const cha
 int options_parse_argv(struct options *o, int argc, char *argv[])
 {
         struct option longopts[OPTIONS_MAX];
-        char shortopts[2 * OPTIONS_MAX + 1];
+        char shortopts[2 * OPTIONS_MAX + 2] = ":";
         int c;
 
-        if (build_getopt(longopts, shortopts, sizeof(shortopts)) < 0)
+        if (build_getopt(longopts, shortopts + 1, sizeof(shortopts) - 1) < 0)
                 return -E2BIG;
         optind = 0; /* glibc: start afresh, also when called again (tests) */
-        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) >= 0) {
-                const struct option_info *oi = row_of(c);
+        opterr = 0;
+        for (;;) {
+                int before = optind ? optind : 1;
+                const struct option_info *oi;
+                bool neg;
 
-                if (!oi)
-                        return -EINVAL; /* getopt said why */
+                c = getopt_long(argc, argv, shortopts, longopts, NULL);
+                if (c < 0)
+                        break;
+                oi = row_of(c, &neg);
+                if (!oi) {
+                        /* The argument getopt just stepped over, or the one it stopped at. */
+                        getopt_error(c, argv[optind > before ? optind - 1 : MIN(before, argc - 1)], longopts);
+                        return -EINVAL;
+                }
                 if (oi->type == OPTION_HELP) {
                         options_help();
                         return 0;
@@ -116,16 +193,20 @@ int options_parse_argv(struct options *o, int argc, char *argv[])
                         printf("hotplugd %s\n", PACKAGE_VERSION);
                         return 0;
                 }
-                if (set_option(o, oi, oi->arg ? optarg : NULL) < 0)
+                if (set_option(o, oi, optarg, neg) < 0)
                         return -EINVAL;
         }
         if (optind < argc) {
-                fprintf(stderr, "hotplugd: unexpected argument: %s\n", argv[optind]);
+                char esc[256];
+
+                fprintf(stderr, "hotplugd: unexpected argument '%s': hotplugd takes options only\n" TRY_HELP,
+                        escape_cstr(argv[optind], esc, sizeof(esc)));
                 return -EINVAL;
         }
         /* Not inherited by agents: it closes only when we are ready. */
         if (o->ready_fd >= 0 && fcntl(o->ready_fd, F_SETFD, FD_CLOEXEC) < 0) {
-                fprintf(stderr, "hotplugd: --ready-fd needs an open descriptor: '%d'\n", o->ready_fd);
+                fprintf(stderr, "hotplugd: --ready-fd must be an open descriptor: '%d' is not open\n" TRY_HELP,
+                        o->ready_fd);
                 return -EINVAL;
         }
         o->cfg.handlers.sysfs_root = o->cfg.sysfs_root;
@@ -148,7 +229,8 @@ int options_resolve_paths(struct options *o)
                 if (!abs) {
                         int r = negative_errno();
 
-                        fprintf(stderr, "hotplugd: --%s %s: %s\n", oi->name, path, strerror(-r));
+                        fprintf(stderr, "hotplugd: --%s: cannot resolve '%s': %s\n" TRY_HELP, oi->name, path,
+                                strerror(-r));
                         return r;
                 }
                 memcpy((char *)o + oi->offset, &abs, sizeof(abs)); /* lives as long as the process */

@@ -167,9 +167,11 @@ static int fail_unknown_key(struct conf_error *err, const char *file, unsigned l
 
         escape_cstr(key, esc, sizeof(esc));
         if (oi && !oi->key)
-                return conf_fail(err, file, line, "'%s' can only be given on the command line", esc);
-        if (oi) /* --no-resync: the key is "resync" */
-                return conf_fail(err, file, line, "unknown key '%s' (did you mean '%s'?)", esc, oi->key);
+                return conf_fail(err, file, line, "'%s' is a command-line option only (--%s)", esc, oi->name);
+        /* "no-resync": a boolean's --no-NAME is "NAME = no" here. */
+        oi = strncmp(key, "no-", 3) == 0 ? option_by_key(key + 3) : NULL;
+        if (oi && oi->type == OPTION_BOOL)
+                return conf_fail(err, file, line, "unknown key '%s' (did you mean '%s = no'?)", esc, oi->key);
 
         /* "max_children" or "MaxChildren"-ish spellings: suggest the real name. */
         snprintf(alt, sizeof(alt), "%s", key);
@@ -232,7 +234,8 @@ static int parse_line(struct conf *c, const char *s, size_t len, const char *fil
                 return conf_fail(err, file, line, "duplicate key '%s' (first set on line %u)", key,
                                  c->line[k]);
         if (*value == '\0')
-                return conf_fail(err, file, line, "missing value for '%s'", key);
+                return conf_fail(err, file, line, "missing value for '%s': it must be %s", key,
+                                 option_form(oi, why, sizeof(why)));
         if (k == CONF_AGENT || k == CONF_HOTPLUG_D) {
                 enum conf_key other = k == CONF_AGENT ? CONF_HOTPLUG_D : CONF_AGENT;
 

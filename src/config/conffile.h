@@ -12,8 +12,10 @@
  * when the file is broken.
  *
  * Keys, their types, ranges and value parsers come from the option table
- * (options.h); a key is the daemon's long option name (resync excepted:
- * its flag is --no-resync).  Command-line flags override the file:
+ * (options.h); a key is the daemon's long option name, and takes the
+ * same values (a boolean key's --no-NAME is "NAME = no").  A long option
+ * without a key is refused by name: "'dry-run' is a command-line option
+ * only (--dry-run)".  Command-line options override the file:
  * conf_apply() skips every key the caller says was given on the command
  * line.
  *

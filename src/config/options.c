@@ -7,11 +7,13 @@
  * default is written down; option_parse() is the only parser of a value.
  * Nothing here keeps state or logs; --help is the one thing printed.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -93,12 +95,12 @@ const struct option_info option_table[] = {
         },
         {
                 .name = "dry-run", .short_name = 'n', .type = OPTION_BOOL, FIELD(cfg.dry_run),
-                .flag = true, .help = "log what would run, run nothing",
+                .help = "log what would run, run nothing",
         },
         {
                 .name = "all", .type = OPTION_BOOL,
                 KEY("all", CONF_ALL, all), FIELD(cfg.handlers.pass_all),
-                .flag = true, .help = "no handler filters any event out",
+                .help = "no handler filters any event out",
         },
         {
                 .name = "handler-dir", .type = OPTION_PATH,
@@ -115,7 +117,7 @@ const struct option_info option_table[] = {
                 .name = "firmware-loader", .type = OPTION_BOOL,
                 KEY("firmware-loader", CONF_FIRMWARE_LOADER, firmware_loader),
                 FIELD(cfg.handlers.firmware_loader),
-                .flag = true, .help = "answer firmware requests from --firmware-path",
+                .help = "answer firmware requests from --firmware-path",
         },
         {
                 /* NULL: the handler chain's HP_FIRMWARE_PATH_DEFAULT. */
@@ -135,7 +137,7 @@ const struct option_info option_table[] = {
                 .name = "input-strip-quotes", .type = OPTION_BOOL,
                 KEY("input-strip-quotes", CONF_INPUT_STRIP_QUOTES, input_strip_quotes),
                 FIELD(cfg.handlers.input_strip_quotes),
-                .flag = true, .help = "input NAME and PHYS without quotes",
+                .help = "input NAME and PHYS without quotes",
         },
         {
                 .name = "sysfs", .type = OPTION_PATH,
@@ -147,13 +149,13 @@ const struct option_info option_table[] = {
                 .name = "rcvbuf", .type = OPTION_SIZE,
                 KEY("rcvbuf", CONF_RCVBUF, rcvbuf), FIELD(cfg.rcvbuf),
                 .min = 4096, .max = INT32_MAX, .def.u = HP_RCVBUF_DEFAULT,
-                .arg = "BYTES", .help = "netlink receive buffer, suffix K, M or G allowed",
+                .arg = "BYTES", .help = "netlink receive buffer",
         },
         {
-                .name = "no-resync", .type = OPTION_BOOL,
+                .name = "resync", .type = OPTION_BOOL,
                 KEY("resync", CONF_RESYNC, resync), FIELD(cfg.resync),
-                .def.b = true, .flag = false,
-                .help = "do not re-trigger devices after a buffer overflow",
+                .def.b = true,
+                .help = "re-trigger devices after a buffer overflow",
         },
         {
                 /* NULL: every subsystem. */
@@ -216,7 +218,7 @@ const struct option_info option_table[] = {
         },
         {
                 .name = "check-config", .type = OPTION_BOOL, FIELD(check_config),
-                .flag = true, .help = "check the configuration and exit (0 valid, 2 invalid)",
+                .help = "check the configuration, warn about an agent that cannot run, exit (0 valid, 2 invalid)",
         },
         { .name = "help", .short_name = 'h', .type = OPTION_HELP, .help = "this text" },
         { .name = "version", .short_name = 'V', .type = OPTION_VERSION, .help = "version" },
@@ -248,10 +250,16 @@ const struct option_info *option_by_conf(enum conf_key k)
         return NULL;
 }
 
-/* A decimal number; with @suffix, one K, M or G (either case) may follow. */
+/*
+ * A decimal number; with @suffix, one K, M or G (either case) may follow,
+ * multiplying by 1024, 1024 squared or 1024 cubed.  The one parser of
+ * sizes, for the command line and the file alike.
+ * Return: 0, -EINVAL for anything else, -ERANGE past UINT64_MAX.
+ */
 static int parse_number(const char *s, bool suffix, uint64_t *ret)
 {
-        const char *end;
+        static const char units[] = "KMG";
+        const char *end, *u;
         uint64_t v, mult = 1;
         int r;
 
@@ -259,9 +267,7 @@ static int parse_number(const char *s, bool suffix, uint64_t *ret)
         if (r < 0)
                 return r;
         if (suffix && *end && !end[1]) {
-                static const char units[] = "KMG";
-                const char *u = strchr(units, *end & ~0x20);
-
+                u = memchr(units, toupper((unsigned char)*end), sizeof(units) - 1);
                 if (u) {
                         mult = UINT64_C(1) << (10 * (u - units + 1));
                         end++;
@@ -275,18 +281,62 @@ static int parse_number(const char *s, bool suffix, uint64_t *ret)
         return 0;
 }
 
+/* yes, true, on, 1 or no, false, off, 0, in any case (OPTION_BOOL_FORM). */
 static int parse_bool(const char *s)
 {
         static const char *const yes[] = { "yes", "true", "on", "1" };
         static const char *const no[] = { "no", "false", "off", "0" };
 
         for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
-                if (strcmp(s, yes[i]) == 0)
+                if (strcasecmp(s, yes[i]) == 0)
                         return 1;
-                if (strcmp(s, no[i]) == 0)
+                if (strcasecmp(s, no[i]) == 0)
                         return 0;
         }
         return -EINVAL;
+}
+
+const char *option_form(const struct option_info *oi, char *buf, size_t size)
+{
+        switch (oi->type) {
+        case OPTION_PATH:
+                return "an absolute path";
+        case OPTION_STRING:
+                return "any text";
+        case OPTION_SEARCH:
+                return "absolute paths separated by ':'";
+        case OPTION_FILTER:
+                return "SUBSYSTEM=keep|drop|handlers items";
+        case OPTION_SUBSYSTEMS:
+                return "subsystem names separated by ','";
+        case OPTION_UINT:
+        case OPTION_SECONDS:
+                snprintf(buf, size, "a number %" PRIu64 "..%" PRIu64, oi->min, oi->max);
+                return buf;
+        case OPTION_AUTO_UINT:
+                snprintf(buf, size, "auto or a number %" PRIu64 "..%" PRIu64, oi->min, oi->max);
+                return buf;
+        case OPTION_SIZE:
+                snprintf(buf, size, "a number %" PRIu64 "..%" PRIu64 ", optionally followed by K, M or G "
+                         "(KiB, MiB, GiB)", oi->min, oi->max);
+                return buf;
+        case OPTION_BOOL:
+                return OPTION_BOOL_FORM;
+        case OPTION_ORDERING:
+                return "devpath, strict or none";
+        case OPTION_LOG_LEVEL:
+                return "err, warning, notice, info, debug or 0-7";
+        case OPTION_LOG_TARGET:
+                return "auto, stderr or journal";
+        case OPTION_SPEED:
+                snprintf(buf, size, "0 or max (no waiting), or a factor from %g to %d like 1 or 2.5",
+                         1.0 / HP_REPLAY_SLOWDOWN_MAX, HP_REPLAY_SPEED_MAX);
+                return buf;
+        case OPTION_FD:
+                return "a descriptor number";
+        default:
+                return "no value";
+        }
 }
 
 /* Every ':'-separated item of @s is an absolute path. */
@@ -329,23 +379,24 @@ static bool subsystems_valid(const char *name, const char *value, char *why, siz
         return false;
 }
 
+/* "NAME must be FORM" in @why; -EINVAL. */
+static int must_be(const struct option_info *oi, const char *name, char *why, size_t why_size)
+{
+        char form[160];
+
+        snprintf(why, why_size, "%s must be %s", name, option_form(oi, form, sizeof(form)));
+        return -EINVAL;
+}
+
 /* The kinds whose value is the text itself, checked. */
 static int parse_text(const struct option_info *oi, const char *name, const char *text, bool cli, char *why,
                       size_t why_size)
 {
         switch (oi->type) {
         case OPTION_PATH:
-                if (!cli && text[0] != '/') {
-                        snprintf(why, why_size, "%s needs an absolute path", name);
-                        return -EINVAL;
-                }
-                return 0;
+                return cli || text[0] == '/' ? 0 : must_be(oi, name, why, why_size);
         case OPTION_SEARCH:
-                if (!search_path_valid(text)) {
-                        snprintf(why, why_size, "%s needs absolute paths separated by ':'", name);
-                        return -EINVAL;
-                }
-                return 0;
+                return search_path_valid(text) ? 0 : must_be(oi, name, why, why_size);
         case OPTION_FILTER:
                 return filter_valid(name, text, why, why_size) ? 0 : -EINVAL;
         case OPTION_SUBSYSTEMS:
@@ -364,28 +415,36 @@ static int parse_name(const struct option_info *oi, const char *name, const char
         switch (oi->type) {
         case OPTION_BOOL:
                 r = parse_bool(text);
-                if (r < 0)
-                        snprintf(why, why_size, "%s must be yes or no", name);
                 break;
         case OPTION_ORDERING:
                 r = ordering_from_string(text);
-                if (r < 0)
-                        snprintf(why, why_size, "%s must be devpath, strict or none", name);
                 break;
         case OPTION_LOG_LEVEL:
                 r = log_level_from_string(text);
-                if (r < 0)
-                        snprintf(why, why_size, "%s must be err, warning, notice, info, debug or 0-7", name);
                 break;
         default: /* OPTION_LOG_TARGET */
                 r = log_target_from_string(text);
-                if (r < 0)
-                        snprintf(why, why_size, "%s must be auto, stderr or journal", name);
                 break;
         }
         if (r < 0)
-                return -EINVAL;
+                return must_be(oi, name, why, why_size);
         *ret = r;
+        return 0;
+}
+
+/* The numeric kinds, in oi->min..oi->max ("auto" is 0 for AUTO_UINT). */
+static int parse_uint(const struct option_info *oi, const char *name, const char *text, uint64_t *ret,
+                      char *why, size_t why_size)
+{
+        uint64_t n;
+
+        if (oi->type == OPTION_AUTO_UINT && strcmp(text, "auto") == 0) {
+                *ret = 0;
+                return 0;
+        }
+        if (parse_number(text, oi->type == OPTION_SIZE, &n) < 0 || n < oi->min || n > oi->max)
+                return must_be(oi, name, why, why_size);
+        *ret = n;
         return 0;
 }
 
@@ -406,29 +465,10 @@ int option_parse(const struct option_info *oi, const char *name, const char *tex
                 v.s = text;
                 break;
         case OPTION_AUTO_UINT:
-                if (strcmp(text, "auto") == 0) {
-                        r = 0;
-                        v.u = 0;
-                        break;
-                }
-                r = parse_number(text, false, &n);
-                if (r < 0 || n < oi->min || n > oi->max) {
-                        snprintf(why, why_size, "%s must be auto or a number %" PRIu64 "..%" PRIu64, name, oi->min,
-                                 oi->max);
-                        r = -EINVAL;
-                }
-                v.u = n;
-                break;
         case OPTION_UINT:
         case OPTION_SIZE:
         case OPTION_SECONDS:
-                r = parse_number(text, oi->type == OPTION_SIZE, &n);
-                if (r < 0 || n < oi->min || n > oi->max) {
-                        snprintf(why, why_size, "%s must be a number %" PRIu64 "..%" PRIu64 "%s", name, oi->min,
-                                 oi->max, oi->type == OPTION_SIZE ? " (suffix K, M or G allowed)" : "");
-                        r = -EINVAL;
-                }
-                v.u = n;
+                r = parse_uint(oi, name, text, &v.u, why, why_size);
                 break;
         case OPTION_BOOL:
                 r = parse_name(oi, name, text, &v.i, why, why_size);
@@ -442,15 +482,10 @@ int option_parse(const struct option_info *oi, const char *name, const char *tex
         case OPTION_SPEED:
                 r = replay_speed_from_string(text, &v.d);
                 if (r < 0)
-                        snprintf(why, why_size, "%s must be 0 or max (no waiting), or a factor from %g to %d "
-                                 "like 1 or 2.5", name, 1.0 / HP_REPLAY_SLOWDOWN_MAX, HP_REPLAY_SPEED_MAX);
+                        r = must_be(oi, name, why, why_size);
                 break;
         case OPTION_FD:
-                r = parse_number(text, false, &n);
-                if (r < 0 || n > INT_MAX) {
-                        snprintf(why, why_size, "%s needs a descriptor number", name);
-                        r = -EINVAL;
-                }
+                r = parse_number(text, false, &n) < 0 || n > INT_MAX ? must_be(oi, name, why, why_size) : 0;
                 v.i = (int)n;
                 break;
         default:
@@ -573,6 +608,8 @@ static const char *default_text(const struct option_info *oi, char *buf, size_t 
         case OPTION_SPEED:
                 snprintf(buf, size, "%g", d->d);
                 return buf;
+        case OPTION_BOOL: /* a file key has a default worth saying; a command-line switch is off */
+                return oi->key ? (d->b ? "yes" : "no") : "";
         default:
                 return "";
         }
@@ -586,12 +623,13 @@ void options_help(void)
                 const struct option_info *oi = &option_table[i];
                 char left[64], buf[64];
                 const char *def = default_text(oi, buf, sizeof(buf));
+                const char *no = oi->type == OPTION_BOOL ? "[no-]" : "";
                 int n;
 
                 if (oi->short_name)
-                        n = snprintf(left, sizeof(left), "  -%c, --%s", oi->short_name, oi->name);
+                        n = snprintf(left, sizeof(left), "  -%c, --%s%s", oi->short_name, no, oi->name);
                 else
-                        n = snprintf(left, sizeof(left), "      --%s", oi->name);
+                        n = snprintf(left, sizeof(left), "      --%s%s", no, oi->name);
                 if (oi->arg)
                         n += snprintf(left + n, sizeof(left) - (size_t)n, "=%s", oi->arg);
                 if (n < 27)
@@ -600,4 +638,7 @@ void options_help(void)
                         printf("%s\n%27s%s", left, "", oi->help);
                 printf(*def ? " (default %s)\n" : "%s\n", def);
         }
+        printf("\nA --[no-]NAME option also takes --NAME=BOOL, BOOL being " OPTION_BOOL_FORM ".\n"
+               "A size takes a K, M or G suffix (KiB, MiB, GiB): --rcvbuf=16M.\n"
+               "Options override the configuration file key by key; see hotplugd.conf(5).\n");
 }

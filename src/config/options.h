@@ -11,8 +11,12 @@
  * Invariants: a value is parsed by one function, option_parse(), whether it
  * comes from the command line or the file, so both accept the same text
  * (paths excepted: the command line also takes relative ones, resolved by
- * options_resolve_paths()).  Defaults live only in the table;
- * options_init() is the one place that fills them in.
+ * options_resolve_paths()): sizes with the same K, M or G suffixes,
+ * booleans with the same spellings in any case.  Every boolean option has
+ * --NAME (yes), --no-NAME (no) and --NAME=BOOL, generated from its row, so
+ * the command line can undo a file's "yes".  A rejection names the option
+ * or key, the value and the accepted form (option_form()).  Defaults live
+ * only in the table; options_init() is the one place that fills them in.
  *
  * Adding an option: one row in the table; a file key also needs its
  * enum conf_key and struct conf member (conffile.h).  The manual pages
@@ -48,9 +52,9 @@ enum option_type {
         OPTION_SUBSYSTEMS, /* subsystem names separated by ',' (uevent/subsystem-list.h) */
         OPTION_UINT,       /* decimal, min..max */
         OPTION_AUTO_UINT,  /* "auto" (kept as 0) or decimal, min..max */
-        OPTION_SIZE,       /* decimal with an optional K, M or G suffix (x1024), min..max */
+        OPTION_SIZE,       /* decimal with an optional K, M or G suffix (KiB, MiB, GiB), min..max */
         OPTION_SECONDS,    /* decimal seconds, min..max; kept in microseconds */
-        OPTION_BOOL,       /* file: yes/no; command line: a flag that sets .flag */
+        OPTION_BOOL,       /* yes/true/on/1 or no/false/off/0, any case; --NAME, --no-NAME, --NAME=BOOL */
         OPTION_ORDERING,   /* enum ordering */
         OPTION_LOG_LEVEL,  /* syslog level name or 0-7 */
         OPTION_LOG_TARGET, /* enum log_target */
@@ -78,7 +82,6 @@ struct option_info {
         size_t conf_offset;          /* member of struct conf, when .key is set */
         size_t offset, size;         /* member of struct options */
         uint64_t min, max;           /* UINT, AUTO_UINT, SIZE, SECONDS */
-        bool flag;                   /* BOOL: what the command-line flag sets */
         union option_value def;      /* the default */
         uint64_t (*def_fn)(void);    /* UINT: a default computed at start, instead of .def */
         const char *def_text;        /* --help's default when .def does not say it, or NULL */
@@ -95,6 +98,19 @@ const struct option_info *option_by_name(const char *name);
 const struct option_info *option_by_key(const char *key);
 /* The row of file key @k, or NULL. */
 const struct option_info *option_by_conf(enum conf_key k);
+
+/* The spellings of a boolean, "yes, true, on, 1 or no, false, off, 0 (any case)". */
+#define OPTION_BOOL_FORM "yes, true, on, 1 or no, false, off, 0 (any case)"
+
+/**
+ * option_form() - what @oi accepts, for messages: "a number 1..2048".
+ * @oi: the option (borrowed)
+ * @buf: room for a form with numbers in it
+ * @size: size of @buf
+ *
+ * Return: @buf, or a static string.
+ */
+const char *option_form(const struct option_info *oi, char *buf, size_t size);
 
 /* The kinds whose value is text (union option_value.s, borrowed). */
 static inline bool option_is_text(enum option_type t)
@@ -135,7 +151,8 @@ bool option_store(void *o, const struct option_info *oi, const union option_valu
  * @o: struct options, or a struct manager_config when @limit says so (borrowed)
  * @limit: sizeof(*@o)
  * @oi: the option (borrowed)
- * @arg: its argument, NULL for a flag (borrowed; string options point into it)
+ * @arg: its argument, NULL for a boolean's bare --NAME (yes) (borrowed;
+ *       string options point into it)
  * @why: receives "--NAME must be ...: 'VALUE' (HELP)" on failure
  * @why_size: size of @why
  *
@@ -165,7 +182,8 @@ void options_help(void);
  * @argc: argument count
  * @argv: arguments (borrowed, must outlive @o)
  *
- * Errors are printed to stderr naming the option and the value.
+ * Errors are printed to stderr naming the option, the value and what it
+ * accepts, followed by "Try 'hotplugd --help' for more information.".
  * Return: 1 run, 0 done (--help or --version printed), -EINVAL usage error.
  */
 int options_parse_argv(struct options *o, int argc, char *argv[]);

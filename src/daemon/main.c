@@ -7,8 +7,9 @@
  * when it is ready (service.c), and runs the manager.  systemd is optional
  * at run time.
  *
- * Exit status: 0 orderly stop, 1 runtime failure, 2 configuration error,
- * 64 usage error.
+ * Exit status: 0 orderly stop (and a valid configuration with
+ * --check-config, warnings included), 1 runtime failure, 2 configuration
+ * error, 64 usage error.
  *
  * HOTPLUGD_TEST_TRUST, a compile-time switch set only for hotplugd-test
  * (tests/integration, never installed), makes the daemon trust every sender
@@ -32,6 +33,45 @@
 #define EXIT_CONFIG 2
 #define EXIT_USAGE 64
 
+/* "hotplugd: warning: WHAT PATH WHY: CONSEQUENCE" on stderr when @path is not a @dir (directory) or not executable. */
+static void warn_path(const char *what, const char *path, bool dir, const char *consequence)
+{
+        struct stat st;
+        const char *why = NULL;
+
+        if (stat(path, &st) < 0)
+                why = errno == ENOENT ? "does not exist" : strerror(errno);
+        else if (dir && !S_ISDIR(st.st_mode))
+                why = "is not a directory";
+        else if (!dir && !S_ISREG(st.st_mode))
+                why = "is not a regular file";
+        else if (!dir && access(path, X_OK) < 0)
+                why = "is not executable";
+        if (why)
+                fprintf(stderr, "hotplugd: warning: %s %s %s: %s\n", what, path, why, consequence);
+}
+
+/*
+ * --check-config: what would run for an event, checked.  A missing or
+ * unusable agent is a warning, not an error: the daemon starts and tries
+ * it for every event (it may be installed later).  @chosen: the keys the
+ * command line or the file set.
+ */
+static void check_paths(const struct options *o, uint32_t chosen)
+{
+        const struct manager_config *c = &o->cfg;
+
+        if (o->default_agent_missing)
+                fprintf(stderr, "hotplugd: warning: agent %s is not installed or not executable: the hotplug.d "
+                        "multiplexer over %s runs instead\n", c->agent, c->hotplug_d);
+        if (c->hotplug_d)
+                warn_path("hotplug-d", c->hotplug_d, true, "no program runs for any event");
+        else if (c->agent)
+                warn_path("agent", c->agent, false, "every event's agent fails to start");
+        if (c->handlers.handler_dir && (chosen & CONF_BIT(CONF_HANDLER_DIR)))
+                warn_path("handler-dir", c->handlers.handler_dir, true, "no external handler is loaded");
+}
+
 /*
  * Read the configuration file and apply it under the command line's values.
  * A missing default file means built-in defaults; a missing --config file
@@ -50,9 +90,7 @@ static int load_config(struct options *o, struct conf *conf)
         }
         if (o->check_config) {
                 printf(r > 0 ? "%s: absent, built-in defaults\n" : "%s: valid\n", path);
-                if (o->default_agent_missing)
-                        printf("agent: %s is not installed, the hotplug.d multiplexer over %s runs instead\n",
-                               o->cfg.agent, o->cfg.hotplug_d);
+                check_paths(o, o->set | (r == 0 ? conf->set : 0));
         }
         log_set_max_level(o->log_level);
         return 0;

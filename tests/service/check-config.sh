@@ -1,7 +1,9 @@
 #!/bin/bash
 # hotplugd --check-config and --config, end to end: exit codes, the
-# FILE:LINE: reason message, and that the command line overrides the file
-# in the daemon that actually runs (read back from its start-up log line).
+# FILE:LINE: reason message, warnings about an agent that cannot run,
+# usage errors that name the option and point at --help, and that the
+# command line overrides the file in the daemon that actually runs (read
+# back from its start-up log line).
 #
 # Environment: HOTPLUGD (the built binary).
 set -u
@@ -53,9 +55,65 @@ chmod 0666 "$conf"
 expect 2 "writable by group or others" --check-config --config "$conf"
 chmod 0644 "$conf"
 
-# Usage errors stay usage errors.
-expect 64 "" --check-config --no-such-option
-expect 64 "" --check-config --max-children 0
+# Usage errors stay usage errors, name the option and the value, and point at --help.
+expect 64 "hotplugd: unknown option '--no-such-option'" --check-config --no-such-option
+grep -qxF "Try 'hotplugd --help' for more information." "$tmp/err" || fail "no --help hint: $(cat "$tmp/err")"
+expect 64 "hotplugd: --max-children must be a number 1..2048: '0'" --check-config --max-children 0
+grep -qxF "Try 'hotplugd --help' for more information." "$tmp/err" || fail "no --help hint: $(cat "$tmp/err")"
+expect 64 "hotplugd: option '--no-resync' takes no value" --check-config --no-resync=yes
+
+# The command line takes what the file takes: sizes with suffixes, booleans
+# in any spelling and case, and --no-NAME to undo a file's yes.
+printf 'rcvbuf = 16M\nresync = YES\nall = On\n' >"$conf"
+expect 0 "" --check-config --config "$conf" --rcvbuf=16m --no-resync --all=FALSE --firmware-loader=1
+expect 64 "--rcvbuf must be a number 4096..2147483647, optionally followed by K, M or G (KiB, MiB, GiB): '16X'" \
+        --check-config --config "$conf" --rcvbuf=16X
+expect 64 "--rcvbuf must be a number 4096..2147483647, optionally followed by K, M or G (KiB, MiB, GiB): '9999999999999999999G'" \
+        --check-config --config "$conf" --rcvbuf=9999999999999999999G
+expect 64 "--resync must be yes, true, on, 1 or no, false, off, 0 (any case): 'maybe'" \
+        --check-config --config "$conf" --resync=maybe
+"$HOTPLUGD" --help | grep -qE '^ +--\[no-\]resync ' || fail "--help lacks --[no-]resync"
+
+# A command-line option in the file is named as one.
+printf 'dry-run = yes\n' >"$conf"
+expect 2 "$conf:1: 'dry-run' is a command-line option only (--dry-run)" --check-config --config "$conf"
+
+# The agent: missing, not executable, not a file, or a missing hotplug.d or
+# handler directory is a warning on stderr naming the path and why; the
+# configuration is still valid (exit 0), as the daemon would still start.
+mkdir "$tmp/hotplug.d" "$tmp/handlers"
+printf '#!/bin/sh\n' >"$tmp/agent"
+chmod 0755 "$tmp/agent"
+printf '#!/bin/sh\n' >"$tmp/not-exec"
+chmod 0644 "$tmp/not-exec"
+# warns CONF-LINE STDERR-LINE: check-config of a file holding CONF-LINE warns exactly STDERR-LINE.
+warns() {
+        printf '%s\n' "$1" >"$conf"
+        expect 0 "$2" --check-config --config "$conf"
+        grep -qF "$conf: valid" "$tmp/out" || fail "$1: not valid on stdout"
+        [ "$(wc -l <"$tmp/err")" = 1 ] || fail "$1: not one line on stderr: $(cat "$tmp/err")"
+}
+warns "agent = $tmp/absent" \
+        "hotplugd: warning: agent $tmp/absent does not exist: every event's agent fails to start"
+warns "agent = $tmp/not-exec" \
+        "hotplugd: warning: agent $tmp/not-exec is not executable: every event's agent fails to start"
+warns "agent = $tmp/hotplug.d" \
+        "hotplugd: warning: agent $tmp/hotplug.d is not a regular file: every event's agent fails to start"
+warns "hotplug-d = $tmp/absent.d" \
+        "hotplugd: warning: hotplug-d $tmp/absent.d does not exist: no program runs for any event"
+warns "hotplug-d = $tmp/agent" \
+        "hotplugd: warning: hotplug-d $tmp/agent is not a directory: no program runs for any event"
+printf 'agent = %s\nhandler-dir = %s/absent.so.d\n' "$tmp/agent" "$tmp" >"$conf"
+expect 0 "hotplugd: warning: handler-dir $tmp/absent.so.d does not exist: no external handler is loaded" \
+        --check-config --config "$conf"
+# Nothing to say when everything is there, and the command line's agent is the one checked.
+printf 'agent = %s\nhandler-dir = %s/handlers\n' "$tmp/agent" "$tmp" >"$conf"
+expect 0 "" --check-config --config "$conf"
+[ ! -s "$tmp/err" ] || fail "warnings for a usable agent: $(cat "$tmp/err")"
+expect 0 "hotplugd: warning: agent $tmp/not-exec is not executable" --check-config --config "$conf" \
+        --agent "$tmp/not-exec"
+expect 0 "" --check-config --config "$conf" --hotplug-d "$tmp/hotplug.d"
+[ ! -s "$tmp/err" ] || fail "warnings for a usable hotplug.d: $(cat "$tmp/err")"
 
 # The default file may be absent (only checkable when it is).
 default=$("$HOTPLUGD" --help | sed -n 's/.*--config=FILE.*(default \(.*\)).*/\1/p')

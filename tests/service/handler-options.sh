@@ -69,7 +69,7 @@ for bad in "--filter-policy=input=maybe" "--firmware-path=lib/firmware" "--handl
         rc=0
         "$HOTPLUGD" --check-config "$bad" >/dev/null 2>"$tmp/err2" || rc=$?
         [ "$rc" = 64 ] || fail "hotplugd $bad: exit $rc, expected 64"
-        [ "$(sed 's/^hotplugctl: test: //' "$tmp/err" | head -1)" = "$(sed 's/^hotplugd: //' "$tmp/err2")" ] ||
+        [ "$(sed 's/^hotplugctl: test: //' "$tmp/err" | head -1)" = "$(sed 's/^hotplugd: //' "$tmp/err2" | head -1)" ] ||
                 fail "$bad: different messages: $(cat "$tmp/err" "$tmp/err2")"
 done
 printf 'handler-cache = 70000\n' >"$conf"

@@ -5,6 +5,8 @@
 # documented is missing from the code.
 #
 # Usage: man-sync.py SRCDIR
+import glob
+import os
 import re
 import sys
 
@@ -24,7 +26,8 @@ def compare(what, in_code, in_man, page):
         errors.append(f"{page}: documents {what} '{name}', which the code does not have")
 
 
-# hotplugd options and hotplugd.conf keys: the option table in
+# hotplugd options and hotplugd.conf keys (and every boolean's --no-NAME
+# form, and every variable the daemon's code reads): the option table in
 # src/config/options.c (one "{ .name = ... }" row per option) vs "Fl -NAME"
 # in hotplugd.8 and ".It Cm KEY" in hotplugd.conf.5.
 options_c = read("src/config/options.c")
@@ -49,6 +52,12 @@ options_sec = hotplugd8[hotplugd8.index(".Sh DESCRIPTION"):hotplugd8.index(".Sh 
 man_opts = set(re.findall(r"^\.It .*?Fl -([a-z0-9-]+)", options_sec, re.M))
 man_opts |= set(re.findall(r"^\.It Fl [a-zA-Z] .*?Fl -([a-z0-9-]+)", options_sec, re.M))
 compare("option", code_opts, man_opts, "hotplugd.8")
+# Every boolean row also has --no-NAME (cmdline.c makes it), on its .It line.
+for r in rows:
+    name = field(r, "name", r'"([a-z0-9-]+)"')
+    if ".type = OPTION_BOOL" in r and not re.search(
+            r"^\.It .*Fl -" + re.escape(name) + r" , .*Fl -no-" + re.escape(name) + r"\b", options_sec, re.M):
+        errors.append(f"hotplugd.8: boolean option '--{name}' lacks '.It ... Fl -{name} , Fl -no-{name}'")
 synopsis = hotplugd8[hotplugd8.index(".Sh SYNOPSIS"):hotplugd8.index(".Sh DESCRIPTION")]
 syn_short = set("".join(re.findall(r"^\.Op Fl ([a-zA-Z]+)\b", synopsis, re.M)))
 syn_short |= set(re.findall(r"Fl ([a-zA-Z]) Ar", synopsis))
@@ -77,6 +86,20 @@ ctl_h = read("src/ctl/ctl.h")
 compare("exit status", set(re.findall(r"#define CTL_EXIT_\w+ (\d+)", ctl_h)), exit_codes(ctl8), "hotplugctl.8")
 daemon_codes = {"0", "1"} | set(re.findall(r"#define EXIT_\w+ (\d+)", main_c))
 compare("exit status", daemon_codes, exit_codes(hotplugd8), "hotplugd.8")
+
+# Environment: every variable the daemon's code reads (getenv() outside
+# hotplugctl's src/ctl/) is an ".It Ev NAME" in hotplugd.8's ENVIRONMENT.
+daemon_env = set()
+for path in glob.glob(f"{src}/src/**/*.c", recursive=True):
+    if os.sep + "ctl" + os.sep in path:
+        continue
+    with open(path, encoding="utf-8") as f:
+        daemon_env |= set(re.findall(r'getenv\("([A-Z0-9_]+)"\)', f.read()))
+env_sec = hotplugd8[hotplugd8.index(".Sh ENVIRONMENT"):]
+env_sec = env_sec[:env_sec.index("\n.Pp")]
+man_env = set(re.findall(r"[A-Z][A-Z0-9_]+", " ".join(re.findall(r"^\.It Ev (.*)$", env_sec, re.M))))
+for name in sorted(daemon_env - man_env):
+    errors.append(f"hotplugd.8 ENVIRONMENT: variable '{name}' is read by the daemon but not documented")
 
 # Bounds: every HP_* in bounds.h is in the LIMITS section with its value.
 bounds = read("src/shared/bounds.h")

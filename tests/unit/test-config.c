@@ -133,6 +133,9 @@ static void test_values(void)
                 check_int(parse(line, &c, &err), 0);
                 check(!c.all);
         }
+        /* Booleans in any case (every spelling and case: test-options). */
+        check_int(parse("resync = No\nall = TRUE\nfirmware-loader = oN\n", &c, &err), 0);
+        check(!c.resync && c.all && c.firmware_loader);
         check_int(parse("ordering = none", &c, &err), 0);
         check_int(c.ordering, ORDERING_NONE);
         check_int(parse("ordering = devpath", &c, &err), 0);
@@ -153,20 +156,42 @@ static void test_syntax_errors(void)
 {
         expect_error("# ok\nagent /sbin/hotplug\n", 2, "t.conf:2: expected 'key = value'");
         expect_error(" = 5\n", 1, "t.conf:1: missing key before '='");
-        expect_error("\n\ntimeout =   \n", 3, "t.conf:3: missing value for 'timeout'");
+        expect_error("\n\ntimeout =   \n", 3, "t.conf:3: missing value for 'timeout': it must be a number 1..86400");
+        expect_error("all =\n", 1, "t.conf:1: missing value for 'all': it must be " OPTION_BOOL_FORM);
         expect_error("colour = blue\n", 1, "t.conf:1: unknown key 'colour'");
         expect_error("max_children = 4\n", 1,
                      "t.conf:1: unknown key 'max_children' (did you mean 'max-children'?)");
         expect_error("Agent = /x\n", 1, "t.conf:1: unknown key 'Agent' (did you mean 'agent'?)");
-        expect_error("dry-run = yes\n", 1, "t.conf:1: 'dry-run' can only be given on the command line");
-        expect_error("config = /etc/other.conf\n", 1,
-                     "t.conf:1: 'config' can only be given on the command line");
+        expect_error("config = /etc/other.conf\n", 1, "t.conf:1: 'config' is a command-line option only (--config)");
+        expect_error("no-resync = yes\n", 1, "t.conf:1: unknown key 'no-resync' (did you mean 'resync = no'?)");
+        expect_error("no-all = 1\n", 1, "t.conf:1: unknown key 'no-all' (did you mean 'all = no'?)");
+        expect_error("no-timeout = 1\n", 1, "t.conf:1: unknown key 'no-timeout'");
         expect_error("timeout = 30 # seconds\n", 1,
                      "t.conf:1: 'timeout' must be a number 1..86400: '30 # seconds'");
         expect_error("timeout = 5\n\n# x\ntimeout = 6\n", 4,
                      "t.conf:4: duplicate key 'timeout' (first set on line 1)");
         expect_error("agent = /a\nhotplug-d = /etc/hotplug.d\n", 2,
                      "t.conf:2: 'agent' and 'hotplug-d' exclude each other ('agent' set on line 1)");
+}
+
+/* Every long option without a key is refused by name, pointing at its --NAME. */
+static void test_command_line_only(void)
+{
+        unsigned n = 0;
+
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                char text[128], msg[256];
+
+                if (oi->key)
+                        continue;
+                snprintf(text, sizeof(text), "# x\n%s = 1\n", oi->name);
+                snprintf(msg, sizeof(msg), "t.conf:2: '%s' is a command-line option only (--%s)", oi->name, oi->name);
+                expect_error(text, 2, msg);
+                n++;
+        }
+        check(n > 0);
+        expect_error("dry-run = yes\n", 1, "t.conf:1: 'dry-run' is a command-line option only (--dry-run)");
 }
 
 static void test_bad_bytes(void)
@@ -198,17 +223,18 @@ static void test_bad_bytes(void)
         expect_error(big, 1, "t.conf:1: line longer than 1024 bytes");
 }
 
-#define RCVBUF_ERR "t.conf:1: 'rcvbuf' must be a number 4096..2147483647 (suffix K, M or G allowed): "
+#define RCVBUF_ERR "t.conf:1: 'rcvbuf' must be a number 4096..2147483647, optionally followed by K, M or G " \
+                   "(KiB, MiB, GiB): "
 
 static void test_value_errors(void)
 {
         expect_error("agent = sbin/hotplug\n", 1,
-                     "t.conf:1: 'agent' needs an absolute path: 'sbin/hotplug'");
+                     "t.conf:1: 'agent' must be an absolute path: 'sbin/hotplug'");
         expect_error("hotplug-d = ./hotplug.d\n", 1,
-                     "t.conf:1: 'hotplug-d' needs an absolute path: './hotplug.d'");
-        expect_error("handler-dir = lib\n", 1, "t.conf:1: 'handler-dir' needs an absolute path: 'lib'");
-        expect_error("sysfs = sys\n", 1, "t.conf:1: 'sysfs' needs an absolute path: 'sys'");
-        expect_error("record = x.rec\n", 1, "t.conf:1: 'record' needs an absolute path: 'x.rec'");
+                     "t.conf:1: 'hotplug-d' must be an absolute path: './hotplug.d'");
+        expect_error("handler-dir = lib\n", 1, "t.conf:1: 'handler-dir' must be an absolute path: 'lib'");
+        expect_error("sysfs = sys\n", 1, "t.conf:1: 'sysfs' must be an absolute path: 'sys'");
+        expect_error("record = x.rec\n", 1, "t.conf:1: 'record' must be an absolute path: 'x.rec'");
         expect_error("max-children = 0\n", 1, "t.conf:1: 'max-children' must be a number 1..2048: '0'");
         expect_error("max-children = 2049\n", 1,
                      "t.conf:1: 'max-children' must be a number 1..2048: '2049'");
@@ -232,8 +258,8 @@ static void test_value_errors(void)
         expect_error("rcvbuf = 17179869184G\n", 1,
                      RCVBUF_ERR "'17179869184G'");
         expect_error("rebroadcast = 1\n", 1, "t.conf:1: 'rebroadcast' must be a number 2..32: '1'");
-        expect_error("all = maybe\n", 1, "t.conf:1: 'all' must be yes or no: 'maybe'");
-        expect_error("resync = Yes\n", 1, "t.conf:1: 'resync' must be yes or no: 'Yes'");
+        expect_error("all = maybe\n", 1, "t.conf:1: 'all' must be " OPTION_BOOL_FORM ": 'maybe'");
+        expect_error("resync = Yess\n", 1, "t.conf:1: 'resync' must be " OPTION_BOOL_FORM ": 'Yess'");
         expect_error("resync-subsystems = net,block/x\n", 1,
                      "t.conf:1: 'resync-subsystems' wants subsystem names separated by ',', and 'block/x' is not "
                      "one: 'net,block/x'");
@@ -242,14 +268,14 @@ static void test_value_errors(void)
                      "t.conf:1: 'log-level' must be err, warning, notice, info, debug or 0-7: 'loud'");
         expect_error("handler-cache = 0\n", 1, "t.conf:1: 'handler-cache' must be a number 1..65536: '0'");
         expect_error("handler-cache = 65537\n", 1, "t.conf:1: 'handler-cache' must be a number 1..65536: '65537'");
-        expect_error("firmware-loader = sometimes\n", 1, "t.conf:1: 'firmware-loader' must be yes or no: 'sometimes'");
-        expect_error("input-strip-quotes = y\n", 1, "t.conf:1: 'input-strip-quotes' must be yes or no: 'y'");
+        expect_error("firmware-loader = sometimes\n", 1, "t.conf:1: 'firmware-loader' must be " OPTION_BOOL_FORM ": 'sometimes'");
+        expect_error("input-strip-quotes = y\n", 1, "t.conf:1: 'input-strip-quotes' must be " OPTION_BOOL_FORM ": 'y'");
         expect_error("firmware-path = lib/firmware\n", 1,
-                     "t.conf:1: 'firmware-path' needs absolute paths separated by ':': 'lib/firmware'");
+                     "t.conf:1: 'firmware-path' must be absolute paths separated by ':': 'lib/firmware'");
         expect_error("firmware-path = /lib/firmware:\n", 1,
-                     "t.conf:1: 'firmware-path' needs absolute paths separated by ':': '/lib/firmware:'");
+                     "t.conf:1: 'firmware-path' must be absolute paths separated by ':': '/lib/firmware:'");
         expect_error("firmware-path = /a::/b\n", 1,
-                     "t.conf:1: 'firmware-path' needs absolute paths separated by ':': '/a::/b'");
+                     "t.conf:1: 'firmware-path' must be absolute paths separated by ':': '/a::/b'");
         expect_error("filter-policy = usb\n", 1,
                      "t.conf:1: 'filter-policy' wants SUBSYSTEM=keep|drop|handlers items: 'usb'");
         expect_error("filter-policy = usb=maybe\n", 1,
@@ -258,7 +284,7 @@ static void test_value_errors(void)
                      "t.conf:1: 'filter-policy' wants SUBSYSTEM=keep|drop|handlers items: 'a/b=drop'");
         /* Bytes above 0x7f are allowed in values but escaped in messages. */
         expect_error("agent = caf\xc3\xa9\n", 1,
-                     "t.conf:1: 'agent' needs an absolute path: 'caf\\xc3\\xa9'");
+                     "t.conf:1: 'agent' must be an absolute path: 'caf\\xc3\\xa9'");
 }
 
 static void test_too_large(void)
@@ -495,7 +521,7 @@ static void test_handler_options(void)
         check_int(conf_set_handler_option(CONF_FILTER_POLICY, "net", &h, why, sizeof(why)), -EINVAL);
         check_str(why, "'filter-policy' wants SUBSYSTEM=keep|drop|handlers items");
         check_int(conf_set_handler_option(CONF_FIRMWARE_PATH, "fw", &h, why, sizeof(why)), -EINVAL);
-        check_str(why, "'firmware-path' needs absolute paths separated by ':'");
+        check_str(why, "'firmware-path' must be absolute paths separated by ':'");
         check_int(conf_set_handler_option(CONF_AGENT, "/x", &h, why, sizeof(why)), -EINVAL);
         check(memcmp(&h, &before, sizeof(h)) == 0);
 }
@@ -513,6 +539,7 @@ int main(void)
         run_test(test_all_keys);
         run_test(test_values);
         run_test(test_syntax_errors);
+        run_test(test_command_line_only);
         run_test(test_bad_bytes);
         run_test(test_value_errors);
         run_test(test_too_large);

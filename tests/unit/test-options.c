@@ -3,10 +3,15 @@
  * The option table: for every configuration-file key, the command line and
  * the file give the same effective configuration (--rcvbuf=16M and
  * "rcvbuf = 16M" included), different from the default; the command line
- * beats the file for every key; every enum conf_key has its row; getopt
- * spellings (short letters, --no-resync) and errors naming the option.
- * The test walks the table, so a new key is covered without an edit here.
+ * beats the file for every key; every enum conf_key has its row; every
+ * boolean takes --NAME, --no-NAME and --NAME=BOOL with every spelling in
+ * any case, as its key does; every size takes the K, M and G suffixes on
+ * both sides and refuses garbage and overflow; getopt spellings (short
+ * letters) and usage errors that name the option, the value and the
+ * accepted form and point at --help.  The test walks the table, so a new
+ * option is covered without an edit here.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -53,7 +58,7 @@ static const char *sample(const struct option_info *oi)
                 snprintf(sample_buf, sizeof(sample_buf), "%" PRIu64, oi->def.u == oi->max ? oi->min : oi->max);
                 return sample_buf;
         case OPTION_BOOL:
-                return NULL;
+                return NULL; /* spell(): --NAME or --no-NAME, whichever is not the default */
         case OPTION_ORDERING:
                 return orderings[oi->def.i == ORDERING_STRICT];
         case OPTION_LOG_LEVEL:
@@ -89,21 +94,23 @@ static const char *other(const struct option_info *oi)
                 return "devpath";
         case OPTION_LOG_LEVEL:
                 return "info";
+        case OPTION_BOOL:
+                return oi->def.b ? "yes" : "no"; /* the default, written out */
         default:
                 fprintf(stderr, "no second value for the type of '%s': extend other()\n", oi->name);
                 abort();
         }
 }
 
-/* @oi set to @value (NULL: its flag) as a long option and as a file line. */
+/* @oi set to @value as a long option and as a file line; a boolean's NULL: not its default. */
 static void spell(const struct option_info *oi, const char *value, char longopt[256], char line[256])
 {
         if (value) {
                 snprintf(longopt, 256, "--%s=%s", oi->name, value);
                 snprintf(line, 256, "%s = %s\n", oi->key, value);
         } else {
-                snprintf(longopt, 256, "--%s", oi->name);
-                snprintf(line, 256, "%s = %s\n", oi->key, oi->flag ? "yes" : "no");
+                snprintf(longopt, 256, "--%s%s", oi->def.b ? "no-" : "", oi->name);
+                snprintf(line, 256, "%s = %s\n", oi->key, oi->def.b ? "no" : "yes");
         }
 }
 
@@ -358,8 +365,8 @@ static void test_precedence(void)
                 const struct option_info *oi = &option_table[i];
                 char longopt[256], line[256], unused[256];
 
-                if (!oi->key || oi->type == OPTION_BOOL)
-                        continue; /* a flag only sets its one value */
+                if (!oi->key)
+                        continue;
                 spell(oi, sample(oi), longopt, unused);
                 spell(oi, other(oi), unused, line);
                 check_int(from_file(&cli, &empty, "", longopt), 0);
@@ -416,15 +423,269 @@ static void test_spellings(void)
         check_int(o.log_target, LOG_TARGET_JOURNAL);
         check(o.check_config);
         check_int(o.set, 0);
+        /* The last word wins: --no-NAME after --NAME, and the other way round. */
+        check_int(from_argv(&o, (const char *const[]){ "--resync", "--no-resync", "--no-all", "--all", NULL }), 1);
+        check(!o.cfg.resync);
+        check(o.cfg.handlers.pass_all);
 
-        /* Refused: the value, the range, a value for a flag, a stray argument. */
+        /* Refused: the value, the range, a value for --no-NAME, a stray argument. */
         check_int(from_argv(&o, (const char *const[]){ "--rcvbuf=2G", NULL }), -EINVAL);
         check_int(from_argv(&o, (const char *const[]){ "--rcvbuf=128MB", NULL }), -EINVAL);
         check_int(from_argv(&o, (const char *const[]){ "--max-children=0", NULL }), -EINVAL);
-        check_int(from_argv(&o, (const char *const[]){ "--all=yes", NULL }), -EINVAL);
+        check_int(from_argv(&o, (const char *const[]){ "--no-all=yes", NULL }), -EINVAL);
         check_int(from_argv(&o, (const char *const[]){ "--listen-fd=-1", NULL }), -EINVAL);
         check_int(from_argv(&o, (const char *const[]){ "stray", NULL }), -EINVAL);
         check_int(from_argv(&o, (const char *const[]){ "--ready-fd=1000000", NULL }), -EINVAL);
+}
+
+static bool get_bool(const struct options *o, const struct option_info *oi)
+{
+        bool b;
+
+        memcpy(&b, (const char *)o + oi->offset, sizeof(b));
+        return b;
+}
+
+static uint64_t get_uint(const struct options *o, const struct option_info *oi)
+{
+        uint32_t w;
+        uint64_t v;
+
+        if (oi->size == sizeof(w)) {
+                memcpy(&w, (const char *)o + oi->offset, sizeof(w));
+                return w;
+        }
+        memcpy(&v, (const char *)o + oi->offset, sizeof(v));
+        return v;
+}
+
+/* @word in case @k: as is, UPPER, Capitalised, aLtErNaTiNg. */
+static void recase(const char *word, int k, char *out, size_t size)
+{
+        size_t i;
+
+        for (i = 0; word[i] && i + 1 < size; i++) {
+                bool up = k == 1 || (k == 2 && i == 0) || (k == 3 && i % 2 == 1);
+
+                out[i] = up ? (char)toupper((unsigned char)word[i]) : word[i];
+        }
+        out[i] = '\0';
+}
+
+/* @oi from "--NAME=@word" and, for a key, "KEY = @word": both hold @want. */
+static void check_bool_word(const struct option_info *oi, const char *word, bool want)
+{
+        static struct conf conf;
+        char arg[128], line[128];
+        struct options o;
+
+        snprintf(arg, sizeof(arg), "--%s=%s", oi->name, word);
+        check_int(from_argv(&o, (const char *const[]){ arg, NULL }), 1);
+        check(get_bool(&o, oi) == want);
+        if (!oi->key)
+                return;
+        check(o.set == CONF_BIT(oi->conf));
+        snprintf(line, sizeof(line), "%s = %s\n", oi->key, word);
+        check_int(from_file(&o, &conf, line, NULL), 0);
+        check(get_bool(&o, oi) == want);
+}
+
+/* Every boolean: --NAME, --no-NAME, --NAME=BOOL and its key, every spelling in any case. */
+static void test_bools(void)
+{
+        static const char *const words[] = { "yes", "true", "on", "1", "no", "false", "off", "0" };
+        static const char *const bad[] = { "maybe", "", "y", "n", "2", "yess", " yes", "oui" };
+        static struct conf conf;
+        unsigned n = 0;
+
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                char arg[128], line[128], word[16], why[512], want[512];
+                struct options o;
+
+                if (oi->type != OPTION_BOOL)
+                        continue;
+                n++;
+                fprintf(stderr, "  --[no-]%s\n", oi->name);
+                snprintf(arg, sizeof(arg), "--%s", oi->name);
+                check_int(from_argv(&o, (const char *const[]){ arg, NULL }), 1);
+                check(get_bool(&o, oi));
+                check(o.set == (oi->key ? CONF_BIT(oi->conf) : 0));
+                snprintf(arg, sizeof(arg), "--no-%s", oi->name);
+                check_int(from_argv(&o, (const char *const[]){ arg, NULL }), 1);
+                check(!get_bool(&o, oi));
+                check(o.set == (oi->key ? CONF_BIT(oi->conf) : 0));
+                check_int(from_argv(&o, (const char *const[]){ "--no-x", arg, NULL }), -EINVAL);
+                snprintf(arg, sizeof(arg), "--no-%s=yes", oi->name);
+                check_int(from_argv(&o, (const char *const[]){ arg, NULL }), -EINVAL);
+
+                for (size_t w = 0; w < ELEMENTSOF(words); w++)
+                        for (int k = 0; k < 4; k++) {
+                                recase(words[w], k, word, sizeof(word));
+                                check_bool_word(oi, word, w < 4);
+                        }
+                for (size_t b = 0; b < ELEMENTSOF(bad); b++) {
+                        options_init(&o);
+                        check_int(option_set_arg(&o, sizeof(o), oi, bad[b], why, sizeof(why)), -EINVAL);
+                        snprintf(want, sizeof(want), "--%s must be %s: '%s' (%s)", oi->name, OPTION_BOOL_FORM,
+                                 bad[b], oi->help);
+                        check_str(why, want);
+                }
+                if (!oi->key)
+                        continue;
+                /* The command line undoes the file either way. */
+                snprintf(line, sizeof(line), "%s = YES\n", oi->key);
+                snprintf(arg, sizeof(arg), "--no-%s", oi->name);
+                check_int(from_file(&o, &conf, line, arg), 0);
+                check(!get_bool(&o, oi));
+                snprintf(line, sizeof(line), "%s = Off\n", oi->key);
+                snprintf(arg, sizeof(arg), "--%s", oi->name);
+                check_int(from_file(&o, &conf, line, arg), 0);
+                check(get_bool(&o, oi));
+        }
+        check(n > 0);
+}
+
+/* Every size: K, M, G in either case on both sides; garbage and overflow refused by name. */
+static void test_sizes(void)
+{
+        static const struct {
+                const char *suffix;
+                uint64_t mult;
+        } units[] = {
+                { "", 1 }, { "k", 1 << 10 }, { "K", 1 << 10 }, { "m", 1 << 20 },
+                { "M", 1 << 20 }, { "g", 1 << 30 }, { "G", 1 << 30 },
+        };
+        static const char *const bad[] = {
+                "16X", "16MB", "16KiB", "16 M", "16KK", "K", "-1", "+16K", "0x10", "16.5M", "1T", "1e6",
+                "99999999999999999999", "18446744073709551616", "17179869184G", "9999999999999999999K",
+        };
+        static struct conf conf;
+        unsigned n = 0;
+
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                char arg[128], line[128], why[512], want[512], form[160];
+                struct options o;
+
+                if (oi->type != OPTION_SIZE)
+                        continue;
+                n++;
+                for (size_t u = 0; u < ELEMENTSOF(units); u++) {
+                        uint64_t k = MAX((oi->min + units[u].mult - 1) / units[u].mult, UINT64_C(1));
+
+                        check(k * units[u].mult <= oi->max); /* every suffix can express a valid value */
+                        snprintf(arg, sizeof(arg), "--%s=%" PRIu64 "%s", oi->name, k, units[u].suffix);
+                        snprintf(line, sizeof(line), "%s = %" PRIu64 "%s\n", oi->key, k, units[u].suffix);
+                        fprintf(stderr, "  %s  %s", arg, line);
+                        check_int(from_argv(&o, (const char *const[]){ arg, NULL }), 1);
+                        check_int(get_uint(&o, oi), k * units[u].mult);
+                        check_int(from_file(&o, &conf, line, NULL), 0);
+                        check_int(get_uint(&o, oi), k * units[u].mult);
+                }
+                /* Garbage, overflow and the range: the option, the value and the form, both sides. */
+                for (size_t b = 0; b < ELEMENTSOF(bad) + 2; b++) {
+                        char edge[32];
+                        const char *v = edge;
+                        struct conf_error err;
+
+                        if (b < ELEMENTSOF(bad))
+                                v = bad[b];
+                        else
+                                snprintf(edge, sizeof(edge), "%" PRIu64, b == ELEMENTSOF(bad) ? oi->min - 1 : oi->max + 1);
+                        options_init(&o);
+                        check_int(option_set_arg(&o, sizeof(o), oi, v, why, sizeof(why)), -EINVAL);
+                        snprintf(want, sizeof(want), "--%s must be %s: '%s' (%s)", oi->name,
+                                 option_form(oi, form, sizeof(form)), v, oi->help);
+                        check_str(why, want);
+                        check(strstr(why, "K, M or G"));
+                        snprintf(line, sizeof(line), "%s = %s\n", oi->key, v);
+                        check_int(conf_parse("t.conf", line, strlen(line), &conf, &err), -EINVAL);
+                        snprintf(want, sizeof(want), "t.conf:1: '%s' must be %s: '%s'", oi->key, form, v);
+                        check_str(err.msg, want);
+                }
+        }
+        check(n > 0);
+}
+
+/* options_parse_argv() of @args; what it printed on stderr in @buf. */
+static int argv_stderr(const char *const *args, char *buf, size_t size)
+{
+        char path[PATH_MAX];
+        struct options o;
+        ssize_t n;
+        int fd, saved, r;
+
+        snprintf(path, sizeof(path), "%s/stderr", dir);
+        fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        check(fd >= 0);
+        saved = dup(STDERR_FILENO);
+        check(saved >= 0 && dup2(fd, STDERR_FILENO) == STDERR_FILENO);
+        r = from_argv(&o, args);
+        check(dup2(saved, STDERR_FILENO) == STDERR_FILENO);
+        close(saved);
+        n = pread(fd, buf, size - 1, 0);
+        buf[n > 0 ? n : 0] = '\0';
+        close(fd);
+        check(unlink(path) == 0);
+        return r;
+}
+
+#define TRY "Try 'hotplugd --help' for more information.\n"
+
+/* @args are a usage error, printed as exactly @msg and the --help line. */
+static void expect_usage(const char *const *args, const char *msg)
+{
+        char out[2048], want[1024];
+
+        check_int(argv_stderr(args, out, sizeof(out)), -EINVAL);
+        snprintf(want, sizeof(want), "hotplugd: %s\n" TRY, msg);
+        check_str(out, want);
+}
+
+static void test_usage_errors(void)
+{
+        char out[2048], want[512], arg[128], form[160];
+
+        expect_usage((const char *const[]){ "--rcvbuf=16X", NULL },
+                     "--rcvbuf must be a number 4096..2147483647, optionally followed by K, M or G (KiB, MiB, GiB): "
+                     "'16X' (netlink receive buffer)");
+        expect_usage((const char *const[]){ "--resync=maybe", NULL },
+                     "--resync must be yes, true, on, 1 or no, false, off, 0 (any case): 'maybe' "
+                     "(re-trigger devices after a buffer overflow)");
+        expect_usage((const char *const[]){ "--rcvbuf=16M ", NULL },
+                     "--rcvbuf must be a number 4096..2147483647, optionally followed by K, M or G (KiB, MiB, GiB): "
+                     "'16M ' (netlink receive buffer)");
+        expect_usage((const char *const[]){ "--no-resync=yes", NULL }, "option '--no-resync' takes no value");
+        expect_usage((const char *const[]){ "--version=2", NULL }, "option '--version' takes no value");
+        expect_usage((const char *const[]){ "--timeout", NULL }, "option '--timeout' needs a value: a number 1..86400");
+        expect_usage((const char *const[]){ "-n", "-j", NULL }, "option '-j' needs a value: a number 1..2048");
+        expect_usage((const char *const[]){ "--colour=blue", NULL }, "unknown option '--colour'");
+        expect_usage((const char *const[]){ "--no-timeout", NULL }, "unknown option '--no-timeout'");
+        expect_usage((const char *const[]){ "-nx", NULL }, "unknown option '-x'");
+        expect_usage((const char *const[]){ "-\x07", NULL }, "unknown option '-\\x07'");
+        expect_usage((const char *const[]){ "--\x1b[31m", NULL }, "unknown option '--\\x1b[31m'");
+        expect_usage((const char *const[]){ "stray", NULL }, "unexpected argument 'stray': hotplugd takes options only");
+        expect_usage((const char *const[]){ "--ready-fd=1000000", NULL },
+                     "--ready-fd must be an open descriptor: '1000000' is not open");
+        expect_usage((const char *const[]){ "--listen-fd=-1", NULL },
+                     "--listen-fd must be a descriptor number: '-1' (use socket fd N instead of opening one)");
+        check_int(argv_stderr((const char *const[]){ "--re", NULL }, out, sizeof(out)), -EINVAL);
+        check(strncmp(out, "hotplugd: ambiguous option '--re' (could be --", 46) == 0);
+        check(strstr(out, "--record, ") && strstr(out, "--resync-subsystems"));
+        check(strstr(out, ")\n" TRY));
+
+        /* Every option with a value, given none: its name and its form. */
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+
+                if (!oi->arg)
+                        continue;
+                snprintf(arg, sizeof(arg), "--%s", oi->name);
+                snprintf(want, sizeof(want), "option '--%s' needs a value: %s", oi->name,
+                         option_form(oi, form, sizeof(form)));
+                expect_usage((const char *const[]){ arg, NULL }, want);
+        }
 }
 
 static void test_messages(void)
@@ -433,15 +694,18 @@ static void test_messages(void)
         char why[512];
 
         options_init(&o);
-        check_int(option_set_arg(&o, sizeof(o), option_by_name("rcvbuf"), "16X", why, sizeof(why)), -EINVAL);
-        check_str(why, "--rcvbuf must be a number 4096..2147483647 (suffix K, M or G allowed): '16X' "
-                       "(netlink receive buffer, suffix K, M or G allowed)");
         check_int(option_set_arg(&o, sizeof(o), option_by_name("ordering"), "fast", why, sizeof(why)), -EINVAL);
         check_str(why, "--ordering must be devpath, strict or none: 'fast' (event order: devpath, strict or none)");
         check_int(option_set_arg(&o, sizeof(o), option_by_name("handler-cache"), "0", why, sizeof(why)), -EINVAL);
         check_str(why, "--handler-cache must be a number 1..65536: '0' (devices whose legacy variables are kept)");
         check_int(option_set_arg(&o, sizeof(o), option_by_name("rebroadcast"), "1", why, sizeof(why)), -EINVAL);
         check_str(why, "--rebroadcast must be a number 2..32: '1' (re-send processed events on netlink group 2..32)");
+        check_int(option_set_arg(&o, sizeof(o), option_by_name("concurrency"), "Auto", why, sizeof(why)), -EINVAL);
+        check_str(why, "--concurrency must be auto or a number 1..2048: 'Auto' "
+                       "(agents at once: adapt up to max-children, or N)");
+        check_int(option_set_arg(&o, sizeof(o), option_by_name("firmware-path"), "a:/b", why, sizeof(why)), -EINVAL);
+        check_str(why, "--firmware-path must be absolute paths separated by ':': 'a:/b' "
+                       "(firmware directories, ':'-separated)");
         check_int(option_set_arg(&o, sizeof(o), option_by_name("resync-subsystems"), "net,../x", why,
                                  sizeof(why)),
                   -EINVAL);
@@ -450,6 +714,9 @@ static void test_messages(void)
         /* Empty on the command line: every subsystem again, over a list in the file. */
         check_int(option_set_arg(&o, sizeof(o), option_by_name("resync-subsystems"), "", why, sizeof(why)), 0);
         check_str(o.cfg.resync_subsystems, "");
+        /* A bare boolean (hotplugctl test's --all) is yes. */
+        check_int(option_set_arg(&o.cfg, sizeof(o.cfg), option_by_name("all"), NULL, why, sizeof(why)), 0);
+        check(o.cfg.handlers.pass_all);
         /* A manager_config alone takes its members only. */
         check_int(option_set_arg(&o.cfg, sizeof(o.cfg), option_by_name("rcvbuf"), "8K", why, sizeof(why)), 0);
         check_int(o.cfg.rcvbuf, 8192);
@@ -542,6 +809,9 @@ int main(int argc, char *argv[])
         run_test(test_parity);
         run_test(test_precedence);
         run_test(test_spellings);
+        run_test(test_bools);
+        run_test(test_sizes);
+        run_test(test_usage_errors);
         run_test(test_messages);
         run_test(test_resolve);
         run_test(test_default_agent);
