@@ -28,13 +28,19 @@ void ctl_set_program(const char *argv0)
                 ctl_program = argv0;
 }
 
+/* "PROG: VERB: MESSAGE" without the newline. */
+static void vprint_err(const char *verb, const char *fmt, va_list ap)
+{
+        fprintf(stderr, "%s: %s: ", ctl_program, verb);
+        vfprintf(stderr, fmt, ap);
+}
+
 void ctl_err(const char *verb, const char *fmt, ...)
 {
         va_list ap;
 
-        fprintf(stderr, "%s: %s: ", ctl_program, verb);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        vprint_err(verb, fmt, ap);
         va_end(ap);
         fputc('\n', stderr);
 }
@@ -43,9 +49,8 @@ int ctl_usage_error(const char *verb, const char *fmt, ...)
 {
         va_list ap;
 
-        fprintf(stderr, "%s: %s: ", ctl_program, verb);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        vprint_err(verb, fmt, ap);
         va_end(ap);
         fprintf(stderr, "\nTry '%s %s --help' for more information.\n", ctl_program, verb);
         return CTL_EXIT_USAGE;
