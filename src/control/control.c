@@ -433,6 +433,19 @@ void control_notify_event(struct control *c, const struct control_event *e)
         }
 }
 
+bool control_wants_env(const struct control *c, enum control_event_kind kind)
+{
+        const struct client *cl;
+
+        if (!c)
+                return false;
+        list_for_each(cl, &c->clients, link)
+                if (cl->state == CLIENT_MONITOR && cl->monitor_properties &&
+                    (kind < CONTROL_EVENT_QUEUED || cl->monitor_processed))
+                        return true;
+        return false;
+}
+
 void control_notify_processed(struct control *c, uint64_t seqnum)
 {
         if (c)

@@ -235,6 +235,15 @@ size_t control_clients(const struct control *c);
 void control_notify_event(struct control *c, const struct control_event *e);
 
 /**
+ * control_wants_env() - does any monitor client want the entries of @kind's events?
+ * @c: control (may be NULL: then false)
+ * Return: true if a monitor asked for properties (and, for the kinds only
+ * --processed shows, for processed events): only then is it worth building
+ * control_event.env for control_notify_event().
+ */
+bool control_wants_env(const struct control *c, enum control_event_kind kind);
+
+/**
  * control_notify_processed() - an event left the pipeline.
  * @c: control (may be NULL)
  * @seqnum: its SEQNUM

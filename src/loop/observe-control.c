@@ -179,10 +179,12 @@ static void on_received(void *userdata, const struct uevent *view, enum ledger_v
         struct control_event e = event_of(CONTROL_EVENT_RECEIVED, view);
         const char *vars[HP_UEVENT_MAX_VARS];
 
-        for (unsigned i = 0; i < view->n_vars && i < ELEMENTSOF(vars); i++)
-                vars[i] = uevent_var(view, i);
-        e.env = vars;
-        e.n_env = MIN((size_t)view->n_vars, ELEMENTSOF(vars));
+        if (control_wants_env(o->control, CONTROL_EVENT_RECEIVED)) {
+                for (unsigned i = 0; i < view->n_vars && i < ELEMENTSOF(vars); i++)
+                        vars[i] = uevent_var(view, i);
+                e.env = vars;
+                e.n_env = MIN((size_t)view->n_vars, ELEMENTSOF(vars));
+        }
         e.time = view->received_real;
         e.uuid = uevent_get(view, "SYNTH_UUID"); /* only the received record shows it */
         e.verdict = v;
@@ -225,7 +227,7 @@ static void on_queued(void *userdata, const struct uevent *ev)
         struct control_event e = event_of(CONTROL_EVENT_QUEUED, ev);
         const char *added[HP_ENV_ADD_MAX_VARS];
         size_t n = 0;
-        const char *x = ev->extra;
+        const char *x = control_wants_env(o->control, CONTROL_EVENT_QUEUED) ? ev->extra : NULL;
 
         for (unsigned i = 0; x && i < ev->n_extra; i++, x += strlen(x) + 1)
                 if (n < ELEMENTSOF(added) && added_or_changed(ev, x))
@@ -261,12 +263,14 @@ static void on_started(void *userdata, const struct manager_agent *a)
         const char *argv[] = { a->program, a->ev->name ? a->ev->name : a->ev->subsystem };
         struct spawn_env env;
 
-        /* The job spawned it with what spawn_env_build() makes of the event: build it again, the same. */
-        spawn_env_build(a->ev, &env);
-        e.env = env.envp;
-        e.n_env = env.n;
-        e.argv = argv;
-        e.n_argv = ELEMENTSOF(argv);
+        if (control_wants_env(o->control, CONTROL_EVENT_STARTED)) {
+                /* The job spawned it with what spawn_env_build() makes of the event: build it again, the same. */
+                spawn_env_build(a->ev, &env);
+                e.env = env.envp;
+                e.n_env = env.n;
+                e.argv = argv;
+                e.n_argv = ELEMENTSOF(argv);
+        }
         control_notify_event(o->control, &e);
 }
 
