@@ -29,7 +29,7 @@ void ctl_set_program(const char *argv0)
 }
 
 /* "PROG: VERB: MESSAGE" without the newline. */
-static void vprint_err(const char *verb, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void vprint_err(const char *verb, const char *fmt, va_list ap)
 {
         fprintf(stderr, "%s: %s: ", ctl_program, verb);
         vfprintf(stderr, fmt, ap);
@@ -196,7 +196,7 @@ static int device_error(const char *verb, const char *arg, int r, const char *wh
 
 int ctl_device(const char *verb, const char *root, const char *arg, char *ret, size_t size)
 {
-        char rroot[PATH_MAX], path[PATH_MAX], real[PATH_MAX + sizeof("/uevent")], why[PATH_MAX + 128];
+        char rroot[PATH_MAX], path[PATH_MAX], real[PATH_MAX + sizeof("/uevent")], why[2 * PATH_MAX + 128];
         size_t rl, gl = strlen(root);
         int r;
 
