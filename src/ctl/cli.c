@@ -92,6 +92,26 @@ static const struct option *long_option(const struct ctl_getopt *g, const char *
         return found;
 }
 
+/* After the options: the positional arguments g->args allows?  Return: CTL_GETOPT_END or CTL_GETOPT_ERROR. */
+static int check_arguments(const struct ctl_getopt *g, int argc, char *argv[])
+{
+        size_t len = g->args ? strlen(g->args) : 0;
+        bool any = len > 3 && strcmp(g->args + len - 3, "...") == 0;
+        int allowed = !g->args ? 0 : any ? INT_MAX : 1;
+        char esc[256];
+
+        if (g->args && !any && optind >= argc) {
+                ctl_usage_error(g->verb, "no %s given", g->args);
+                return CTL_GETOPT_ERROR;
+        }
+        if (argc - optind > allowed) {
+                ctl_usage_error(g->verb, "unexpected argument '%s'",
+                                escape_cstr(argv[optind + allowed], esc, sizeof(esc)));
+                return CTL_GETOPT_ERROR;
+        }
+        return CTL_GETOPT_END;
+}
+
 int ctl_getopt(const struct ctl_getopt *g, int argc, char *argv[])
 {
         char shortopts[64], esc[256];
@@ -106,7 +126,7 @@ int ctl_getopt(const struct ctl_getopt *g, int argc, char *argv[])
                 opterr = 0;
                 c = getopt_long(argc, argv, shortopts, g->longopts, NULL);
                 if (c == -1)
-                        return CTL_GETOPT_END;
+                        return check_arguments(g, argc, argv);
                 if (c == 'h') {
                         ctl_help(g, stdout);
                         return CTL_GETOPT_HELP;
@@ -148,14 +168,6 @@ int ctl_getopt(const struct ctl_getopt *g, int argc, char *argv[])
         }
 }
 
-int ctl_no_arguments(const char *verb, int argc, char *argv[])
-{
-        char esc[256];
-
-        if (optind >= argc)
-                return CTL_EXIT_OK;
-        return ctl_usage_error(verb, "unexpected argument '%s'", escape_cstr(argv[optind], esc, sizeof(esc)));
-}
 
 int ctl_check_action(const char *verb, const char *value)
 {

@@ -14,17 +14,18 @@
  *    daemon, like hotplugd's --control-socket.
  *
  * A verb parses its options with ctl_getopt(), which handles --help,
- * --socket and getopt's errors itself:
+ * --socket, getopt's errors and the count of positional arguments itself:
  *
  *      static const struct option opts[] = {
  *              { "timeout", required_argument, NULL, 't' },
  *              CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
  *      };
- *      struct ctl_getopt g = { "settle", "t:h", opts, help_text };
+ *      struct ctl_getopt g = { "settle", "t:h", opts, help_text, NULL };
  *      while ((c = ctl_getopt(&g, argc, argv)) >= 0)
  *              ...
  *      if (c != CTL_GETOPT_END)
- *              return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+ *              return ctl_getopt_exit(c);
+ *      (positional arguments, if the verb takes any, from argv[optind])
  */
 
 #include <getopt.h>
@@ -32,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "ctl/ctl.h"
 
 /* The program name used in messages: the basename of argv[0]. */
 extern const char *ctl_program;
@@ -81,6 +84,11 @@ struct ctl_getopt {
         const struct option *longopts;
         /* Full usage, printed after "Usage: PROG ": starts with the verb's synopsis. */
         const char *help;
+        /*
+         * Positional arguments, as the synopsis names them: NULL none, "FILE"
+         * exactly one, "DEVICE..." (ending in "...") any number.
+         */
+        const char *args;
 };
 
 #define CTL_GETOPT_END   (-1)  /* all options read; positional arguments from optind */
@@ -91,19 +99,25 @@ struct ctl_getopt {
  * ctl_getopt() - the next option, like getopt_long(), with hotplugctl's messages.
  * Handles -h/--help (prints the help) and --socket (ctl_set_socket()) itself.
  * An unknown option, a missing value or a value given to an option that takes
- * none is reported by name.
- * Return: the option's value, or CTL_GETOPT_END, CTL_GETOPT_HELP, CTL_GETOPT_ERROR.
+ * none is reported by name.  After the last option, positional arguments
+ * that g->args does not allow ("unexpected argument 'X'", "no FILE given")
+ * are reported too.
+ * Return: the option's value, or CTL_GETOPT_END (the arguments are from
+ * optind on), CTL_GETOPT_HELP, CTL_GETOPT_ERROR.
  */
 int ctl_getopt(const struct ctl_getopt *g, int argc, char *argv[]);
 
+/* A verb's own argument parser says: go on (else it returns the exit status). */
+#define CTL_RUN (-1)
+
+/* The exit status after ctl_getopt() returned CTL_GETOPT_HELP or CTL_GETOPT_ERROR. */
+static inline int ctl_getopt_exit(int c)
+{
+        return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+}
+
 /* Print the verb's help on @f. */
 void ctl_help(const struct ctl_getopt *g, FILE *f);
-
-/**
- * ctl_no_arguments() - refuse positional arguments from optind on.
- * Return: CTL_EXIT_OK, or CTL_EXIT_USAGE after naming the first one.
- */
-int ctl_no_arguments(const char *verb, int argc, char *argv[]);
 
 /* The actions a device's uevent file accepts, as the kernel lists them. */
 #define CTL_KERNEL_ACTIONS "add, remove, change, move, online, offline, bind, unbind"

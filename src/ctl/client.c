@@ -166,14 +166,10 @@ int ctl_simple(const char *verb, const char *request)
 int ctl_simple_verb(const char *verb, const char *help, int argc, char *argv[])
 {
         static const struct option opts[] = { CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 } };
-        const struct ctl_getopt g = { verb, "h", opts, help };
+        const struct ctl_getopt g = { verb, "h", opts, help, NULL };
         int c;
 
         while ((c = ctl_getopt(&g, argc, argv)) >= 0)
                 ;
-        if (c != CTL_GETOPT_END)
-                return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-        if (optind < argc)
-                return ctl_no_arguments(verb, argc, argv);
-        return ctl_simple(verb, verb);
+        return c == CTL_GETOPT_END ? ctl_simple(verb, verb) : ctl_getopt_exit(c);
 }

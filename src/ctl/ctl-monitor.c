@@ -346,7 +346,7 @@ int verb_monitor(int argc, char *argv[])
                 CTL_OPTION_HELP,
                 { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "monitor", "jph", options, help };
+        const struct ctl_getopt g = { "monitor", "jph", options, help, NULL };
         _cleanup_close_ int fd = -1;
         char rec[CTL_RECORD_SIZE], request[64];
         bool json = false, processed = false, properties = false;
@@ -361,9 +361,7 @@ int verb_monitor(int argc, char *argv[])
                         processed = true;
         }
         if (c != CTL_GETOPT_END)
-                return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-        if (optind < argc)
-                return ctl_no_arguments("monitor", argc, argv);
+                return ctl_getopt_exit(c);
         r = ctl_open("monitor", &fd);
         if (r != CTL_EXIT_OK)
                 return r;

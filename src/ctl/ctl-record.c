@@ -54,7 +54,7 @@ static const char help[] =
         CTL_HELP_HELP "\n"
         "Exit status: 0 recorded, 1 failure (FILE or the uevent socket), 64 usage.\n";
 
-/* Return: -1 to record to *@ret_path, else the exit status (CTL_EXIT_OK after --help). */
+/* Return: CTL_RUN to record to *@ret_path, else the exit status (CTL_EXIT_OK after --help). */
 static int parse_args(int argc, char *argv[], struct recorder *rc, const char **ret_path)
 {
         static const struct option opts[] = {
@@ -62,7 +62,7 @@ static int parse_args(int argc, char *argv[], struct recorder *rc, const char **
                 { "duration", required_argument, NULL, 'd' },
                 CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "record", "c:d:h", opts, help };
+        const struct ctl_getopt g = { "record", "c:d:h", opts, help, "FILE" };
         uint64_t ms;
         char *end;
         int c;
@@ -84,13 +84,9 @@ static int parse_args(int argc, char *argv[], struct recorder *rc, const char **
                 }
         }
         if (c != CTL_GETOPT_END)
-                return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-        if (optind >= argc)
-                return ctl_usage_error("record", "no FILE given");
-        *ret_path = argv[optind++];
-        if (optind < argc)
-                return ctl_no_arguments("record", argc, argv);
-        return -1;
+                return ctl_getopt_exit(c);
+        *ret_path = argv[optind];
+        return CTL_RUN;
 }
 
 static int append_datagram(struct recorder *rc, const char *data, size_t size)
@@ -199,7 +195,7 @@ int verb_record(int argc, char *argv[])
         int r;
 
         r = parse_args(argc, argv, &rc, &path);
-        if (r >= 0)
+        if (r != CTL_RUN)
                 return r;
         escape_cstr(path, esc, sizeof(esc));
 

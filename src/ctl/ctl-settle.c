@@ -48,7 +48,7 @@ int verb_settle(int argc, char *argv[])
                 { "timeout", required_argument, NULL, 't' },
                 CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "settle", "t:h", opts, help };
+        const struct ctl_getopt g = { "settle", "t:h", opts, help, NULL };
         uint64_t timeout_ms = SETTLE_DEFAULT_TIMEOUT_SEC * 1000, seqnum, v = 0;
         _cleanup_close_ int fd = -1;
         char req[96], rec[CTL_RECORD_SIZE];
@@ -59,9 +59,7 @@ int verb_settle(int argc, char *argv[])
                                                   &timeout_ms) != CTL_EXIT_OK)
                         return CTL_EXIT_USAGE;
         if (c != CTL_GETOPT_END)
-                return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-        if (optind < argc)
-                return ctl_no_arguments("settle", argc, argv);
+                return ctl_getopt_exit(c);
         r = ctl_open("settle", &fd);
         if (r != CTL_EXIT_OK)
                 return r;

@@ -202,7 +202,7 @@ int verb_status(int argc, char *argv[])
         static const struct option opts[] = {
                 { "json", no_argument, NULL, 'j' }, CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "status", "jh", opts, help };
+        const struct ctl_getopt g = { "status", "jh", opts, help, NULL };
         _cleanup_close_ int fd = -1;
         static struct status_reply s;
         char rec[CTL_RECORD_SIZE];
@@ -213,9 +213,7 @@ int verb_status(int argc, char *argv[])
                 if (c == 'j')
                         json = true;
         if (c != CTL_GETOPT_END)
-                return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-        if (optind < argc)
-                return ctl_no_arguments("status", argc, argv);
+                return ctl_getopt_exit(c);
         r = ctl_open("status", &fd);
         if (r != CTL_EXIT_OK)
                 return r;

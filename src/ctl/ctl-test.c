@@ -115,14 +115,14 @@ static int parse_option(struct test_args *a, int c, const char *arg)
         return CTL_EXIT_OK;
 }
 
-/* Return: 1 run, or an exit status (CTL_EXIT_OK after --help). */
+/* Return: CTL_RUN, or the exit status (CTL_EXIT_OK after --help). */
 static int parse_args(int argc, char *argv[], struct test_args *a)
 {
         struct option opts[2 + N_DAEMON_OPTIONS + 2] = {
                 { "action", required_argument, NULL, 'a' },
                 { "config", required_argument, NULL, 'c' },
         };
-        const struct ctl_getopt g = { "test", "a:c:h", opts, test_help() };
+        const struct ctl_getopt g = { "test", "a:c:h", opts, test_help(), "DEVICE" };
         size_t n = 2;
         int c, r;
 
@@ -140,13 +140,9 @@ static int parse_args(int argc, char *argv[], struct test_args *a)
                 if ((r = parse_option(a, c, optarg)) != CTL_EXIT_OK)
                         return r;
         if (c != CTL_GETOPT_END)
-                return c == CTL_GETOPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-        if (optind >= argc)
-                return ctl_usage_error("test", "no DEVICE given");
-        a->devpath = argv[optind++];
-        if (optind < argc)
-                return ctl_no_arguments("test", argc, argv);
-        return 1;
+                return ctl_getopt_exit(c);
+        a->devpath = argv[optind];
+        return CTL_RUN;
 }
 
 /*
@@ -336,7 +332,7 @@ int verb_test(int argc, char *argv[])
         int r;
 
         r = parse_args(argc, argv, &a);
-        if (r != 1)
+        if (r != CTL_RUN)
                 return r;
         conf = calloc(1, sizeof(*conf));
         if (!conf) {

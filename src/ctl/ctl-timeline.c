@@ -52,6 +52,7 @@ static const char help[] =
         CTL_HELP_HELP "\n"
         "Exit status: 0, 1 unreadable or damaged recording, 64 usage.\n";
 
+/* Return: CTL_RUN, or the exit status (CTL_EXIT_OK after --help). */
 static int parse_args(int argc, char *argv[], struct args *a)
 {
         static const struct option opts[] = {
@@ -60,7 +61,7 @@ static int parse_args(int argc, char *argv[], struct args *a)
                 { "columns", required_argument, NULL, 'c' }, CTL_OPTION_HELP,
                 { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "timeline", "o:tsl:c:h", opts, help };
+        const struct ctl_getopt g = { "timeline", "o:tsl:c:h", opts, help, "FILE" };
         char *end;
         int c;
 
@@ -72,7 +73,7 @@ static int parse_args(int argc, char *argv[], struct args *a)
                 case 't':
                 case 's':
                         if (a->format != FORMAT_AUTO && a->format != (c == 't' ? FORMAT_TEXT : FORMAT_SVG))
-                                return ctl_usage_error("timeline", "--text and --svg cannot go together"), -EINVAL;
+                                return ctl_usage_error("timeline", "--text and --svg cannot go together");
                         a->format = c == 't' ? FORMAT_TEXT : FORMAT_SVG;
                         break;
                 case 'l':
@@ -81,31 +82,23 @@ static int parse_args(int argc, char *argv[], struct args *a)
                         else if (strcmp(optarg, "subsystem") == 0)
                                 a->lanes = TIMELINE_LANES_SUBSYSTEM;
                         else
-                                return ctl_bad_value("timeline", "--lanes", optarg, "device or subsystem"), -EINVAL;
+                                return ctl_bad_value("timeline", "--lanes", optarg, "device or subsystem");
                         break;
                 case 'c':
                         a->columns = (unsigned)strtoul(optarg, &end, 10);
                         if (end == optarg || *end || a->columns < 10 || a->columns > 1000)
-                                return ctl_bad_value("timeline", "--columns", optarg, "a number from 10 to 1000"),
-                                       -EINVAL;
+                                return ctl_bad_value("timeline", "--columns", optarg, "a number from 10 to 1000");
                         break;
                 }
         }
-        if (c == CTL_GETOPT_HELP)
-                return 0;
         if (c != CTL_GETOPT_END)
-                return -EINVAL;
-        if (optind == argc)
-                return ctl_usage_error("timeline", "no recording given (FILE)"), -EINVAL;
-        if (optind < argc - 1)
-                return ctl_usage_error("timeline", "unexpected argument '%s' after %s", argv[optind + 1], argv[optind]),
-                       -EINVAL;
+                return ctl_getopt_exit(c);
         if (a->format == FORMAT_TEXT && a->output)
-                return ctl_usage_error("timeline", "--output writes SVG; it cannot go with --text"), -EINVAL;
+                return ctl_usage_error("timeline", "--output writes SVG; it cannot go with --text");
         if (a->format == FORMAT_AUTO)
                 a->format = !a->output && isatty(STDOUT_FILENO) ? FORMAT_TEXT : FORMAT_SVG;
         a->path = argv[optind];
-        return 1;
+        return CTL_RUN;
 }
 
 /* Read every record of @path into @tl, reporting damage on stderr.  Return: 0 or negative errno. */
@@ -256,8 +249,8 @@ int verb_timeline(int argc, char *argv[])
         int r;
 
         r = parse_args(argc, argv, &a);
-        if (r <= 0)
-                return r < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+        if (r != CTL_RUN)
+                return r;
         r = timeline_new(&tl);
         if (r >= 0)
                 r = load(a.path, tl);

@@ -349,6 +349,7 @@ static int add_pattern(struct patterns *ps, const char *option, const char *valu
         return CTL_EXIT_OK;
 }
 
+/* Return: CTL_RUN, or the exit status (CTL_EXIT_OK after --help). */
 static int parse_args(struct trigger *t, int argc, char *argv[])
 {
         static const struct option opts[] = {
@@ -362,7 +363,7 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
                 { "verbose", no_argument, NULL, 'v' },
                 CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "trigger", "a:s:S:y:wt:nvh", opts, help };
+        const struct ctl_getopt g = { "trigger", "a:s:S:y:wt:nvh", opts, help, "DEVICE..." };
         int c, r = CTL_EXIT_OK;
 
         while (r == CTL_EXIT_OK && (c = ctl_getopt(&g, argc, argv)) >= 0) {
@@ -398,10 +399,10 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
         if (r != CTL_EXIT_OK)
                 return r;
         if (c != CTL_GETOPT_END)
-                return c == CTL_GETOPT_HELP ? CTL_GETOPT_HELP : CTL_EXIT_USAGE;
+                return ctl_getopt_exit(c);
         t->devices = argv + optind;
         t->n_devices = (size_t)(argc - optind);
-        return CTL_EXIT_OK;
+        return CTL_RUN;
 }
 
 int verb_trigger(int argc, char *argv[])
@@ -410,8 +411,8 @@ int verb_trigger(int argc, char *argv[])
         int r;
 
         r = parse_args(&t, argc, argv);
-        if (r != CTL_EXIT_OK)
-                return r == CTL_GETOPT_HELP ? CTL_EXIT_OK : r;
+        if (r != CTL_RUN)
+                return r;
         t.tty = isatty(STDERR_FILENO) == 1;
         if (t.n_devices) {
                 r = named_devices(&t);

@@ -90,6 +90,10 @@ run 64 record
 err_has "hotplugctl: record: no FILE given"
 run 64 test
 err_has "hotplugctl: test: no DEVICE given"
+run 64 timeline
+err_has "hotplugctl: timeline: no FILE given"
+run 64 record "$tmp/rec" "$(printf 'two\033')"
+err_has "hotplugctl: record: unexpected argument 'two\x1b'"
 run 64 frobnicate
 err_has "unknown verb 'frobnicate'"
 echo "ok: values and arguments"
