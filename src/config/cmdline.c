@@ -22,6 +22,7 @@
 #include "config.h"
 #include "config/options.h"
 #include "shared/escape.h"
+#include "shared/getopt-refusal.h"
 #include "shared/macro.h"
 
 /* getopt_long's val for row i of the table, and for its --no-NAME (above every short letter). */
@@ -78,48 +79,16 @@ static const struct option_info *row_of(int c, bool *neg)
         return NULL;
 }
 
-/*
- * What getopt refused (@c is '?' or ':'; @arg the argument it stepped
- * over), said by name on stderr, with what the option accepts.
- */
+/* What getopt refused (@c is '?' or ':'), said by name on stderr, with what a missing value must be. */
 static void getopt_error(int c, const char *arg, const struct option *longopts)
 {
-        char esc[256], form[160];
+        char msg[512], form[160];
         const struct option_info *oi;
         bool neg;
 
-        oi = optopt ? row_of(optopt, &neg) : NULL;
-        escape_cstr(arg, esc, sizeof(esc));
-        esc[strcspn(esc, "=")] = '\0';
-        if (c == ':' && oi)
-                fprintf(stderr, "hotplugd: option '%s' needs a value: %s\n", esc, option_form(oi, form, sizeof(form)));
-        else if (oi && strncmp(arg, "--", 2) == 0)
-                fprintf(stderr, "hotplugd: option '%s' takes no value\n", esc);
-        else if (optopt && strncmp(arg, "--", 2) != 0) {
-                char letter[2] = { (char)optopt, '\0' };
-
-                fprintf(stderr, "hotplugd: unknown option '-%s'\n", escape_cstr(letter, esc, sizeof(esc)));
-        }
-        else if (strlen(esc) > 2) {
-                size_t len = strlen(esc + 2), k = 0;
-
-                for (const struct option *p = longopts; p->name; p++)
-                        k += strncmp(p->name, esc + 2, len) == 0;
-                fprintf(stderr, "hotplugd: %s option '%s'", k > 1 ? "ambiguous" : "unknown", esc);
-                if (k > 1) {
-                        const char *sep = " (could be ";
-
-                        for (const struct option *p = longopts; p->name; p++)
-                                if (strncmp(p->name, esc + 2, len) == 0) {
-                                        fprintf(stderr, "%s--%s", sep, p->name);
-                                        sep = ", ";
-                                }
-                        fputc(')', stderr);
-                }
-                fputc('\n', stderr);
-        } else
-                fprintf(stderr, "hotplugd: unknown option '%s'\n", esc);
-        fputs(TRY_HELP, stderr);
+        oi = c == ':' && optopt ? row_of(optopt, &neg) : NULL;
+        fprintf(stderr, "hotplugd: %s%s%s\n" TRY_HELP, getopt_refusal(c, arg, longopts, msg, sizeof(msg)),
+                oi ? ": " : "", oi ? option_form(oi, form, sizeof(form)) : "");
 }
 
 int option_set_arg(void *o, size_t limit, const struct option_info *oi, const char *arg, char *why,
@@ -182,7 +151,7 @@ int options_parse_argv(struct options *o, int argc, char *argv[])
                 oi = row_of(c, &neg);
                 if (!oi) {
                         /* The argument getopt just stepped over, or the one it stopped at. */
-                        getopt_error(c, argv[optind > before ? optind - 1 : MIN(before, argc - 1)], longopts);
+                        getopt_error(c, getopt_refused_arg(argc, argv, before), longopts);
                         return -EINVAL;
                 }
                 if (oi->type == OPTION_HELP) {

@@ -12,6 +12,7 @@
 #include "ctl/client.h"
 #include "ctl/ctl.h"
 #include "shared/escape.h"
+#include "shared/getopt-refusal.h"
 
 const char *ctl_program = "hotplugctl";
 
@@ -69,29 +70,6 @@ void ctl_help(const struct ctl_getopt *g, FILE *f)
         fprintf(f, "Usage: %s %s", ctl_program, g->help);
 }
 
-/* The long option @arg ("--name" or "--name=value") names, or NULL. */
-static const struct option *long_option(const struct ctl_getopt *g, const char *arg)
-{
-        size_t len;
-
-        if (strncmp(arg, "--", 2) != 0)
-                return NULL;
-        arg += 2;
-        len = strcspn(arg, "=");
-        for (const struct option *o = g->longopts; o && o->name; o++)
-                if (strlen(o->name) == len && strncmp(o->name, arg, len) == 0)
-                        return o;
-        /* An unambiguous abbreviation, as getopt_long accepts. */
-        const struct option *found = NULL;
-        for (const struct option *o = g->longopts; o && o->name; o++)
-                if (strncmp(o->name, arg, len) == 0) {
-                        if (found)
-                                return NULL;
-                        found = o;
-                }
-        return found;
-}
-
 /* After the options: the positional arguments g->args allows?  Return: CTL_GETOPT_END or CTL_GETOPT_ERROR. */
 static int check_arguments(const struct ctl_getopt *g, int argc, char *argv[])
 {
@@ -114,14 +92,12 @@ static int check_arguments(const struct ctl_getopt *g, int argc, char *argv[])
 
 int ctl_getopt(const struct ctl_getopt *g, int argc, char *argv[])
 {
-        char shortopts[64], esc[256];
-        const struct option *o;
-        const char *arg;
+        char shortopts[64], msg[512];
         int c;
 
         snprintf(shortopts, sizeof(shortopts), ":%s", g->shortopts);
         for (;;) {
-                int before = optind;
+                int before = optind ? optind : 1; /* 0: getopt starts afresh, at 1 */
 
                 opterr = 0;
                 c = getopt_long(argc, argv, shortopts, g->longopts, NULL);
@@ -141,33 +117,12 @@ int ctl_getopt(const struct ctl_getopt *g, int argc, char *argv[])
                 }
                 if (c != '?' && c != ':')
                         return c;
-                /* The argument that was wrong: the one getopt just stepped over. */
-                arg = optind > before && optind - 1 < argc ? argv[optind - 1] : argv[before < argc ? before : argc - 1];
-                if (optopt && !(arg[0] == '-' && arg[1] == '-')) {
-                        if (c == ':')
-                                ctl_usage_error(g->verb, "option '-%c' needs a value", optopt);
-                        else
-                                ctl_usage_error(g->verb, "unknown option '-%c'", optopt);
-                        return CTL_GETOPT_ERROR;
-                }
-                o = long_option(g, arg);
-                if (c == ':' && o)
-                        ctl_usage_error(g->verb, "option '--%s' needs a value", o->name);
-                else if (o && o->has_arg == no_argument && strchr(arg, '='))
-                        ctl_usage_error(g->verb, "option '--%s' takes no value", o->name);
-                else if (strncmp(arg, "--", 2) == 0 && !o && strlen(arg) > 2) {
-                        bool ambiguous = false;
-                        size_t len = strcspn(arg + 2, "=");
-                        for (const struct option *p = g->longopts; p && p->name; p++)
-                                ambiguous |= strncmp(p->name, arg + 2, len) == 0;
-                        ctl_usage_error(g->verb, "%s option '%.*s'", ambiguous ? "ambiguous" : "unknown",
-                                        (int)strcspn(escape_cstr(arg, esc, sizeof(esc)), "="), esc);
-                } else
-                        ctl_usage_error(g->verb, "unknown option '%s'", escape_cstr(arg, esc, sizeof(esc)));
+                ctl_usage_error(g->verb, "%s",
+                                getopt_refusal(c, getopt_refused_arg(argc, argv, before), g->longopts, msg,
+                                               sizeof(msg)));
                 return CTL_GETOPT_ERROR;
         }
 }
-
 
 int ctl_check_action(const char *verb, const char *value)
 {

@@ -76,6 +76,8 @@ echo "ok: every option a usage names is taken"
 # --- missing values and stray arguments ----------------------------------------------------
 run 64 settle --timeout
 err_has "hotplugctl: settle: option '--timeout' needs a value" "--help"
+run 64 trigger --s
+err_has "hotplugctl: trigger: ambiguous option '--s' (could be --subsystem-match, " "--socket)"
 run 64 settle --timeout=soon
 err_has "invalid value 'soon' for --timeout" "0 to 86400"
 run 64 settle --timeout=nan
