@@ -508,6 +508,7 @@ static int job_start_next(struct job *j)
                 j->out_lines = 0;
                 j->out_suppressed = 0;
                 agent = job_agent(j);
+                agent.env = &env;
                 observe_started(m, &agent);
                 if (job_watch(j, &sr) < 0) {
                         j->failed = true;

@@ -23,7 +23,6 @@
 #include "loop/manager-resync.h"
 #include "pipeline/scheduler.h"
 #include "pipeline/spawner.h"
-#include "shared/envbuf.h"
 
 struct observe_control {
         struct control *control;
@@ -260,14 +259,11 @@ static void on_started(void *userdata, const struct manager_agent *a)
 {
         struct observe_control *o = userdata;
         struct control_event e = agent_event(a, CONTROL_EVENT_STARTED);
-        const char *argv[] = { a->program, a->ev->name ? a->ev->name : a->ev->subsystem };
-        struct spawn_env env;
+        const char *argv[] = { a->program, a->ev->name }; /* as the job spawned it */
 
-        if (control_wants_env(o->control, CONTROL_EVENT_STARTED)) {
-                /* The job spawned it with what spawn_env_build() makes of the event: build it again, the same. */
-                spawn_env_build(a->ev, &env);
-                e.env = env.envp;
-                e.n_env = env.n;
+        if (a->env && control_wants_env(o->control, CONTROL_EVENT_STARTED)) {
+                e.env = a->env->envp;
+                e.n_env = a->env->n;
                 e.argv = argv;
                 e.n_argv = ELEMENTSOF(argv);
         }

@@ -33,6 +33,7 @@
 #include "shared/time-util.h"
 
 struct manager;
+struct spawn_env;
 struct uevent;
 
 /* Observers at most per manager (there are five built in). */
@@ -45,6 +46,8 @@ struct manager_agent {
         pid_t pid;               /* 0: it could not be started */
         usec_t started;          /* CLOCK_MONOTONIC */
         bool timed_out;          /* SIGTERM was sent at the timeout */
+        /* started(): the environment it was given (argv is program, ev->name); else NULL */
+        const struct spawn_env *env;
 };
 
 struct manager_observer_ops {
