@@ -2,7 +2,7 @@
 /*
  * JSON writer (json.h).  Invariant: whatever the calls, what reaches the
  * stream is valid JSON so far, or the error flag is set and the line must be
- * dropped by the caller (json_line_end() says so).
+ * dropped by the caller (json_done() says so).
  */
 #include <errno.h>
 #include <inttypes.h>
