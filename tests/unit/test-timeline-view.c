@@ -25,7 +25,7 @@
 #include "shared/macro.h"
 #include "uevent/record.h"
 #include "test.h"
-#include "ctl/timeline.h"
+#include "timeline-test.h"
 
 #define REAL0 ((usec_t)1700000000 * USEC_PER_SEC) /* 2023-11-14 22:13:20 UTC */
 
@@ -34,89 +34,52 @@ static const char *hotplugctl, *python, *svg_check;
 
 static struct record_writer *rec_open(const char *name, char *path, size_t size)
 {
-        struct record_writer *w;
-
-        snprintf(path, size, "%s/%s", dir, name);
-        check_int(record_writer_open(path, &w), 0);
-        return w;
+        return tl_test_open(dir, name, path, size);
 }
 
 /* A datagram received at @mono, with CLOCK_REALTIME @mono + @offset. */
 static void rec_event(struct record_writer *w, uint64_t seqnum, usec_t mono, usec_t offset, const char *devpath,
                       const char *subsystem)
 {
-        char buf[512];
-        int n = snprintf(buf, sizeof(buf), "add@%s%cACTION=add%cDEVPATH=%s%cSUBSYSTEM=%s%cSEQNUM=%" PRIu64, devpath, 0,
-                         0, devpath, 0, subsystem, 0, seqnum);
-
-        check(n > 0 && (size_t)n < sizeof(buf));
-        check_int(record_append(w, &(struct record){ .type = RECORD_DATAGRAM,
-                                                     .datagram = { mono + offset, mono, buf, (size_t)n + 1 } }),
-                  0);
+        tl_test_datagram(w, seqnum, mono, mono + offset, "add", devpath, subsystem);
 }
 
 /* An agent run from @start to @end (@end 0: no end recorded). */
 static void rec_run(struct record_writer *w, uint64_t seqnum, usec_t start, usec_t end, enum record_agent_status st,
                     int value)
 {
-        if (st != RECORD_AGENT_EXEC_FAILED)
-                check_int(record_append(w, &(struct record){ .type = RECORD_AGENT_START,
-                                                             .agent_start = { seqnum, start, (uint32_t)seqnum,
-                                                                              "/sbin/hotplug" } }),
-                          0);
+        bool exec_failed = st == RECORD_AGENT_EXEC_FAILED;
+
+        if (!exec_failed)
+                tl_test_start(w, seqnum, start, (uint32_t)seqnum, "/sbin/hotplug");
         if (end)
-                check_int(record_append(w, &(struct record){ .type = RECORD_AGENT_END,
-                                                             .agent_end = { seqnum, end,
-                                                                            st == RECORD_AGENT_EXEC_FAILED ? 0 : (uint32_t)seqnum,
-                                                                            st, value } }),
-                          0);
+                tl_test_end(w, seqnum, end, exec_failed ? 0 : (uint32_t)seqnum, st, value);
 }
 
+/* Every record of @path, none damaged. */
 static struct timeline *load(const char *path, enum timeline_lanes by)
 {
-        struct record_reader *r;
-        struct timeline *tl;
-        struct record rec;
-        int k;
+        size_t problems;
+        struct timeline *tl = tl_test_load(path, by, &problems);
 
-        check_int(timeline_new(&tl), 0);
-        check_int(record_reader_open(path, &r), 0);
-        while ((k = record_reader_next(r, &rec)) == 1)
-                check_int(timeline_add(tl, &rec), 0);
-        check_int(k, 0);
-        record_reader_free(r);
-        check_int(timeline_finish(tl, by), 0);
+        check_int(problems, 0);
         return tl;
 }
 
 /* Render into memory and into @name in dir; check the file with test-timeline-svg.py. */
 static char *render_svg(const struct timeline *tl, const char *name, size_t bars)
 {
-        char *buf = NULL, path[300], cmd[1200];
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
+        char path[300], cmd[1200];
+        size_t size;
+        char *buf = tl_test_svg(tl, "view", &size);
+        FILE *f;
 
-        check(f);
-        check_int(timeline_render_svg(tl, "view", f), 0);
-        fclose(f);
         snprintf(path, sizeof(path), "%s/%s", dir, name);
         f = fopen(path, "we");
         check(f && fwrite(buf, 1, size, f) == size);
         fclose(f);
         snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' %zu", python, svg_check, path, bars);
         check_int(system(cmd), 0);
-        return buf;
-}
-
-static char *render_text(const struct timeline *tl, unsigned columns)
-{
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
-
-        check(f);
-        check_int(timeline_render_text(tl, columns, f), 0);
-        fclose(f);
         return buf;
 }
 
@@ -192,7 +155,7 @@ static void test_subrows(void)
         free(svg);
 
         /* Text: block takes two chart lines, both with a bar. */
-        txt = render_text(tl, 40);
+        txt = tl_test_text(tl, 40);
         fputs(txt, stderr);
         p = strstr(txt, "\nblock ");
         check(p);
@@ -291,7 +254,7 @@ static void test_queued(void)
         check(strstr(svg, "waiting for its agent (received to started)"));
         free(svg);
 
-        txt = render_text(tl, 20);
+        txt = tl_test_text(tl, 20);
         fputs(txt, stderr);
         /* 20 columns of 5 ms: 10 of waiting, 2 of running, then the second run. */
         check(strstr(txt, "|..........####      |"));
@@ -358,7 +321,7 @@ static void test_outcomes(void)
         check(strstr(svg, "\n.gap{stroke:#555;"));
         check(strstr(svg, "\n.event{stroke:#009e73;"));
         free(svg);
-        txt = render_text(tl, 40);
+        txt = tl_test_text(tl, 40);
         fputs(txt, stderr);
         /* 40 columns of 1.25 ms; the exec failure waited until it was tried. */
         check(strstr(txt, "\n/devices/virtual/net/o1                   |       .xxxx                            |\n"));
@@ -396,7 +359,7 @@ static void test_wall_clock(void)
         check(strstr(svg, "<text class=\"axis wall\" x=\"290.0\" y=\""));
         check(strstr(svg, "text-anchor=\"middle\">22:13:25.123000</text>"));
         free(svg);
-        txt = render_text(tl, 40);
+        txt = tl_test_text(tl, 40);
         check(strstr(txt, "from 2023-11-14 22:13:25.123 UTC to 2023-11-14 23:13:25.127 UTC"));
         check(strstr(txt, "           1  22:13:25.124  add "));
         check(strstr(txt, "           2  23:13:25.126  add "));

@@ -28,7 +28,7 @@
 #include "shared/macro.h"
 #include "uevent/record.h"
 #include "test.h"
-#include "ctl/timeline.h"
+#include "timeline-test.h"
 
 static char dir[] = "/tmp/test-timeline.XXXXXX";
 
@@ -48,15 +48,7 @@ static uint32_t rnd(struct synth *s)
 
 static void datagram(struct synth *s, const char *action, const char *devpath, const char *subsystem)
 {
-        char buf[1024];
-        int n = snprintf(buf, sizeof(buf), "%s@%s%cACTION=%s%cDEVPATH=%s%cSUBSYSTEM=%s%cSEQNUM=%" PRIu64, action,
-                         devpath, 0, action, 0, devpath, 0, subsystem, 0, s->seqnum);
-
-        check(n > 0 && (size_t)n < sizeof(buf));
-        check_int(record_append(s->w, &(struct record){ .type = RECORD_DATAGRAM,
-                                                        .datagram = { 1700000000000000 + s->now, s->now, buf,
-                                                                      (size_t)n + 1 } }),
-                  0);
+        tl_test_datagram(s->w, s->seqnum, s->now, 1700000000000000 + s->now, action, devpath, subsystem);
 }
 
 /* One event: received now, its agent runs after @after (a blocker's end, or 0), for @dur µs. */
@@ -75,14 +67,8 @@ static usec_t event(struct synth *s, const char *action, const char *devpath, co
                           0);
                 s->waits++;
         }
-        check_int(record_append(s->w, &(struct record){ .type = RECORD_AGENT_START,
-                                                        .agent_start = { s->seqnum, start, 1000 + (uint32_t)s->seqnum,
-                                                                         "/sbin/hotplug" } }),
-                  0);
-        check_int(record_append(s->w, &(struct record){ .type = RECORD_AGENT_END,
-                                                        .agent_end = { s->seqnum, start + dur, 1000 + (uint32_t)s->seqnum,
-                                                                       st, value } }),
-                  0);
+        tl_test_start(s->w, s->seqnum, start, 1000 + (uint32_t)s->seqnum, "/sbin/hotplug");
+        tl_test_end(s->w, s->seqnum, start + dur, 1000 + (uint32_t)s->seqnum, st, value);
         s->runs++;
         return start + dur;
 }
@@ -158,25 +144,7 @@ static size_t problems;
 
 static struct timeline *load(const char *path, enum timeline_lanes by)
 {
-        struct record_reader *r;
-        struct timeline *tl;
-        struct record rec;
-        int k;
-
-        problems = 0;
-        check_int(timeline_new(&tl), 0);
-        check_int(record_reader_open(path, &r), 0);
-        while ((k = record_reader_next(r, &rec)) > 0) {
-                if (k == RECORD_NEXT_PROBLEM) {
-                        problems++;
-                        continue;
-                }
-                check_int(timeline_add(tl, &rec), 0);
-        }
-        check_int(k, 0);
-        record_reader_free(r);
-        check_int(timeline_finish(tl, by), 0);
-        return tl;
+        return tl_test_load(path, by, &problems);
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -191,15 +159,11 @@ static size_t count(const char *hay, const char *needle)
 static char *render_svg(const struct timeline *tl, const char *name, char **ret_path)
 {
         static char path[300];
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f;
+        size_t size;
+        char *buf = tl_test_svg(tl, "hotplugd timeline: test <burst> & co", &size);
         const char *keep = getenv("HOTPLUGD_TIMELINE_KEEP");
+        FILE *f;
 
-        f = open_memstream(&buf, &size);
-        check(f);
-        check_int(timeline_render_svg(tl, "hotplugd timeline: test <burst> & co", f), 0);
-        fclose(f);
         snprintf(path, sizeof(path), "%s/%s", keep ? keep : dir, name);
         f = fopen(path, "we");
         check(f);
@@ -289,24 +253,12 @@ static void test_big_svg(void)
         timeline_free(tl);
 }
 
-static char *render_text(const struct timeline *tl)
-{
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
-
-        check(f);
-        check_int(timeline_render_text(tl, 40, f), 0);
-        fclose(f);
-        return buf;
-}
-
 static void test_text(void)
 {
         size_t runs, waits, lines = 0;
         const char *rec = synthesise("text.rec", 3, &runs, &waits);
         struct timeline *tl = load(rec, TIMELINE_LANES_DEVICE);
-        char *txt = render_text(tl), *save = NULL;
+        char *txt = tl_test_text(tl, 40), *save = NULL;
 
         fputs(txt, stderr);
         for (char *l = strtok_r(txt, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -323,7 +275,7 @@ static void test_text(void)
         check_int(lines, runs);
         free(txt);
 
-        txt = render_text(tl);
+        txt = tl_test_text(tl, 40);
         /* The first run starts at 0 (t0 is the first event) and its bar starts in column 0. */
         check(strstr(txt, "20 agent run(s), 20 event(s), 11 lane(s) by device"));
         check(strstr(txt, "\n     0.050       8.136        1001  22:13:25.000  add      exit 0          "
@@ -371,7 +323,7 @@ static void test_events_only_and_torn(void)
         check_int(tl->n_marks, 0);
         check_int(tl->rejected, 1);
         check_int(problems, 1);
-        txt = render_text(tl);
+        txt = tl_test_text(tl, 40);
         fputs(txt, stderr);
         check(strstr(txt, "no agent runs in this recording; its events:"));
         check(strstr(txt, "     1.500          52  22:13:20.004  change   net          /devices/virtual/net/lo\n"));
@@ -390,11 +342,10 @@ static const char *hotplugctl_path; /* argv[1]: the built hotplugctl, if given *
 
 static struct record_writer *deg_open(const char *name, char *path, size_t size)
 {
-        struct record_writer *w;
+        char file[64];
 
-        snprintf(path, size, "%s/%s.rec", dir, name);
-        check_int(record_writer_open(path, &w), 0);
-        return w;
+        snprintf(file, sizeof(file), "%s.rec", name);
+        return tl_test_open(dir, file, path, size);
 }
 
 static void deg_datagram(struct record_writer *w, uint64_t seqnum, usec_t t, const char *devpath)
@@ -406,17 +357,12 @@ static void deg_datagram(struct record_writer *w, uint64_t seqnum, usec_t t, con
 
 static void deg_start(struct record_writer *w, uint64_t seqnum, usec_t t)
 {
-        check_int(record_append(w, &(struct record){ .type = RECORD_AGENT_START,
-                                                     .agent_start = { seqnum, t, 7, "/sbin/hotplug" } }),
-                  0);
+        tl_test_start(w, seqnum, t, 7, "/sbin/hotplug");
 }
 
 static void deg_end(struct record_writer *w, uint64_t seqnum, usec_t t, enum record_agent_status st, int value)
 {
-        check_int(record_append(w, &(struct record){ .type = RECORD_AGENT_END,
-                                                     .agent_end = { seqnum, t, st == RECORD_AGENT_EXEC_FAILED ? 0 : 7,
-                                                                    st, value } }),
-                  0);
+        tl_test_end(w, seqnum, t, st == RECORD_AGENT_EXEC_FAILED ? 0 : 7, st, value);
 }
 
 /* Files in dir whose name ends in ".tmp". */
@@ -491,14 +437,14 @@ static void draw_degenerate(const char *rec, size_t runs, size_t events, size_t 
         check_int(count(svg, "<rect class=\"bar "), runs);
         check(strstr(svg, "</svg>\n"));
         free(svg);
-        txt = render_text(tl);
+        txt = tl_test_text(tl, 40);
         fputs(txt, stderr);
         check(strstr(txt, " agent run(s), "));
         check(!!strstr(txt, "no events or agent runs in this recording\n") == (runs == 0 && events == 0));
         free(txt);
         timeline_free(tl);
         tl = load(rec, TIMELINE_LANES_SUBSYSTEM);
-        txt = render_text(tl);
+        txt = tl_test_text(tl, 40);
         free(txt);
         timeline_free(tl);
 
