@@ -30,49 +30,79 @@
 #define NEG_VAL(i) (0x200 + (int)(i))
 
 /* Room for every row, every --no-NAME and the terminator; a short string of "x:" per row. */
-#define OPTIONS_MAX 96
+#define OPTIONS_MAX OPTIONS_GETOPT_MAX
 #define NAME_MAX_LEN 64
 
 #define TRY_HELP "Try 'hotplugd --help' for more information.\n"
 
 static char no_names[OPTIONS_MAX][NAME_MAX_LEN];
 
-static int build_getopt(struct option *longopts, char *shortopts, size_t short_size)
+/* Append row @i's long option(s) to @longopts at *@l. */
+static int add_row(size_t i, struct option *longopts, size_t room, size_t *l)
 {
-        size_t n = 0, l = 0;
+        const struct option_info *oi = &option_table[i];
+        bool flag = oi->type == OPTION_BOOL;
 
-        for (size_t i = 0; i < option_table_size; i++) {
-                const struct option_info *oi = &option_table[i];
-                bool flag = oi->type == OPTION_BOOL;
-
-                if (l + 3 > OPTIONS_MAX || strlen(oi->name) + 4 > NAME_MAX_LEN)
-                        return -E2BIG;
-                longopts[l++] = (struct option){ oi->name,
-                                                 oi->arg ? required_argument : flag ? optional_argument : no_argument,
-                                                 NULL, ROW_VAL(i) };
-                if (flag) {
-                        snprintf(no_names[i], sizeof(no_names[i]), "no-%s", oi->name);
-                        longopts[l++] = (struct option){ no_names[i], no_argument, NULL, NEG_VAL(i) };
-                }
-                if (oi->short_name && n + 3 < short_size) {
-                        shortopts[n++] = oi->short_name;
-                        if (oi->arg)
-                                shortopts[n++] = ':';
-                }
+        if (i >= OPTIONS_MAX || *l + 3 > room || strlen(oi->name) + 4 > NAME_MAX_LEN)
+                return -E2BIG;
+        longopts[(*l)++] = (struct option){ oi->name,
+                                            oi->arg ? required_argument : flag ? optional_argument : no_argument,
+                                            NULL, ROW_VAL(i) };
+        if (flag) {
+                snprintf(no_names[i], sizeof(no_names[i]), "no-%s", oi->name);
+                longopts[(*l)++] = (struct option){ no_names[i], no_argument, NULL, NEG_VAL(i) };
         }
-        longopts[l] = (struct option){ 0 };
-        shortopts[n] = '\0';
         return 0;
 }
 
-/* The row of getopt's @c; *@neg: it was --no-NAME. */
-static const struct option_info *row_of(int c, bool *neg)
+int options_getopt(const char *const *names, size_t n_names, struct option *longopts, size_t room, size_t *l)
+{
+        for (size_t i = 0; i < option_table_size; i++) {
+                bool wanted = !names;
+
+                for (size_t k = 0; !wanted && k < n_names; k++)
+                        wanted = strcmp(names[k], option_table[i].name) == 0;
+                if (wanted && add_row(i, longopts, room, l) < 0)
+                        return -E2BIG;
+        }
+        longopts[*l] = (struct option){ 0 };
+        return 0;
+}
+
+const struct option_info *options_getopt_row(int c, bool *neg)
 {
         *neg = c >= NEG_VAL(0) && c < NEG_VAL(option_table_size);
         if (*neg)
                 return &option_table[c - NEG_VAL(0)];
         if (c >= ROW_VAL(0) && c < ROW_VAL(option_table_size))
                 return &option_table[c - ROW_VAL(0)];
+        return NULL;
+}
+
+/* The short option string: "x" or "x:" per row with a letter. */
+static void build_shortopts(char *shortopts, size_t size)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+
+                if (oi->short_name && n + 3 < size) {
+                        shortopts[n++] = oi->short_name;
+                        if (oi->arg)
+                                shortopts[n++] = ':';
+                }
+        }
+        shortopts[n] = '\0';
+}
+
+/* The row of getopt's @c (a long option's value, or a short letter); *@neg: it was --no-NAME. */
+static const struct option_info *row_of(int c, bool *neg)
+{
+        const struct option_info *oi = options_getopt_row(c, neg);
+
+        if (oi)
+                return oi;
         for (size_t i = 0; i < option_table_size; i++)
                 if (option_table[i].short_name && option_table[i].short_name == c)
                         return &option_table[i];
@@ -117,11 +147,7 @@ static int set_option(struct options *o, const struct option_info *oi, const cha
 {
         char why[512];
 
-        if (neg) {
-                union option_value v = { .b = false };
-
-                (void)option_store(o, oi, &v, sizeof(*o));
-        } else if (option_set_arg(o, sizeof(*o), oi, arg, why, sizeof(why)) < 0) {
+        if (option_set_arg(o, sizeof(*o), oi, neg ? "no" : arg, why, sizeof(why)) < 0) {
                 fprintf(stderr, "hotplugd: %s\n" TRY_HELP, why);
                 return -EINVAL;
         }
@@ -134,10 +160,12 @@ int options_parse_argv(struct options *o, int argc, char *argv[])
 {
         struct option longopts[OPTIONS_MAX];
         char shortopts[2 * OPTIONS_MAX + 2] = ":";
+        size_t l = 0;
         int c;
 
-        if (build_getopt(longopts, shortopts + 1, sizeof(shortopts) - 1) < 0)
+        if (options_getopt(NULL, 0, longopts, ELEMENTSOF(longopts), &l) < 0)
                 return -E2BIG;
+        build_shortopts(shortopts + 1, sizeof(shortopts) - 1);
         optind = 0; /* glibc: start afresh, also when called again (tests) */
         opterr = 0;
         for (;;) {

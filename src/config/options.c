@@ -615,29 +615,42 @@ static const char *default_text(const struct option_info *oi, char *buf, size_t 
         }
 }
 
+char *option_help_line(const struct option_info *oi, int column, char *buf, size_t size)
+{
+        char left[64], def_buf[64], range[64] = "";
+        const char *def = default_text(oi, def_buf, sizeof(def_buf));
+        const char *no = oi->type == OPTION_BOOL ? "[no-]" : "";
+        size_t len;
+        int n;
+
+        if (oi->short_name)
+                n = snprintf(left, sizeof(left), "  -%c, --%s%s", oi->short_name, no, oi->name);
+        else
+                n = snprintf(left, sizeof(left), "      --%s%s", no, oi->name);
+        if (oi->arg)
+                snprintf(left + n, sizeof(left) - (size_t)n, "=%s", oi->arg);
+        if (oi->type == OPTION_UINT)
+                snprintf(range, sizeof(range), "%" PRIu64 "..%" PRIu64 "%s", oi->min, oi->max, *def ? ", " : "");
+        if ((int)strlen(left) < column)
+                n = snprintf(buf, size, "%-*s%s", column, left, oi->help);
+        else
+                n = snprintf(buf, size, "%s\n%*s%s", left, column, "", oi->help);
+        len = MIN((size_t)MAX(n, 0), size);
+        if (*range || *def)
+                len += (size_t)snprintf(buf + len, size - len, " (%s%s%s)", range, *def ? "default " : "", def);
+        len = MIN(len, size);
+        snprintf(buf + len, size - len, "\n");
+        return buf;
+}
+
 void options_help(void)
 {
+        char line[512];
+
         printf("Usage: hotplugd [OPTIONS]\n\n"
                "Run a hotplug agent for every kernel uevent, in order.\n\n");
-        for (size_t i = 0; i < option_table_size; i++) {
-                const struct option_info *oi = &option_table[i];
-                char left[64], buf[64];
-                const char *def = default_text(oi, buf, sizeof(buf));
-                const char *no = oi->type == OPTION_BOOL ? "[no-]" : "";
-                int n;
-
-                if (oi->short_name)
-                        n = snprintf(left, sizeof(left), "  -%c, --%s%s", oi->short_name, no, oi->name);
-                else
-                        n = snprintf(left, sizeof(left), "      --%s%s", no, oi->name);
-                if (oi->arg)
-                        n += snprintf(left + n, sizeof(left) - (size_t)n, "=%s", oi->arg);
-                if (n < 27)
-                        printf("%-27s%s", left, oi->help);
-                else
-                        printf("%s\n%27s%s", left, "", oi->help);
-                printf(*def ? " (default %s)\n" : "%s\n", def);
-        }
+        for (size_t i = 0; i < option_table_size; i++)
+                fputs(option_help_line(&option_table[i], 27, line, sizeof(line)), stdout);
         printf("\nA --[no-]NAME option also takes --NAME=BOOL, BOOL being " OPTION_BOOL_FORM ".\n"
                "A size takes a K, M or G suffix (KiB, MiB, GiB): --rcvbuf=16M.\n"
                "Options override the configuration file key by key; see hotplugd.conf(5).\n");

@@ -32,6 +32,8 @@
 #include "loop/manager.h"
 #include "shared/log.h"
 
+struct option;
+
 /* Everything the options set: the manager's configuration and the daemon's own. */
 struct options {
         struct manager_config cfg;  /* first: a table offset below sizeof(cfg) is a cfg member */
@@ -175,6 +177,42 @@ void options_defaults(struct manager_config *cfg);
 
 /* Print --help, generated from the table. */
 void options_help(void);
+
+/**
+ * option_help_line() - a row's line of --help: "  -x, --[no-]NAME=ARG  HELP (MIN..MAX, default D)".
+ * @oi: the row
+ * @column: where HELP starts (a longer left part puts it on a line of its own)
+ * @buf: receives the line, with its newline
+ * @size: size of @buf
+ * Return: @buf.
+ */
+char *option_help_line(const struct option_info *oi, int column, char *buf, size_t size);
+
+/* Room for the long options of every row, their --no-NAME forms and a terminator. */
+#define OPTIONS_GETOPT_MAX 96
+
+/**
+ * options_getopt() - getopt_long()'s long options for rows of the table.
+ * @names: the rows' long names, or NULL for every row
+ * @n_names: how many
+ * @longopts: receives them from index *@l on, then a terminator
+ * @room: entries @longopts has
+ * @l: entries of @longopts in use (the caller's own come first); advanced
+ *
+ * A row gives --NAME (with its argument); a boolean row --NAME[=BOOL] and
+ * --no-NAME, as hotplugd takes them.  Their values are above every
+ * character: options_getopt_row() maps them back.
+ * Return: 0, or -E2BIG if @room is too small.
+ */
+int options_getopt(const char *const *names, size_t n_names, struct option *longopts, size_t room, size_t *l);
+
+/**
+ * options_getopt_row() - the row of a value options_getopt() gave getopt_long().
+ * @c: getopt_long()'s return
+ * @neg: set: it was --no-NAME (pass "no" as the argument to option_set_arg())
+ * Return: the row, or NULL if @c is not such a value.
+ */
+const struct option_info *options_getopt_row(int c, bool *neg);
 
 /**
  * options_parse_argv() - the command line over @o.

@@ -42,32 +42,12 @@ static const char *const daemon_options[] = {
         "sysfs", "handler-dir", "all", "filter-policy", "firmware-loader", "firmware-path", "handler-cache",
         "input-strip-quotes",
 };
-#define N_DAEMON_OPTIONS ELEMENTSOF(daemon_options)
-/* getopt's value for a daemon option: its configuration key, above every character. */
-#define KEYOPT(k) (0x100 + (int)(k))
 
-/* One option's help line from its row: "--NAME=ARG  HELP", then "(RANGE, default D)". */
-static void help_line(const struct option_info *oi, char *buf, size_t size, size_t *len)
-{
-        char left[64], range[64] = "";
-        const char *def = oi->def_text ? oi->def_text : option_is_text(oi->type) ? oi->def.s : NULL;
-
-        snprintf(left, sizeof(left), "      --%s%s%s", oi->name, oi->arg ? "=" : "", oi->arg ? oi->arg : "");
-        if (oi->type == OPTION_UINT)
-                snprintf(range, sizeof(range), "%" PRIu64 " to %" PRIu64 "%s", oi->min, oi->max, def ? ", " : "");
-        *len += (size_t)snprintf(buf + *len, size - *len, strlen(left) < 24 ? "%-25s%s\n" : "%s\n%25s", left,
-                                 strlen(left) < 24 ? oi->help : "");
-        if (strlen(left) >= 24)
-                *len += (size_t)snprintf(buf + *len, size - *len, "%s\n", oi->help);
-        if (*range || def)
-                *len += (size_t)snprintf(buf + *len, size - *len, "%25s(%s%s%s)\n", "", range, def ? "default " : "",
-                                         def ? def : "");
-}
-
-/* The full usage, with the daemon options' lines from hotplugd's option table. */
+/* The full usage, with the daemon options' lines as hotplugd --help has them (HELP in column 25, as ours). */
 static const char *test_help(void)
 {
         static char help[4096];
+        char line[512];
         size_t len;
 
         len = (size_t)snprintf(help, sizeof(help),
@@ -82,20 +62,24 @@ static const char *test_help(void)
                 "  -c, --config=FILE      read hotplugd's settings from FILE, which must exist\n"
                 "                         (default " HOTPLUGD_SYSCONFDIR "/hotplugd/hotplugd.conf, if present)\n"
                 "hotplugd's options, as hotplugd takes them; they override the file key by key:\n");
-        for (size_t i = 0; i < N_DAEMON_OPTIONS; i++)
-                if (option_by_name(daemon_options[i]))
-                        help_line(option_by_name(daemon_options[i]), help, sizeof(help), &len);
-        snprintf(help + len, sizeof(help) - len, CTL_HELP_HELP "\n"
-                 "Exit status: 0 shown, 1 DEVICE is not a device or the configuration file is\n"
-                 "broken, 64 usage.\n");
+        for (size_t i = 0; i < option_table_size; i++)
+                for (size_t k = 0; k < ELEMENTSOF(daemon_options); k++)
+                        if (strcmp(option_table[i].name, daemon_options[k]) == 0 && len < sizeof(help))
+                                len += (size_t)snprintf(help + len, sizeof(help) - len, "%s",
+                                                        option_help_line(&option_table[i], 25, line, sizeof(line)));
+        if (len < sizeof(help))
+                snprintf(help + len, sizeof(help) - len, CTL_HELP_HELP "\n"
+                         "Exit status: 0 shown, 1 DEVICE is not a device or the configuration file is\n"
+                         "broken, 64 usage.\n");
         return help;
 }
 
-/* Option @c (a character or KEYOPT()) with its argument. Return: CTL_EXIT_OK or CTL_EXIT_USAGE. */
+/* Option @c (a character or a value of options_getopt()) with its argument. Return: CTL_EXIT_OK or CTL_EXIT_USAGE. */
 static int parse_option(struct test_args *a, int c, const char *arg)
 {
         const struct option_info *oi;
         char why[512];
+        bool neg;
 
         switch (c) {
         case 'a':
@@ -105,35 +89,32 @@ static int parse_option(struct test_args *a, int c, const char *arg)
                 a->config = arg;
                 return CTL_EXIT_OK;
         }
-        oi = c >= KEYOPT(0) && c < KEYOPT(_CONF_KEY_MAX) ? option_by_conf((enum conf_key)(c - KEYOPT(0))) : NULL;
-        if (!oi)
+        oi = options_getopt_row(c, &neg);
+        if (!oi || !oi->key)
                 return ctl_usage_error("test", "unexpected option");
-        if (option_set_arg(&a->cfg, sizeof(a->cfg), oi, arg, why, sizeof(why)) < 0)
+        if (option_set_arg(&a->cfg, sizeof(a->cfg), oi, neg ? "no" : arg, why, sizeof(why)) < 0)
                 return ctl_usage_error("test", "%s", why);
         a->cfg.handlers.sysfs_root = a->cfg.sysfs_root;
-        a->set |= CONF_BIT(c - KEYOPT(0));
+        a->set |= CONF_BIT(oi->conf);
         return CTL_EXIT_OK;
 }
 
 /* Return: CTL_RUN, or the exit status (CTL_EXIT_OK after --help). */
 static int parse_args(int argc, char *argv[], struct test_args *a)
 {
-        struct option opts[2 + N_DAEMON_OPTIONS + 2] = {
+        struct option opts[3 + 2 * ELEMENTSOF(daemon_options) + 1] = {
                 { "action", required_argument, NULL, 'a' },
                 { "config", required_argument, NULL, 'c' },
+                CTL_OPTION_HELP,
         };
         const struct ctl_getopt g = { "test", "a:c:h", opts, test_help(), "DEVICE" };
-        size_t n = 2;
+        size_t n = 3;
         int c, r;
 
-        for (size_t i = 0; i < N_DAEMON_OPTIONS; i++) {
-                const struct option_info *oi = option_by_name(daemon_options[i]);
-
-                if (oi)
-                        opts[n++] = (struct option){ oi->name, oi->arg ? required_argument : no_argument, NULL,
-                                                     KEYOPT(oi->conf) };
+        if (options_getopt(daemon_options, ELEMENTSOF(daemon_options), opts, ELEMENTSOF(opts), &n) < 0) {
+                ctl_err("test", "no room for hotplugd's options"); /* opts is sized for them */
+                return CTL_EXIT_FAILURE;
         }
-        opts[n] = (struct option)CTL_OPTION_HELP;
         *a = (struct test_args){ .action = "add" };
         options_defaults(&a->cfg);
         while ((c = ctl_getopt(&g, argc, argv)) >= 0)

@@ -112,6 +112,15 @@ for a in add remove change move online offline bind unbind; do
         run 0 test --sysfs "$sysfs" --action "$a" "$usbif"
         grep -q "^event: $a $usbif " "$tmp/out" || fail "test --action $a: $(cat "$tmp/out")"
 done
+# hotplugd's boolean options, as hotplugd takes them: --no-NAME undoes --NAME.
+run 0 test --sysfs "$sysfs" --all "$usbif"
+grep -qx "verdict: run (--all)" "$tmp/out" || fail "test --all: $(cat "$tmp/out")"
+run 0 test --sysfs "$sysfs" --all --no-all "$usbif"
+grep -qx "verdict: run" "$tmp/out" || fail "test --all --no-all: $(cat "$tmp/out")"
+run 0 test --sysfs "$sysfs" --all=off --firmware-loader=YES "$usbif"
+grep -qx "verdict: run" "$tmp/out" || fail "test --all=off: $(cat "$tmp/out")"
+run 64 test --sysfs "$sysfs" --no-all=1 "$usbif"
+err_has "option '--no-all' takes no value"
 echo "ok: --action"
 
 # --- test and trigger name what is not a device, as given ----------------------------------
