@@ -73,6 +73,8 @@ expect 64 "--rcvbuf must be a number 4096..2147483647, optionally followed by K,
 expect 64 "--resync must be yes, true, on, 1 or no, false, off, 0 (any case): 'maybe'" \
         --check-config --config "$conf" --resync=maybe
 "$HOTPLUGD" --help | grep -qE '^ +--\[no-\]resync ' || fail "--help lacks --[no-]resync"
+"$HOTPLUGD" --help | grep -qE '^ +--max-queue=N +events held at most \(1\.\.[0-9]+, default [0-9]+\)$' ||
+        fail "--help lacks the range of --max-queue: $("$HOTPLUGD" --help | grep -- --max-queue)"
 
 # A command-line option in the file is named as one.
 printf 'dry-run = yes\n' >"$conf"
