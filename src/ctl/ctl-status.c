@@ -156,6 +156,22 @@ static void print_record(const char *rec, bool *first_gap, bool *first_agent)
         }
 }
 
+/* A copy of @rec at the end of @s.  Return: the exit status. */
+static int keep_record(struct status_reply *s, const char *rec)
+{
+        if (s->n == ELEMENTSOF(s->rec)) {
+                ctl_err("status", "more records than a reply can hold");
+                return CTL_EXIT_FAILURE;
+        }
+        s->rec[s->n] = strdup(rec);
+        if (!s->rec[s->n]) {
+                ctl_err("status", "out of memory");
+                return CTL_EXIT_FAILURE;
+        }
+        s->n++;
+        return CTL_EXIT_OK;
+}
+
 /* Read the records after "status" up to "end" into @s (@s->rec[0] is the status record). */
 static int read_reply(int fd, struct status_reply *s)
 {
@@ -172,18 +188,8 @@ static int read_reply(int fd, struct status_reply *s)
                         return CTL_EXIT_OK;
                 if (ctlmsg_is(rec, "error"))
                         return ctl_report_error("status", rec);
-                if (!ctlmsg_is(rec, "gap") && !ctlmsg_is(rec, "agent"))
-                        continue;
-                if (s->n == ELEMENTSOF(s->rec)) {
-                        ctl_err("status", "more records than a reply can hold");
-                        return CTL_EXIT_FAILURE;
-                }
-                s->rec[s->n] = strdup(rec);
-                if (!s->rec[s->n]) {
-                        ctl_err("status", "out of memory");
-                        return CTL_EXIT_FAILURE;
-                }
-                s->n++;
+                if ((ctlmsg_is(rec, "gap") || ctlmsg_is(rec, "agent")) && (r = keep_record(s, rec)) != CTL_EXIT_OK)
+                        return r;
         }
 }
 
@@ -220,10 +226,15 @@ int verb_status(int argc, char *argv[])
         r = ctl_request("status", fd, "status", rec, -1);
         if (r != CTL_EXIT_OK)
                 return r;
-        if (!ctlmsg_is(rec, "status"))
-                return ctlmsg_is(rec, "error") ? ctl_report_error("status", rec) : CTL_EXIT_FAILURE;
-        s.rec[s.n++] = rec;
-        r = read_reply(fd, &s);
+        if (ctlmsg_is(rec, "error"))
+                return ctl_report_error("status", rec);
+        if (!ctlmsg_is(rec, "status")) {
+                ctl_err("status", "unexpected reply");
+                return CTL_EXIT_FAILURE;
+        }
+        r = keep_record(&s, rec);
+        if (r == CTL_EXIT_OK)
+                r = read_reply(fd, &s);
         if (r == CTL_EXIT_OK && json && json_print_line(stdout, json_status, &s) < 0) {
                 ctl_err("status", "cannot write the JSON reply");
                 r = CTL_EXIT_FAILURE;
@@ -231,8 +242,7 @@ int verb_status(int argc, char *argv[])
         for (size_t i = 0; i < s.n; i++) {
                 if (r == CTL_EXIT_OK && !json)
                         print_record(s.rec[i], &first_gap, &first_agent);
-                if (i > 0)
-                        free(s.rec[i]);
+                free(s.rec[i]);
         }
         return r;
 }
