@@ -6,12 +6,14 @@
  * directory, listed in builtin.c).  Built-ins use the public ops struct and
  * may look inside the event (handler-internal.h).
  *
- * Legacy variables derived from sysfs are "learnt": on add (and bind,
- * unbind, move, or a cache miss) a built-in reads sysfs and calls
- * builtin_learn(), which adds the variable and remembers it in the DEVPATH
- * cache; on later events of the device it calls builtin_recall() instead,
- * which never touches sysfs.  Values the kernel sent are passed through and
- * never recomputed.
+ * Legacy variables derived from sysfs are "learnt": at a device's add or
+ * move (or its first event hotplugd sees) a built-in reads sysfs and calls
+ * builtin_learn(), which adds the variable and keeps it in the device's
+ * record (pipeline/devmodel.h); on later events of the device it calls
+ * builtin_recall() instead, which never touches sysfs.  What changes over
+ * a device's life (the driver bound to it) comes from the device model,
+ * never from a record of an earlier event.  Values the kernel sent are
+ * passed through and never recomputed.
  */
 
 #include <stdbool.h>

@@ -6,11 +6,14 @@
  *   TYPE=%d/%d/%d                     bDeviceClass/SubClass/Protocol
  *   INTERFACE=%d/%d/%d                bInterfaceClass/SubClass/Protocol
  * Today's kernel still sends PRODUCT, TYPE and INTERFACE: they pass
- * through and are rebuilt from sysfs only when missing.  DEVICE is always
- * rebuilt: from BUSNUM/DEVNUM of a usb_device event, else from the busnum
- * and devnum attributes of the device (an interface's parent).  Sysfs
- * keeps these numbers in hex (descriptor fields) or decimal (busnum,
- * devnum), the formats above are the kernel's of 2003.
+ * through and are rebuilt from sysfs only when missing.  DEVICE is on
+ * every event of a device or interface, every action: a usb_device's
+ * comes from the BUSNUM/DEVNUM the kernel sends with each of its events;
+ * an interface learns its device's at its first event (from the device's
+ * record, else the busnum and devnum attributes of the device) and recalls
+ * it afterwards, so that it outlives a surprise removal.  Sysfs keeps
+ * these numbers in hex (descriptor fields) or decimal (busnum, devnum),
+ * the formats above are the kernel's of 2003.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 #include "handlers/builtin.h"
 
 static const char *const usb_subsystems[] = { "usb", NULL };
+/* DEVICE first: usb_keys + 1 are the others. */
 static const char *const usb_keys[] = { "DEVICE", "PRODUCT", "TYPE", "INTERFACE", NULL };
 
 enum usb_kind { USB_OTHER, USB_DEVICE, USB_INTERFACE };
@@ -50,16 +54,37 @@ static int parse_dec(const char *s, unsigned long *ret)
         return errno || *end ? -EINVAL : 0;
 }
 
+/* DEVICE from the BUSNUM and DEVNUM a usb_device event carries: 1 added, 0 not there. */
+static int add_device_from_event(const struct hotplugd_event *e, struct hotplugd_env *env)
+{
+        unsigned long n[2];
+        int r;
+
+        if (parse_dec(builtin_get(e, "BUSNUM"), &n[0]) < 0 || parse_dec(builtin_get(e, "DEVNUM"), &n[1]) < 0)
+                return 0;
+        r = builtin_learnf(e, env, "DEVICE", "/proc/bus/usb/%03lu/%03lu", n[0], n[1]);
+        return r < 0 ? r : 1;
+}
+
+/* DEVICE at a device's first event: from the event, the usb device's record, or its sysfs attributes. */
 static int add_device(const struct hotplugd_event *e, struct hotplugd_env *env, enum usb_kind kind,
                       const char *usbdev)
 {
         static const char *const attrs[] = { "busnum", "devnum", NULL };
+        struct devcache_entry rec;
+        const char *known;
         unsigned long n[2];
+        int r;
 
-        if (kind != USB_DEVICE || parse_dec(builtin_get(e, "BUSNUM"), &n[0]) < 0 ||
-            parse_dec(builtin_get(e, "DEVNUM"), &n[1]) < 0)
-                if (builtin_read_ulongs(e, usbdev, attrs, 10, n) < 0)
-                        return 0;
+        if (kind == USB_DEVICE) {
+                r = add_device_from_event(e, env);
+                if (r != 0)
+                        return r;
+        } else if (devcache_get(e->cache, usbdev, &rec) && (rec.flags & DEVCACHE_LEARNT) &&
+                   (known = packed_get(rec.data, rec.size, "DEVICE")))
+                return builtin_learn(e, env, "DEVICE", known);
+        if (builtin_read_ulongs(e, usbdev, attrs, 10, n) < 0)
+                return 0;
         return builtin_learnf(e, env, "DEVICE", "/proc/bus/usb/%03lu/%03lu", n[0], n[1]);
 }
 
@@ -86,9 +111,12 @@ static int usb_add_env(const struct hotplugd_host *host, void *data, const struc
         enum usb_kind kind;
         int r;
 
-        if (builtin_recalling(e))
-                return builtin_recall(e, env, usb_keys);
         kind = kind_of(e);
+        if (builtin_recalling(e)) {
+                /* A device's own event names it anew; the rest (and an interface's DEVICE) are recalled. */
+                r = kind == USB_DEVICE ? add_device_from_event(e, env) : 0;
+                return r < 0 ? r : builtin_recall(e, env, r > 0 ? usb_keys + 1 : usb_keys);
+        }
         if (kind == USB_OTHER)
                 return 0;
         if (kind == USB_INTERFACE) {

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DEVPATH-keyed cache of learnt legacy variables (see devcache.h).
+ * DEVPATH-keyed device records (see devcache.h).
  *
  * Layout: one array of fixed-size slots, a power-of-two bucket array of
  * slot indices chained through slot->next, and an LRU list through
  * prev/lru_next.  Invariants: a slot is either on the free list or in
  * exactly one bucket chain and on the LRU list; slot->buf holds the
- * devpath (NUL-terminated) followed by data_size bytes of packed entries.
+ * devpath, the bus and the driver (each NUL-terminated) followed by
+ * data_size bytes of packed entries.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +15,6 @@
 
 #include "pipeline/devcache.h"
 #include "shared/macro.h"
-#include "uevent/uevent.h"
 
 #define NIL UINT32_MAX
 
@@ -22,8 +22,9 @@ struct slot {
         uint32_t hash;
         uint32_t next;               /* bucket chain, or free list */
         uint32_t prev, lru_next;     /* LRU list (head = most recent) */
-        uint16_t devpath_len;
+        uint16_t devpath_len, bus_len, driver_len;
         uint16_t data_size;
+        unsigned flags;
         char buf[HP_DEVCACHE_SLOT_BYTES];
 };
 
@@ -140,10 +141,11 @@ static void release(struct devcache *c, uint32_t i)
         c->used--;
 }
 
-int devcache_get(struct devcache *c, const char *devpath, const char **data, size_t *size)
+int devcache_get(struct devcache *c, const char *devpath, struct devcache_entry *ret)
 {
         size_t len;
         uint32_t h = hash_str(devpath, &len), i = find(c, devpath, len, h);
+        const struct slot *s;
 
         if (i == NIL) {
                 c->stats.misses++;
@@ -154,23 +156,44 @@ int devcache_get(struct devcache *c, const char *devpath, const char **data, siz
                 lru_unlink(c, i);
                 lru_push_front(c, i);
         }
-        *data = c->slots[i].buf + c->slots[i].devpath_len + 1;
-        *size = c->slots[i].data_size;
+        s = &c->slots[i];
+        ret->flags = s->flags;
+        ret->bus = s->buf + s->devpath_len + 1;
+        ret->driver = ret->bus + s->bus_len + 1;
+        ret->data = ret->driver + s->driver_len + 1;
+        ret->size = s->data_size;
         return 1;
 }
 
-int devcache_put(struct devcache *c, const char *devpath, const char *data, size_t size)
+/* Append @n bytes of @src at *@o in @buf; false when they do not fit in HP_DEVCACHE_SLOT_BYTES. */
+static bool append(char *buf, size_t *o, const void *src, size_t n)
 {
-        size_t len;
+        if (n > HP_DEVCACHE_SLOT_BYTES - *o)
+                return false;
+        if (n)
+                memcpy(buf + *o, src, n);
+        *o += n;
+        return true;
+}
+
+int devcache_put(struct devcache *c, const char *devpath, const struct devcache_entry *e)
+{
+        const char *bus = e->bus ? e->bus : "", *driver = e->driver ? e->driver : "";
+        size_t len, bus_len = strlen(bus), driver_len = strlen(driver), o = 0;
         uint32_t h = hash_str(devpath, &len), i = find(c, devpath, len, h);
+        char buf[HP_DEVCACHE_SLOT_BYTES];
         struct slot *s;
 
-        if (i != NIL)
-                release(c, i);
-        if (len + 1 + size > HP_DEVCACHE_SLOT_BYTES) {
+        /* Assembled first: @e may point into the slot it replaces. */
+        if (!append(buf, &o, devpath, len + 1) || !append(buf, &o, bus, bus_len + 1) ||
+            !append(buf, &o, driver, driver_len + 1) || !append(buf, &o, e->data, e->size)) {
+                if (i != NIL)
+                        release(c, i);
                 c->stats.too_big++;
                 return -E2BIG;
         }
+        if (i != NIL)
+                release(c, i);
         if (c->free_head == NIL) {
                 release(c, c->lru_tail);
                 c->stats.evictions++;
@@ -180,10 +203,11 @@ int devcache_put(struct devcache *c, const char *devpath, const char *data, size
         c->free_head = s->next;
         s->hash = h;
         s->devpath_len = (uint16_t)len;
-        s->data_size = (uint16_t)size;
-        memcpy(s->buf, devpath, len + 1);
-        if (size)
-                memcpy(s->buf + len + 1, data, size);
+        s->bus_len = (uint16_t)bus_len;
+        s->driver_len = (uint16_t)driver_len;
+        s->data_size = (uint16_t)e->size;
+        s->flags = e->flags;
+        memcpy(s->buf, buf, o);
         s->next = c->buckets[h & c->mask];
         c->buckets[h & c->mask] = i;
         lru_push_front(c, i);
@@ -199,19 +223,6 @@ void devcache_drop(struct devcache *c, const char *devpath)
 
         if (i != NIL)
                 release(c, i);
-}
-
-void devcache_drop_tree(struct devcache *c, const char *devpath)
-{
-        size_t len = strlen(devpath);
-
-        for (uint32_t i = c->lru_head; i != NIL;) {
-                const struct slot *s = &c->slots[i];
-                uint32_t next = s->lru_next;
-                if (devpath_is_prefix(devpath, len, s->buf, s->devpath_len))
-                        release(c, i);
-                i = next;
-        }
 }
 
 void devcache_get_stats(const struct devcache *c, struct devcache_stats *ret)

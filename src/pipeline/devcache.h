@@ -2,13 +2,16 @@
 #pragma once
 
 /*
- * What the built-in handlers learnt from sysfs about a device, keyed by
- * DEVPATH, so that later events (above all "remove", when the sysfs
- * directory is gone) still get the legacy variables.  Bounded: a fixed
- * number of fixed-size slots allocated once; when full, the least recently
- * used entry is evicted.  No allocation after devcache_new().
+ * The device model's store: one record per DEVPATH with what the event
+ * stream says of the device (its bus, the driver bound to it) and the
+ * legacy variables the built-in handlers learnt from sysfs, so that later
+ * events (above all "remove", when the sysfs directory is gone) still get
+ * them.  Bounded: a fixed number of fixed-size slots allocated once; when
+ * full, the least recently used record is evicted.  No allocation after
+ * devcache_new().
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,8 +24,26 @@ struct devcache_stats {
         size_t used, capacity;
 };
 
+/* @data holds the variables the handlers learnt (absent: they have not run for the device yet). */
+#define DEVCACHE_LEARNT 0x1u
+/* @bus is known: the device is a bus device of bus @bus, or ("") a class or block device. */
+#define DEVCACHE_BUS_KNOWN 0x2u
+
+/*
+ * One record.  From devcache_get() its pointers are borrowed from the cache
+ * (valid until the next devcache_put/drop); devcache_put() copies them and
+ * they may point into the cache themselves.
+ */
+struct devcache_entry {
+        unsigned flags;
+        const char *bus;      /* bus name, "" for a class/block device or unknown */
+        const char *driver;   /* driver bound as the stream says, "" for none */
+        const char *data;     /* packed "KEY=VALUE\0" learnt variables */
+        size_t size;          /* bytes of @data */
+};
+
 /**
- * devcache_new() - allocate a cache of @capacity entries (0: default).
+ * devcache_new() - allocate a cache of @capacity records (0: default).
  * @ret: the cache, owned by the caller (devcache_free())
  * Return: 0 or -ENOMEM.
  */
@@ -30,27 +51,22 @@ int devcache_new(size_t capacity, struct devcache **ret);
 struct devcache *devcache_free(struct devcache *c);
 
 /**
- * devcache_get() - the data stored for @devpath.
- * @data: set to packed "KEY=VALUE\0" entries (borrowed; valid until the next
- *        devcache_put/drop/clear call)
- * @size: set to their total length in bytes
+ * devcache_get() - the record of @devpath.
+ * @ret: set to the record (borrowed, see struct devcache_entry)
  * Return: 1 if found (and marked most recently used), 0 if not.
  */
-int devcache_get(struct devcache *c, const char *devpath, const char **data, size_t *size);
+int devcache_get(struct devcache *c, const char *devpath, struct devcache_entry *ret);
 
 /**
- * devcache_put() - store (or replace) the data of @devpath.
- * @data: packed "KEY=VALUE\0" entries (copied); @size bytes, may be 0
- * Return: 0, or -E2BIG when devpath plus data exceed HP_DEVCACHE_SLOT_BYTES
- * (any old entry for @devpath is dropped then).
+ * devcache_put() - store (or replace) the record of @devpath.
+ * @e: the record (copied; NULL strings are stored as "")
+ * Return: 0, or -E2BIG when devpath, names and data exceed
+ * HP_DEVCACHE_SLOT_BYTES (any old record for @devpath is dropped then).
  */
-int devcache_put(struct devcache *c, const char *devpath, const char *data, size_t size);
+int devcache_put(struct devcache *c, const char *devpath, const struct devcache_entry *e);
 
 /* Forget @devpath (no-op if absent). */
 void devcache_drop(struct devcache *c, const char *devpath);
-
-/* Forget every entry whose devpath lies at or below @devpath. */
-void devcache_drop_tree(struct devcache *c, const char *devpath);
 
 void devcache_get_stats(const struct devcache *c, struct devcache_stats *ret);
 

@@ -17,6 +17,7 @@
 
 #include "shared/envbuf.h"
 #include "shared/macro.h"
+#include "pipeline/devmodel.h"
 #include "pipeline/handlers.h"
 #include "uevent/uevent.h"
 
@@ -25,8 +26,12 @@ struct hotplugd_event {
         const struct uevent *ev;
         int sysfs_fd;                       /* sysfs root (O_PATH), -1 if unavailable */
         const struct handler_config *cfg;
-        /* Legacy variables learnt from sysfs: recalled from the DEVPATH cache
-         * (recalled != NULL: do not read sysfs), or collected in @learn. */
+        /* The device as the model sees it at this event (pipeline/devmodel.h),
+         * and the model's store, for the records of other devices. */
+        const struct devmodel_event *dev;
+        struct devcache *cache;
+        /* Legacy variables learnt from sysfs: recalled from the device's
+         * record (recalled != NULL: do not read sysfs), or collected in @learn. */
         const char *recalled;
         size_t recalled_size;
         struct envbuf *learn;

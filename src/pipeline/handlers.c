@@ -23,6 +23,7 @@
 
 #include "config.h"
 #include "pipeline/devcache.h"
+#include "pipeline/devmodel.h"
 #include "shared/escape.h"
 #include "pipeline/filter-policy.h"
 #include "pipeline/handler-internal.h"
@@ -495,42 +496,20 @@ static int run_add_env(struct handler_chain *c, const struct hotplugd_event *e, 
         return 0;
 }
 
-/* Actions after which sysfs is read again rather than recalled from the cache. */
-static bool action_refreshes(const char *action)
+/* The device model first, so that it hears every event, filtered ones too. */
+static void model_begin(struct handler_chain *c, struct hotplugd_event *e, struct devmodel_event *m)
 {
-        return strcmp(action, "add") == 0 || strcmp(action, "bind") == 0 || strcmp(action, "unbind") == 0 ||
-               strcmp(action, "move") == 0;
-}
-
-static void cache_begin(struct handler_chain *c, struct hotplugd_event *e)
-{
-        const char *data;
-        size_t size;
-
+        devmodel_begin(c->cache, c->sysfs_fd, e->ev, m);
         envbuf_init(&c->learn);
+        e->dev = m;
+        e->cache = c->cache;
         e->learn = &c->learn;
         e->recalled = NULL;
         e->recalled_size = 0;
-        if (!action_refreshes(e->ev->action) && devcache_get(c->cache, e->ev->devpath, &data, &size) > 0) {
-                e->recalled = data;
-                e->recalled_size = size;
+        if (m->rec.flags & DEVCACHE_LEARNT) {
+                e->recalled = m->rec.data;
+                e->recalled_size = m->rec.size;
         }
-}
-
-static void cache_end(struct handler_chain *c, const struct hotplugd_event *e)
-{
-        const char *action = e->ev->action;
-
-        if (strcmp(action, "remove") == 0) {
-                devcache_drop(c->cache, e->ev->devpath);
-                return;
-        }
-        if (e->ev->devpath_old)
-                devcache_drop(c->cache, e->ev->devpath_old);
-        if (strcmp(action, "bind") == 0 || strcmp(action, "unbind") == 0)
-                devcache_drop_tree(c->cache, e->ev->devpath); /* children knew the old driver */
-        if (!e->recalled)
-                (void)devcache_put(c->cache, e->ev->devpath, c->learn.data, c->learn.used);
 }
 
 int handler_chain_run_traced(struct handler_chain *c, const struct uevent *ev, struct envbuf *env,
@@ -539,6 +518,8 @@ int handler_chain_run_traced(struct handler_chain *c, const struct uevent *ev, s
         struct hotplugd_event e = { .ev = ev, .sysfs_fd = c->sysfs_fd, .cfg = &c->cfg };
         struct hotplugd_env henv = { .buf = env };
         struct handler_trace dummy;
+        struct devmodel_event m;
+        bool learnt = false;
         int r;
 
         if (!trace)
@@ -546,17 +527,17 @@ int handler_chain_run_traced(struct handler_chain *c, const struct uevent *ev, s
         *trace = (struct handler_trace){ 0 };
         name[0] = '\0';
         c->current = ev;
+        model_begin(c, &e, &m);
         r = run_filters(c, &e, trace);
         if (r == HANDLER_RUN) {
                 run_names(c, &e, name, trace);
-                cache_begin(c, &e);
                 trace->from_cache = e.recalled != NULL;
                 r = run_add_env(c, &e, &henv);
-                if (r >= 0) {
-                        cache_end(c, &e);
+                learnt = r >= 0 && !e.recalled;
+                if (r >= 0)
                         r = HANDLER_RUN;
-                }
         }
+        devmodel_end(c->cache, ev, &m, learnt ? c->learn.data : NULL, c->learn.used);
         c->current = NULL;
         return r;
 }

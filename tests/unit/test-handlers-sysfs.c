@@ -142,7 +142,7 @@ static void test_pci(void)
 {
         static const char *const keys[] = { "PCI_CLASS", "PCI_ID", "PCI_SUBSYS_ID", "PCI_SLOT_NAME", "MODALIAS" };
         struct handler_chain *c = chain_for("/sys");
-        char devpath[PATH_MAX], path[PATH_MAX + 32], file[PATH_MAX + 64];
+        char devpath[PATH_MAX], path[PATH_MAX + 32], file[PATH_MAX + 64], drv[PATH_MAX + 8];
         struct dirent *de;
         DIR *d = opendir("/sys/bus/pci/devices");
         int n = 0;
@@ -163,9 +163,14 @@ static void test_pci(void)
                 for (size_t i = 0; i < ELEMENTSOF(keys); i++)
                         check_str(agent_env(&R, keys[i]), uevent_file_get(file, keys[i]));
                 check_str(agent_env(&R, "PHYSDEVBUS"), "pci");
+                check(!agent_env(&R, "PHYSDEVDRIVER")); /* no DRIVER=: unbound when it was sent */
+                /* PHYSDEVDRIVER is the event's DRIVER=, as the kernel's uevent file gives it. */
                 snprintf(path, sizeof(path), "/sys%s/driver", devpath);
-                if (link_base(path))
+                if (link_base(path)) {
+                        snprintf(drv, sizeof(drv), "DRIVER=%s", link_base(path));
+                        check_int(run_event(c, &R, "change", devpath, "pci", drv, NULL), HANDLER_RUN);
                         check_str(agent_env(&R, "PHYSDEVDRIVER"), link_base(path));
+                }
                 n++;
         }
         closedir(d);

@@ -38,7 +38,8 @@ static void test_usb_device_rebuilt(void)
         check_str(agent_env(&R, "TYPE"), "0/0/0");
         check(!agent_env(&R, "INTERFACE"));
         check_str(agent_env(&R, "PHYSDEVBUS"), "usb");
-        check_str(agent_env(&R, "PHYSDEVDRIVER"), "usb");
+        /* The kernel sends "add" before it probes: unbound then, though sysfs shows a driver now. */
+        check(!agent_env(&R, "PHYSDEVDRIVER"));
         check(!agent_env(&R, "PHYSDEVPATH")); /* a bus device: 2.6 sent no PHYSDEVPATH */
         check_str(R.view.subsystem, "usb");
         check(!R.ev || strcmp(R.ev->name, "usb") == 0);
@@ -66,7 +67,7 @@ static void test_usb_device_passthrough(void)
                   HANDLER_RUN);
         check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/002/012");
         check_str(agent_env(&R, "PRODUCT"), "bda/8153/3000");
-        check_int(R.env.n, 3); /* DEVICE, PHYSDEVBUS, PHYSDEVDRIVER: nothing recomputed */
+        check_int(R.env.n, 2); /* DEVICE, PHYSDEVBUS (no DRIVER=: unbound): nothing recomputed */
         /* A kernel value wins even if sysfs disagrees. */
         check_int(run_event(c, &R, "add", NIC_USB, "usb", "PRODUCT=1/2/3", NULL), HANDLER_RUN);
         check_str(agent_env(&R, "PRODUCT"), "1/2/3");
@@ -237,7 +238,8 @@ static void test_remove_after_gone(void)
         check_int(run_event(c, &R, "add", KBD_IF, "usb", "DEVTYPE=usb_interface", "DRIVER=usbhid", NULL),
                   HANDLER_RUN);
         check(!R.trace.from_cache);
-        check_int(run_event(c, &R, "change", KBD_IF, "usb", "DEVTYPE=usb_interface", NULL), HANDLER_RUN);
+        check_int(run_event(c, &R, "change", KBD_IF, "usb", "DEVTYPE=usb_interface", "DRIVER=usbhid", NULL),
+                  HANDLER_RUN);
         check(R.trace.from_cache);
         check_str(agent_env(&R, "PHYSDEVDRIVER"), "usbhid");
 
@@ -251,7 +253,7 @@ static void test_remove_after_gone(void)
         check_str(agent_env(&R, "TYPE"), "0/0/0");
         check_str(agent_env(&R, "INTERFACE"), "3/1/1");
         check_str(agent_env(&R, "PHYSDEVBUS"), "usb");
-        check_str(agent_env(&R, "PHYSDEVDRIVER"), "usbhid");
+        check(!agent_env(&R, "PHYSDEVDRIVER")); /* "remove" comes after the unbind */
 
         /* The entry went with the remove: a second remove only knows what survives without sysfs. */
         check_int(run_event(c, &R, "remove", KBD_IF, "usb", "DEVTYPE=usb_interface", NULL), HANDLER_RUN);
@@ -261,6 +263,128 @@ static void test_remove_after_gone(void)
         run_release(&R);
         handler_chain_free(c);
         remove_fixture(root);
+}
+
+#define KBD_HID KBD_IF "/0003:046D:C31C.0001"
+
+/*
+ * The legacy variables as the event stream says, not as sysfs shows when
+ * the event is handled (the fixture's sysfs shows every device bound and,
+ * after remove_tree(), none at all).  A USB keyboard plugged in, as the
+ * kernel announces it: the HID device's probe creates the input device
+ * before the "bind" that names hid-generic; then a change, an unbind, a
+ * surprise removal.
+ */
+static void test_model_stream(void)
+{
+        char root[512], path[1024];
+        struct handler_chain *c;
+
+        copy_fixture(root, sizeof(root));
+        c = chain_for(root);
+        /* A bus device's PHYSDEVDRIVER is its event's DRIVER=: none at add, whatever sysfs says. */
+        check_int(run_event(c, &R, "add", KBD, "usb", "DEVTYPE=usb_device", "BUSNUM=001", "DEVNUM=003", NULL),
+                  HANDLER_RUN);
+        check(!agent_env(&R, "PHYSDEVDRIVER"));
+        check_int(run_event(c, &R, "add", KBD_IF, "usb", "DEVTYPE=usb_interface", NULL), HANDLER_RUN);
+        check(!agent_env(&R, "PHYSDEVDRIVER"));
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/001/003");
+        check_int(run_event(c, &R, "add", KBD_HID, "hid", NULL), HANDLER_RUN);
+        check(!agent_env(&R, "PHYSDEVPATH"));
+        check_str(agent_env(&R, "PHYSDEVBUS"), "hid");
+        check(!agent_env(&R, "PHYSDEVDRIVER"));
+        /* Created by the HID device's probe: its driver is set already (sysfs says so), the bind comes later. */
+        check_int(run_event(c, &R, "add", KBD_HID "/input/input5", "input", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVPATH"), KBD_HID);
+        check_str(agent_env(&R, "PHYSDEVBUS"), "hid");
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "hid-generic");
+        check_int(run_event(c, &R, "bind", KBD_HID, "hid", "DRIVER=hid-stream", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "hid-stream");
+        /* A bind keeps the children's records; their driver is the stream's from now on. */
+        check_int(run_event(c, &R, "change", KBD_HID "/input/input5", "input", NULL), HANDLER_RUN);
+        check(R.trace.from_cache);
+        check_str(agent_env(&R, "PHYSDEVPATH"), KBD_HID);
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "hid-stream");
+        check_int(run_event(c, &R, "bind", KBD_IF, "usb", "DEVTYPE=usb_interface", "DRIVER=usbhid", NULL),
+                  HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "usbhid");
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/001/003");
+        /* A change carries the DRIVER= of its moment, which no cache overrides. */
+        check_int(run_event(c, &R, "change", KBD, "usb", "DEVTYPE=usb_device", "BUSNUM=001", "DEVNUM=003",
+                            "DRIVER=usb", NULL),
+                  HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "usb");
+
+        /* Surprise removal: sysfs is gone before hotplugd gets to the events. */
+        snprintf(path, sizeof(path), "%s%s", root, KBD);
+        remove_tree(path);
+        check_int(run_event(c, &R, "remove", KBD_HID "/input/input5", "input", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVPATH"), KBD_HID);
+        check_str(agent_env(&R, "PHYSDEVBUS"), "hid");
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "hid-stream"); /* sent from the driver's remove() */
+        check_int(run_event(c, &R, "unbind", KBD_HID, "hid", NULL), HANDLER_RUN);
+        check(!agent_env(&R, "PHYSDEVDRIVER"));
+        check_str(agent_env(&R, "PHYSDEVBUS"), "hid");
+        check_int(run_event(c, &R, "remove", KBD_HID, "hid", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVBUS"), "hid");
+        check(!agent_env(&R, "PHYSDEVPATH"));
+        check_int(run_event(c, &R, "unbind", KBD_IF, "usb", "DEVTYPE=usb_interface", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/001/003");
+        check(!agent_env(&R, "PHYSDEVDRIVER")); /* unbound, though the record knew usbhid */
+        check_int(run_event(c, &R, "remove", KBD_IF, "usb", "DEVTYPE=usb_interface", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/001/003");
+        check_int(run_event(c, &R, "remove", KBD, "usb", "DEVTYPE=usb_device", "BUSNUM=001", "DEVNUM=003", NULL),
+                  HANDLER_RUN);
+        check_str(agent_env(&R, "DEVICE"), "/proc/bus/usb/001/003");
+        check_str(agent_env(&R, "PHYSDEVBUS"), "usb");
+        check(!agent_env(&R, "PHYSDEVPATH")); /* a bus device, never its parent */
+        run_release(&R);
+        handler_chain_free(c);
+        remove_fixture(root);
+}
+
+/*
+ * A class device that is gone, of which the model knows nothing: its
+ * physical device is an ancestor the model knows, or nothing; never the
+ * nearest directory that happens to be left (here the root hub usb1).
+ */
+static void test_model_gone(void)
+{
+        char root[512], path[1024];
+        struct handler_chain *c;
+
+        copy_fixture(root, sizeof(root));
+        c = chain_for(root);
+        snprintf(path, sizeof(path), "%s%s", root, KBD);
+        remove_tree(path);
+        check_int(run_event(c, &R, "remove", KBD_HID "/input/input5/event3", "input", NULL), HANDLER_RUN);
+        check(!agent_env(&R, "PHYSDEVPATH"));
+        check(!agent_env(&R, "PHYSDEVBUS"));
+        handler_chain_free(c);
+
+        c = chain_for(root);
+        check_int(run_event(c, &R, "change", KBD_HID, "hid", "DRIVER=hid-generic", NULL), HANDLER_RUN);
+        check_int(run_event(c, &R, "remove", KBD_HID "/input/input5/event3", "input", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVPATH"), KBD_HID);
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "hid-generic");
+        run_release(&R);
+        handler_chain_free(c);
+        remove_fixture(root);
+}
+
+/* Events the filter policy drops still tell the model: the driver a child sees is the stream's. */
+static void test_model_filtered(void)
+{
+        struct handler_config cfg = { .sysfs_root = ROOT, .filter_policy = "pci=drop" };
+        struct handler_chain *c = NULL;
+
+        check_int(handler_chain_new(&cfg, &c), 0);
+        check_int(run_event(c, &R, "bind", PCI_NIC, "pci", "DRIVER=stream-e1000e", NULL), HANDLER_FILTERED);
+        check_int(run_event(c, &R, "add", PCI_NIC "/net/enp0s31f6", "net", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVPATH"), PCI_NIC);
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "stream-e1000e");
+        run_release(&R);
+        handler_chain_free(c);
 }
 
 static void test_cache_bounded(void)
@@ -668,6 +792,9 @@ int main(void)
         run_test(test_pci_and_net);
         run_test(test_filter_policy);
         run_test(test_remove_after_gone);
+        run_test(test_model_stream);
+        run_test(test_model_gone);
+        run_test(test_model_filtered);
         run_test(test_cache_bounded);
         run_test(test_firmware_loader);
         run_test(test_firmware_refusals);
