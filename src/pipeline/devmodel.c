@@ -107,7 +107,14 @@ void devmodel_end(struct devcache *c, const struct uevent *ev, struct devmodel_e
                 m->rec.size = size;
                 m->rec.flags |= DEVCACHE_LEARNT;
         }
-        /* A record that does not fit is not kept: later events read sysfs again. */
+        /*
+         * Kept: bus devices (their driver), and devices the handlers learnt
+         * something of.  Not the many filtered class objects (queues, a
+         * filtered subsystem) nor modules and drivers: a walk over them
+         * reads sysfs.  A record that does not fit is not kept either.
+         */
+        if (!is_device_path(ev->devpath) || (!(m->rec.flags & DEVCACHE_LEARNT) && !devmodel_is_bus(m)))
+                return;
         (void)devcache_put(c, ev->devpath, &m->rec);
 }
 
