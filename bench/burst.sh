@@ -69,29 +69,15 @@ for i in 1 2 3; do
         THREE+=("/sys/class/net/$v/uevent")
 done
 CLK=$(getconf CLK_TCK)
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 label() { # label BUILD: the build's name with its commit
         local d
         d=$(git -C "$(dirname "$(readlink -f "$1")")" describe --always --dirty 2>/dev/null || echo "?")
         [ "$1" = "$B" ] && echo "this($d)" || echo "other($d)"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-# wait_for N COMMAND...: until COMMAND prints a number >= N; gives up (1) after
-# 10 s in which the number did not move, never after a fixed total.
-wait_for() {
-        local n=$1 got last=-1 same=0
-        shift
-        while :; do
-                got=$("$@")
-                [ "${got:-0}" -ge "$n" ] && return 0
-                if [ "$got" = "$last" ]; then same=$((same + 1)); else same=0; fi
-                [ "$same" -ge 100 ] && return 1
-                last=$got
-                sleep 0.1
-        done
-}
-runs_of() { grep -c "$1" "$2" 2>/dev/null; } # runs_of UUID_PREFIX LOG
 queued_in() { HOTPLUGCTL_SOCKET=$W/ctl "$1/src/hotplugctl" status | awk '/^Queue:/ { print $2 }'; }
 
 # ---- 1. spawn limits ----------------------------------------------------------

@@ -260,7 +260,7 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
                 "processed", "gaps", "gaps_overflow", "missing", "duplicates", "late", "overflows", "baseline",
                 "received", "rejected", "filtered", "started", "finished", "failed", "timeouts", "queued",
                 "running", "resyncs", "resync_changed", "resync_added", "resync_removed", "resync_left_alone",
-                "devices", "limit", "limit_max", "rate", "rate_limit", "windows", "raised", "lowered", "stalls",
+                "devices", "limit", "limit_max", "awake_max", "asleep", "raised", "lowered",
                 "taken_over", "reruns",
         };
 

@@ -199,12 +199,10 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_str(m, "concurrency", s->concurrency ? s->concurrency : "");
         ctlmsg_add_u64(m, "limit", s->limit);
         ctlmsg_add_u64(m, "limit_max", s->limit_max);
-        ctlmsg_add_u64(m, "rate", s->rate);
-        ctlmsg_add_u64(m, "rate_limit", s->rate_limit);
-        ctlmsg_add_u64(m, "windows", s->windows);
+        ctlmsg_add_u64(m, "awake_max", s->awake_max);
+        ctlmsg_add_u64(m, "asleep", s->asleep);
         ctlmsg_add_u64(m, "raised", s->raised);
         ctlmsg_add_u64(m, "lowered", s->lowered);
-        ctlmsg_add_u64(m, "stalls", s->stalls);
         ctlmsg_add_u64(m, "taken_over", s->taken_over);
         ctlmsg_add_u64(m, "reruns", s->reruns);
 }

@@ -42,9 +42,9 @@
  *          overflows= baseline= last= received= rejected= filtered= started=
  *          finished= failed= timeouts= queued= running= paused=0|1
  *          resync=0|1 resyncs= resync_changed= resync_added= resync_removed=
- *          resync_left_alone= devices= ordering= concurrency=fixed|adaptive|slow-start
- *          limit= limit_max= rate= rate_limit= windows= raised= lowered= stalls=
- *          (rate: events/s of the last busy window, which ran rate_limit agents at once)
+ *          resync_left_alone= devices= ordering= concurrency=fixed|adaptive
+ *          limit= limit_max= awake_max= asleep= raised= lowered=
+ *          (adaptive: limit is awake_max, the CPUs, plus the agents seen asleep, at most limit_max)
  *   gap first= last= count= class=unexplained|overflow   (newest first)
  *   agent seqnum= pid= age_ms= devpath= program=
  *   Monitor (time= is CLOCK_REALTIME seconds.microseconds):
@@ -126,10 +126,10 @@ struct control_status {
         uint64_t resync_left_alone; /* devices not of resync-subsystems, over all passes */
         uint64_t devices;
         /* The concurrency limit (pipeline/concurrency.h): ordering name, how the limit is set
-         * ("fixed", "adaptive", "slow-start"), the limit and its bound, the last busy window. */
+         * ("fixed", "adaptive"), the limit and its bound, the awake agents allowed and the asleep ones. */
         const char *ordering, *concurrency;
-        unsigned limit, limit_max, rate_limit;
-        uint64_t rate, windows, raised, lowered, stalls;
+        unsigned limit, limit_max, awake_max, asleep;
+        uint64_t raised, lowered;
 };
 
 /* One running agent, passed to the for_each_agent visitor (borrowed for the call). */

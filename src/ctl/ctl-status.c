@@ -41,13 +41,10 @@ static void print_limit(const char *rec)
         else if (strcmp(how, "fixed") == 0)
                 printf(" (fixed by concurrency, max-children %" PRIu64 ")", num(rec, "limit_max"));
         else {
-                printf(" (%s within 1-%" PRIu64, how, num(rec, "limit_max"));
-                if (num(rec, "windows") > 0)
-                        printf("; last window %" PRIu64 " events/s with %" PRIu64, num(rec, "rate"),
-                               num(rec, "rate_limit"));
-                printf("; %" PRIu64 " windows, raised %" PRIu64 " (%" PRIu64 " on stalls), lowered %" PRIu64
-                       " times)",
-                       num(rec, "windows"), num(rec, "raised"), num(rec, "stalls"), num(rec, "lowered"));
+                printf(" (%s up to %" PRIu64 ": %" PRIu64 " awake, the CPUs, and %" PRIu64
+                       " asleep; raised %" PRIu64 ", lowered %" PRIu64 " times)",
+                       how, num(rec, "limit_max"), num(rec, "awake_max"), num(rec, "asleep"), num(rec, "raised"),
+                       num(rec, "lowered"));
         }
         printf("\n");
 }

@@ -55,9 +55,7 @@ struct manager_jobs {
         bool dispatching;               /* inside manager_dispatch(): nested calls return at once */
         bool agent_missing_reported;
         struct concurrency conc;        /* how many may run at once (the scheduler's max_running) */
-        uint64_t completed;             /* events done, for the stall check */
-        uint64_t stall_mark;            /* completed when the stall timer was armed */
-        sd_event_source *stall;         /* fires when nothing completed while events wait for a slot */
+        sd_event_source *look;          /* while events wait for a slot: look which agents sleep */
 };
 
 /* manager-observe.c: who hears what happened. */

@@ -11,7 +11,9 @@
  * and reaps it), its output pipe source and its timeout timer; a job ends in job_finish(), which
  * hands the event back through manager_event_done(); observers hear
  * starting() once per job before its first spawn, then started() or
- * exec_failed() and finished() for each program.
+ * exec_failed() and finished() for each program; m->jobs.conc.asleep is the
+ * number of running jobs flagged asleep (only on_look() sets the flag, a new
+ * program and the job's end clear it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +52,9 @@ struct job {
         sd_event_source *timer;
         usec_t started;          /* CLOCK_MONOTONIC, this program */
         usec_t job_started;      /* CLOCK_MONOTONIC, first program */
+        usec_t looked;           /* CLOCK_MONOTONIC, the last look at this program (on_look()), or its start */
+        uint64_t looked_busy;    /* its CPU plus run-queue time then, ns */
+        bool asleep;             /* counted in m->jobs.conc.asleep */
         bool term_sent, kill_sent;
         bool failed;
         bool starting_sent;      /* observers heard starting() */
@@ -61,6 +66,7 @@ struct job {
 };
 
 static int job_start_next(struct job *j);
+static void job_set_asleep(struct job *j, bool asleep);
 
 /* The log fields of @j's event and its current program. */
 static void job_log_fields(const struct job *j, struct log_fields *f)
@@ -114,6 +120,7 @@ static void job_finish(struct job *j)
                 log_internal(LOG_DEBUG, 0, &f, "%zu hotplug.d program(s) done", j->n_scripts);
         }
         ev->owner_data = NULL;
+        job_set_asleep(j, false);
         job_free(j);
         manager_event_done(m, ev);
 }
@@ -124,62 +131,91 @@ static void jobs_apply_limit(struct manager *m)
         scheduler_set_mode(m->scheduler, m->cfg.ordering, m->jobs.conc.limit);
 }
 
-/* An event finished: tell the controller (strict runs one at a time whatever the limit). */
-static void jobs_adapt(struct manager *m)
+/* Count @j as asleep or not (the controller's count is the jobs flagged so). */
+static void job_set_asleep(struct job *j, bool asleep)
 {
+        struct manager *m = j->m;
         struct concurrency *c = &m->jobs.conc;
 
-        m->jobs.completed++;
-        if (c->phase == CONCURRENCY_FIXED || m->cfg.ordering == ORDERING_STRICT)
+        if (j->asleep == asleep)
                 return;
-        if (!concurrency_done(c, now_usec(CLOCK_MONOTONIC)))
-                return;
-        log_debug("concurrency: %u agents at once (%.0f events/s with %u)", c->limit, c->last_rate, c->last_limit);
-        jobs_apply_limit(m);
+        j->asleep = asleep;
+        if (concurrency_set_asleep(c, asleep ? c->asleep + 1 : c->asleep - 1))
+                jobs_apply_limit(m);
 }
 
-/* Events wait for a slot: if nothing completes for a while, raise the limit (concurrency_stalled()). */
-static void jobs_watch_stall(struct manager *m);
-
-static int on_stall(sd_event_source *s, uint64_t usec, void *userdata)
+/*
+ * The CPU time @pid used plus the time it waited for a CPU, in ns: the first
+ * two fields of /proc/PID/schedstat.  @pid is our child, not reaped yet, so
+ * the number names it.  Return: 0, or a negative errno (the file is absent
+ * without CONFIG_SCHED_INFO).
+ */
+static int agent_busy_ns(pid_t pid, uint64_t *ret)
 {
-        struct manager *m = userdata;
-        struct concurrency *c = &m->jobs.conc;
+        char path[64], buf[128];
+        unsigned long long run, wait;
+        _cleanup_close_ int fd = -EBADF;
+        ssize_t n;
 
-        if (m->jobs.completed == m->jobs.stall_mark && !m->stopping && !m->jobs.paused &&
-            scheduler_slot_wanted(m->scheduler) && concurrency_stalled(c)) {
-                log_debug("concurrency: nothing completed for %llu ms with events waiting, %u agents at once",
-                          (unsigned long long)(HP_CONCURRENCY_STALL_USEC / 1000), c->limit);
-                jobs_apply_limit(m);
-                manager_dispatch(m); /* watches again if events still wait */
-        } else
-                jobs_watch_stall(m);
+        snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return n < 0 ? -errno : -ENODATA;
+        buf[n] = 0;
+        if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
+                return -EBADMSG;
+        *ret = run + wait;
         return 0;
 }
 
-static void jobs_watch_stall(struct manager *m)
+/* Events wait for a slot: look at the running agents now and then (on_look()). */
+static void jobs_watch(struct manager *m);
+
+/* Which running agents sleep: each one asleep lets one more start (pipeline/concurrency.h). */
+static int on_look(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t busy = 0;
+        struct job *j;
+
+        list_for_each(j, &m->jobs.running, link) {
+                if (j->pid <= 0 || !j->child)
+                        continue;
+                if (agent_busy_ns(j->pid, &busy) < 0) {
+                        job_set_asleep(j, false); /* cannot tell: it counts as awake */
+                        continue;
+                }
+                job_set_asleep(j, concurrency_agent_asleep(j->looked_busy, busy, j->looked, now));
+                j->looked_busy = busy;
+                j->looked = now;
+        }
+        manager_dispatch(m); /* watches again if events still wait */
+        return 0;
+}
+
+static void jobs_watch(struct manager *m)
 {
         const struct concurrency *c = &m->jobs.conc;
-        int enabled = SD_EVENT_OFF;
-        usec_t when;
         int r;
 
-        if (c->phase == CONCURRENCY_FIXED || c->limit >= c->max || m->stopping || m->jobs.paused ||
-            !scheduler_slot_wanted(m->scheduler))
+        if (c->phase == CONCURRENCY_FIXED || m->cfg.ordering == ORDERING_STRICT || c->limit >= c->max ||
+            m->stopping || m->jobs.paused || !scheduler_slot_wanted(m->scheduler))
                 return;
-        if (m->jobs.stall && sd_event_source_get_enabled(m->jobs.stall, &enabled) >= 0 && enabled != SD_EVENT_OFF)
-                return; /* armed: it checks for completions when it fires */
-        m->jobs.stall_mark = m->jobs.completed;
-        when = now_usec(CLOCK_MONOTONIC) + HP_CONCURRENCY_STALL_USEC;
-        if (!m->jobs.stall) {
-                r = sd_event_add_time(m->event, &m->jobs.stall, CLOCK_MONOTONIC, when, HP_CONCURRENCY_STALL_USEC / 10,
-                                      on_stall, m);
+        if (!m->jobs.look) {
+                r = sd_event_add_time_relative(m->event, &m->jobs.look, CLOCK_MONOTONIC, HP_CONCURRENCY_LOOK_USEC,
+                                               HP_CONCURRENCY_LOOK_USEC / 4, on_look, m);
                 if (r < 0)
-                        log_debug_errno(r, "concurrency: no stall timer");
+                        log_debug_errno(r, "concurrency: no timer to look at the agents");
                 return;
         }
-        (void)sd_event_source_set_time(m->jobs.stall, when);
-        (void)sd_event_source_set_enabled(m->jobs.stall, SD_EVENT_ONESHOT);
+        if (sd_event_source_get_enabled(m->jobs.look, NULL) > 0)
+                return; /* armed */
+        (void)sd_event_source_set_time_relative(m->jobs.look, HP_CONCURRENCY_LOOK_USEC);
+        (void)sd_event_source_set_enabled(m->jobs.look, SD_EVENT_ONESHOT);
 }
 
 void manager_event_done(struct manager *m, struct uevent *ev)
@@ -187,7 +223,6 @@ void manager_event_done(struct manager *m, struct uevent *ev)
         scheduler_done(m->scheduler, ev);
         observe_done(m, ev);
         free(ev);
-        jobs_adapt(m);
         manager_queue_refill(m);
         manager_input_maybe_resume(m);
         manager_dispatch(m);
@@ -502,6 +537,9 @@ static int job_start_next(struct job *j)
                 m->stats.started++;
                 j->pid = sr.pid;
                 j->started = now_usec(CLOCK_MONOTONIC);
+                j->looked = j->started;
+                j->looked_busy = 0;
+                job_set_asleep(j, false); /* a new program: awake until a look says otherwise */
                 j->term_sent = j->kill_sent = false;
                 j->line_len = 0;
                 j->out_window = j->started;
@@ -567,21 +605,20 @@ void manager_dispatch(struct manager *m)
         while (!m->stopping && !m->jobs.paused && (ev = scheduler_next(m->scheduler)))
                 m->jobs.spawner->start(m->jobs.spawner_data, ev);
         m->jobs.dispatching = false;
-        if (m->cfg.ordering == ORDERING_STRICT)
-                return; /* one at a time whatever the limit: nothing to learn */
-        /* A slot left free: what completes now measures the input, not the machine. */
-        if (scheduler_running(m->scheduler) < m->jobs.conc.limit)
-                concurrency_idle(&m->jobs.conc, (unsigned)scheduler_running(m->scheduler),
-                                 scheduler_queued(m->scheduler) > 0 && !scheduler_slot_wanted(m->scheduler));
-        else
-                jobs_watch_stall(m);
+        jobs_watch(m);
 }
 
 void manager_jobs_init(struct manager *m)
 {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
         list_init(&m->jobs.running);
-        /* Adapting starts at strict's pace: more agents must show they pay (or that they wait, a stall). */
-        concurrency_init(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency, 1);
+        /* As many awake agents as CPUs, as max-children's default counts them; a dry
+         * run's jobs run nothing and are never awake: up to max-children, as the
+         * agents asleep of the run it may replay. */
+        if (m->cfg.dry_run)
+                cpus = (long)m->cfg.max_children;
+        concurrency_init(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency, cpus > 0 ? (unsigned)cpus : 1);
 }
 
 void manager_pause(struct manager *m)
@@ -668,7 +705,7 @@ int manager_jobs_open(struct manager *m)
 
 void manager_jobs_close(struct manager *m)
 {
-        m->jobs.stall = sd_event_source_disable_unref(m->jobs.stall);
+        m->jobs.look = sd_event_source_disable_unref(m->jobs.look);
         manager_kill_running(m);
         if (m->jobs.spawner && m->jobs.spawner->free)
                 m->jobs.spawner->free(m->jobs.spawner_data);

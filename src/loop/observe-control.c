@@ -30,7 +30,7 @@ struct observe_control {
 
 /* ---- what the control socket asks ----------------------------------------- */
 
-/* The concurrency limit and what it was learned from. */
+/* The concurrency limit and what it is made of. */
 static void ctl_status_concurrency(struct manager *m, struct control_status *ret)
 {
         const struct concurrency *c = manager_concurrency(m);
@@ -39,12 +39,10 @@ static void ctl_status_concurrency(struct manager *m, struct control_status *ret
         ret->concurrency = concurrency_phase_to_string(c->phase);
         ret->limit = c->limit;
         ret->limit_max = c->max;
-        ret->rate = (uint64_t)(c->last_rate + 0.5);
-        ret->rate_limit = c->last_limit;
-        ret->windows = c->windows;
+        ret->awake_max = c->awake_max;
+        ret->asleep = c->asleep;
         ret->raised = c->raised;
         ret->lowered = c->lowered;
-        ret->stalls = c->stalls;
 }
 
 static void ctl_status(void *userdata, struct control_status *ret)

@@ -2,40 +2,42 @@
 #pragma once
 
 /*
- * Adaptive concurrency: how many agents may run at once, learned from the
- * measured completion rate.  A pure decision module: it is told when an
- * event finished (with the time, read by the caller) and when a slot was
- * free with nothing to run; it answers with the limit.  It reads no clock
- * and allocates nothing.
+ * How many agents may run at once: a limit on the agents that use the
+ * CPUs, not on the ones that sleep.  A pure decision module: the caller
+ * looks at the running agents (how much CPU time each used or waited for
+ * since the last look, read from the kernel) and tells it how many are
+ * asleep; it answers with the limit.  It reads no clock and no file, and
+ * allocates nothing.
  *
- * The rule.  The limit L stays within 1..max.  Time is cut into windows
- * during which every one of the L slots was busy the whole time ("busy
- * windows"): a window ends after at least 2*L completions and
- * HP_CONCURRENCY_WINDOW_USEC, and its rate is completions per second.  A
- * window in which a slot was ever free with nothing runnable, or the
- * limit changed, measures the input, not the machine, and is thrown away.
- *  - Start: L = 1 (strict's pace; the caller may choose another start);
- *    slow start doubles L after each busy window while the rate rises by
- *    more than HP_CONCURRENCY_GAIN_PCT.
- *  - Then additive increase: after a window at L, probe L+1; keep it if its
- *    rate beats L's by more than HP_CONCURRENCY_GAIN_PCT, else go back to
- *    L and wait before the next probe (1, 3, 7 ... windows, at most
- *    HP_CONCURRENCY_HOLD_MAX).  Probes alternate with probes of L-1, kept
- *    unless slower than L by more than half HP_CONCURRENCY_GAIN_PCT: about
- *    the same work with fewer agents (less CPU, less contention) is better.
- *  - Multiplicative decrease: a window at L whose rate fell more than
- *    HP_CONCURRENCY_DROP_PCT below the previous one at L (the machine got
- *    busier) cuts L by a quarter, kept unless that is slower still.
- *  - Stall: when nothing completed for HP_CONCURRENCY_STALL_USEC while
- *    events waited for a slot, L rises by one, and again after each such
- *    period: agents that sleep or wait for each other (one agent waiting
- *    for another device's agent) are never held up by the limit for long.
- * A probe costs at most one window at a worse limit and probes back off
- * exponentially, so on a machine where one agent at a time is fastest the
- * limit stays at 1 and devpath runs at strict's pace; where agents wait
- * (sleep, I/O) or the machine has cores to spare, it climbs to what helps.
+ * Why.  Too many agents at once only cost where they compete for the CPUs:
+ * on a small machine, CPU-bound agents (or agents that are little more than
+ * a process start, where spawning is the bottleneck) finish no more events
+ * per second with more of them at once, only later each, with more memory
+ * and cache thrash.  Agents that sleep (a modprobe waiting for firmware, a
+ * script waiting for a device node, a sleep) cost a slot and nothing else,
+ * and each one more at once finishes events sooner.  So the rule does not
+ * learn a number of agents from the completion rate (that took windows as
+ * long as a whole coldplug, started at one agent and held an unrelated
+ * device's event behind one long agent); it counts the agents that want a
+ * CPU, which the kernel says at once:
+ *
+ *  - An agent is asleep when, since the caller's last look, it was on a CPU
+ *    or waiting in a run queue for less than half the time
+ *    (concurrency_agent_asleep(); /proc/PID/schedstat has both).  An agent
+ *    not looked at yet counts as awake.
+ *  - limit = min(max, awake_max + asleep), awake_max being the CPUs: at most
+ *    as many awake agents as CPUs, and any number asleep up to max-children.
+ * So the limit starts where the machine says (its CPUs, no window to wait
+ * for), CPU-bound agents never run more than one per CPU, and sleeping
+ * agents climb to max-children at awake_max more per look (the caller looks
+ * every HP_CONCURRENCY_LOOK_USEC while events wait for a slot).  An agent
+ * that is asleep when it is a script waiting for a CPU-bound child counts as
+ * asleep: the bound then is max-children, as with a fixed limit.
  *
  * A fixed limit (concurrency=N) is never changed.
+ *
+ * Invariants: 1 <= limit <= max; in FIXED the limit never changes; in
+ * ADAPTIVE, limit == min(max, awake_max + asleep).
  */
 
 #include <stdbool.h>
@@ -45,78 +47,55 @@
 
 enum concurrency_phase {
         CONCURRENCY_FIXED,      /* pinned by the configuration */
-        CONCURRENCY_SLOW_START, /* doubling while it pays */
-        CONCURRENCY_STEADY,     /* probing one step up or down now and then */
+        CONCURRENCY_ADAPTIVE,   /* the CPUs plus the agents asleep */
 };
 
 struct concurrency {
         enum concurrency_phase phase;
         unsigned limit;         /* agents allowed at once now */
         unsigned max;           /* max-children */
-        unsigned start;         /* where adapting starts */
-
-        /* The window being measured (start 0: none). */
-        usec_t win_start;
-        unsigned win_done;
-
-        /* The last busy window at the settled limit, which probes are compared with. */
-        unsigned ref_limit;     /* the settled limit (limit differs from it while probing) */
-        double ref_rate;        /* its completions per second, 0 if not measured yet */
-        unsigned hold;          /* windows to wait before the next probe */
-        unsigned backoff;       /* next value of hold after a rejected probe */
-        bool probe_down;        /* the next probe is L-1 */
+        unsigned awake_max;     /* agents allowed on (or waiting for) a CPU at once: the CPUs */
+        unsigned asleep;        /* running agents seen asleep at the last look */
 
         /* What status shows. */
-        double last_rate;       /* rate of the last busy window */
-        unsigned last_limit;    /* its limit */
-        uint64_t windows;       /* busy windows measured */
         uint64_t raised, lowered;
-        uint64_t stalls;        /* raises because nothing completed */
 };
 
 /**
- * concurrency_init() - start adapting, or pin the limit.
+ * concurrency_init() - adapt, or pin the limit.
  * @c: state (overwritten)
  * @max: the upper bound (max-children, >= 1)
  * @fixed: 0 to adapt, else the pinned limit (clamped to @max)
- * @start: where adapting starts (clamped to 1..@max); the daemon uses 1
+ * @cpus: the machine's CPUs (>= 1): how many awake agents at once
  */
-void concurrency_init(struct concurrency *c, unsigned max, unsigned fixed, unsigned start);
+void concurrency_init(struct concurrency *c, unsigned max, unsigned fixed, unsigned cpus);
 
 /*
- * The configuration changed (reload).  A new @fixed or @max keeps what was
- * learned where it still applies: the limit is clamped to the new @max; from
- * fixed to adaptive, adapting starts again from the start.
+ * The configuration changed (reload): a new @max or @fixed; the CPUs and the
+ * agents asleep stay, and so do the counters.
  */
 void concurrency_reconfigure(struct concurrency *c, unsigned max, unsigned fixed);
 
 /**
- * concurrency_done() - an event finished at @now with every slot busy
- * before it (call concurrency_idle() instead of this whenever a slot was
- * left free since).
+ * concurrency_set_asleep() - this many running agents are asleep now.
+ * @c: state
+ * @asleep: running agents seen asleep (an agent that finished no longer counts)
+ *
  * Return: true if the limit changed (read it with c->limit).
  */
-bool concurrency_done(struct concurrency *c, usec_t now);
+bool concurrency_set_asleep(struct concurrency *c, unsigned asleep);
 
 /**
- * concurrency_idle() - a slot is free and nothing may start.
- * @c: state
- * @running: events running now
- * @blocked: events are queued, each waiting for an earlier related one
+ * concurrency_agent_asleep() - was an agent asleep since the last look?
+ * @busy_then_ns: its time on a CPU plus its time waiting for one, at the last look (0 at its start)
+ * @busy_now_ns: the same now
+ * @then: when the last look was (or when it started)
+ * @now: now (@then <= @now, same clock)
  *
- * The window being measured is void.  With @blocked, the events' own
- * dependencies allow only @running at once now: a limit above that is the
- * same as @running and could never be measured, so it comes down to it (a
- * probe above it is over).
+ * Return: true if it was on or waiting for a CPU less than half the time
+ * between; false if no time passed.
  */
-void concurrency_idle(struct concurrency *c, unsigned running, bool blocked);
+bool concurrency_agent_asleep(uint64_t busy_then_ns, uint64_t busy_now_ns, usec_t then, usec_t now);
 
-/*
- * Nothing completed for HP_CONCURRENCY_STALL_USEC while events waited for a
- * slot: the agents running are waiting, not working (or wait for each
- * other), so one more may start.  Return: true if the limit rose.
- */
-bool concurrency_stalled(struct concurrency *c);
-
-/* "fixed", "slow-start" or "adaptive" (status, the control protocol). */
+/* "fixed" or "adaptive" (status, the control protocol). */
 const char *concurrency_phase_to_string(enum concurrency_phase p);

@@ -42,17 +42,9 @@
 /* Concurrent agents: default min(2 * CPUs + 16, HP_CHILDREN_MAX). */
 #define HP_CHILDREN_MAX 2048
 
-/* Adaptive concurrency (pipeline/concurrency.h): a measuring window lasts at
- * least this long (and 2 completions per slot); a probe one agent up is kept
- * when it is this much faster; a window this much slower than the one before
- * at the same limit cuts the limit by a quarter; probes that did not pay wait
- * at most this many windows before the next. */
-#define HP_CONCURRENCY_WINDOW_USEC (100 * 1000)
-#define HP_CONCURRENCY_GAIN_PCT 10
-#define HP_CONCURRENCY_DROP_PCT 25
-#define HP_CONCURRENCY_HOLD_MAX 31
-/* No completion for this long while events wait for a slot: one more agent may start. */
-#define HP_CONCURRENCY_STALL_USEC (200 * 1000)
+/* Adaptive concurrency (pipeline/concurrency.h): while events wait for a slot,
+ * the running agents are looked at this often to tell which ones sleep. */
+#define HP_CONCURRENCY_LOOK_USEC (1 * 1000)
 
 /* Agent run time before SIGTERM to its process group, and the grace before SIGKILL. */
 #define HP_TIMEOUT_DEFAULT_SEC 180

@@ -1,326 +1,335 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Adaptive concurrency against modelled machines: each model says how many
- * events per second the machine completes with L agents at once, and the
- * test feeds the controller the completions such a machine would produce
- * (optionally with noise), then checks where the limit went and what
- * throughput the run got compared with one agent at a time.
+ * The concurrency limit against a modelled machine: CPUs shared fairly
+ * among the agents that want one, agents that compute for a while and then
+ * sleep for a while, and a caller that starts what the limit allows and,
+ * while events wait for a slot, looks at the running agents every
+ * HP_CONCURRENCY_LOOK_USEC as the daemon does (CPU plus run-queue time, as
+ * /proc/PID/schedstat gives it).  The checks are the properties the rule
+ * promises: sleeping agents reach max-children within a few looks (the old
+ * rate-learning rule started at one agent and opened a slot per 200 ms
+ * stall), CPU-bound agents never run more than one per CPU however long
+ * they run, and an unrelated event does not wait behind a long sleeping
+ * agent.
  */
-#include <math.h>
-
 #include "pipeline/concurrency.h"
 #include "shared/bounds.h"
 #include "test.h"
 
-typedef double (*model_fn)(unsigned limit);
+#define STEP_USEC 50
+#define AGENTS_MAX 4096
 
-struct run {
-        double seconds;         /* modelled time of the run */
-        unsigned long events;
-        unsigned final_limit;   /* the settled limit at the end */
-        unsigned max_seen;
-        unsigned long at[64];   /* completions at each limit (limits >= 63 share the last) */
+struct agent {
+        double cpu_left;        /* usec of CPU still to use */
+        double sleep_left;      /* then usec asleep */
+        double busy;            /* usec on or waiting for a CPU, as schedstat counts it */
+        double looked_busy;
+        usec_t looked;
+        bool asleep;
 };
 
-/* A deterministic pseudo-random factor in [1 - noise, 1 + noise]. */
-static double jitter(unsigned long *state, double noise)
+struct machine {
+        unsigned cpus;
+        struct agent run[AGENTS_MAX];
+        unsigned n_run;
+        /* Results. */
+        usec_t now, makespan;
+        unsigned most_running, most_awake;
+        usec_t first_start[AGENTS_MAX]; /* when each event started */
+};
+
+/* The workload: event @i computes @ret_cpu usec, then sleeps @ret_sleep usec. */
+typedef void (*work_fn)(unsigned i, double *ret_cpu, double *ret_sleep);
+
+static void finish(struct concurrency *c, struct machine *m, unsigned k)
 {
-        *state = *state * 6364136223846793005UL + 1442695040888963407UL;
-        return 1.0 + noise * (((double)(*state >> 11) / (double)(1UL << 53)) * 2.0 - 1.0);
+        if (m->run[k].asleep)
+                (void)concurrency_set_asleep(c, c->asleep - 1);
+        m->run[k] = m->run[--m->n_run];
 }
 
-/*
- * Feed @events completions of a machine that runs @model; the limit in
- * force paces each one.  @par > 0: the events' dependencies let at most
- * @par run at once (events on @par devices, each device's in order), so a
- * higher limit leaves slots free with events blocked.
- */
-static void simulate_par(struct concurrency *c, model_fn model, unsigned long events, double noise, unsigned par,
-                         struct run *r)
+/* One step of the CPUs: the agents computing share them, the others sleep. */
+static void tick(struct concurrency *c, struct machine *m)
 {
-        unsigned long seed = 42;
-        double t = 1e6; /* microseconds */
+        unsigned want = 0, awake = 0;
+        double share;
 
-        for (unsigned long i = 0; i < events; i++) {
-                unsigned running = par && c->limit > par ? par : c->limit;
+        for (unsigned k = 0; k < m->n_run; k++)
+                want += m->run[k].cpu_left > 0;
+        share = want > m->cpus ? (double)m->cpus / want : 1.0;
+        for (unsigned k = 0; k < m->n_run; k++)
+                awake += !m->run[k].asleep;
+        if (awake > m->most_awake)
+                m->most_awake = awake;
+        m->now += STEP_USEC;
+        for (unsigned k = 0; k < m->n_run;) {
+                struct agent *a = &m->run[k];
 
-                t += 1e6 / (model(running) * jitter(&seed, noise));
-                r->at[c->limit < 63 ? c->limit : 63]++;
-                (void)concurrency_done(c, (usec_t)t);
-                if (par && c->limit > par)
-                        concurrency_idle(c, par, true);
-                check(c->limit >= 1 && c->limit <= c->max);
-                if (c->limit > r->max_seen)
-                        r->max_seen = c->limit;
+                if (a->cpu_left > 0) {
+                        a->cpu_left -= share * STEP_USEC;
+                        a->busy += STEP_USEC; /* on a CPU or in its run queue */
+                } else
+                        a->sleep_left -= STEP_USEC;
+                if (a->cpu_left <= 0 && a->sleep_left <= 0)
+                        finish(c, m, k);
+                else
+                        k++;
         }
-        r->seconds += t / 1e6 - 1.0;
-        r->events += events;
-        r->final_limit = c->ref_limit; /* the settled limit, not a probe */
 }
 
-static void simulate(struct concurrency *c, model_fn model, unsigned long events, double noise, struct run *r)
+/* The daemon's look: each running agent asleep or not since the last look. */
+static void look(struct concurrency *c, struct machine *m)
 {
-        simulate_par(c, model, events, noise, 0, r);
+        unsigned asleep = 0;
+
+        for (unsigned k = 0; k < m->n_run; k++) {
+                struct agent *a = &m->run[k];
+
+                a->asleep = concurrency_agent_asleep((uint64_t)(a->looked_busy * 1000), (uint64_t)(a->busy * 1000),
+                                                     a->looked, m->now);
+                a->looked_busy = a->busy;
+                a->looked = m->now;
+                asleep += a->asleep;
+        }
+        (void)concurrency_set_asleep(c, asleep);
 }
 
-static double throughput(const struct run *r)
+/* Run @events events, each unrelated to the others, queued at once at time 0. */
+static void simulate(struct concurrency *c, struct machine *m, unsigned events, work_fn work)
 {
-        return (double)r->events / r->seconds;
+        unsigned next = 0;
+        usec_t next_look = 0;
+
+        m->now = 0;
+        while (next < events || m->n_run > 0) {
+                while (next < events && m->n_run < c->limit) {
+                        struct agent *a = &m->run[m->n_run++];
+
+                        *a = (struct agent){ .looked = m->now };
+                        work(next, &a->cpu_left, &a->sleep_left);
+                        m->first_start[next++] = m->now;
+                }
+                if (m->n_run > m->most_running)
+                        m->most_running = m->n_run;
+                check(c->limit >= 1 && c->limit <= c->max);
+                /* Events wait for a slot: the daemon looks every HP_CONCURRENCY_LOOK_USEC. */
+                if (next < events && c->phase != CONCURRENCY_FIXED && c->limit < c->max) {
+                        if (next_look == 0)
+                                next_look = m->now + HP_CONCURRENCY_LOOK_USEC;
+                        if (m->now >= next_look) {
+                                look(c, m);
+                                next_look = 0;
+                                continue;
+                        }
+                } else
+                        next_look = 0;
+                tick(c, m);
+        }
+        m->makespan = m->now;
 }
 
-/* Spawning is the bottleneck and parallel spawns contend: one at a time is fastest. */
-static double spawn_bound(unsigned l)
+/* The coldplug of the issue: most devices' agents do nothing, tty 10 ms, net 50 ms, block 100 ms asleep. */
+static void coldplug_work(unsigned i, double *cpu, double *sleep)
 {
-        return 1000.0 / (1.0 + 0.12 * (l - 1));
+        static const double sleeps[] = { 0, 0, 0, 0, 0, 10000, 0, 50000, 0, 0, 100000, 0, 10000 };
+
+        *cpu = 300;
+        *sleep = sleeps[i % (sizeof(sleeps) / sizeof(sleeps[0]))];
 }
 
-/* Agents sleep: throughput grows with every agent. */
-static double sleep_bound(unsigned l)
+/* Agents that sleep 10 to 100 ms. */
+static void sleepy_work(unsigned i, double *cpu, double *sleep)
 {
-        return 50.0 * l;
+        *cpu = 300;
+        *sleep = 10000.0 * (1 + i % 10);
 }
 
-/* Two cores, no contention: two at once is twice as fast, more adds nothing. */
-static double two_cores(unsigned l)
+/* CPU-bound agents: 20 ms of CPU each. */
+static void cpu_work(unsigned i, double *cpu, double *sleep)
 {
-        return l >= 2 ? 1900.0 : 1000.0;
+        (void)i;
+        *cpu = 20000;
+        *sleep = 0;
 }
 
-/* A peak at 6. */
-static double peaked(unsigned l)
+/* Agents that start at once: a process start and nothing else. */
+static void noop_work(unsigned i, double *cpu, double *sleep)
 {
-        return l <= 6 ? 200.0 * l : 1200.0 - 60.0 * (l - 6);
+        (void)i;
+        *cpu = 300;
+        *sleep = 0;
 }
 
-static void test_spawn_bound_stays_at_one(void)
+static struct machine machine;
+
+static usec_t run_with(unsigned cpus, unsigned max, unsigned fixed, unsigned events, work_fn work)
 {
         struct concurrency c;
-        struct run r = { 0 };
 
-        concurrency_init(&c, 20, 0, 1);
-        check_int(c.limit, 1);
-        simulate(&c, spawn_bound, 20000, 0, &r);
-        check_int(r.final_limit, 1);
-        /* Probes cost little: within 2% of one at a time (strict's pace). */
-        check(throughput(&r) >= 0.98 * spawn_bound(1));
-        check(c.windows > 50);
+        machine = (struct machine){ .cpus = cpus };
+        concurrency_init(&c, max, fixed, cpus);
+        simulate(&c, &machine, events, work);
+        return machine.makespan;
 }
 
-static void test_spawn_bound_with_noise(void)
+static void test_starts_at_the_cpus(void)
 {
         struct concurrency c;
-        struct run r = { 0 };
 
-        concurrency_init(&c, 20, 0, 1);
-        simulate(&c, spawn_bound, 20000, 0.10, &r);
-        check(r.final_limit <= 2);
-        check(throughput(&r) >= 0.95 * spawn_bound(1));
-}
-
-/* Three devices: at most three events can run at once, and one at a time is fastest. */
-static void test_dependencies_cap_it(void)
-{
-        struct concurrency c;
-        struct run r = { 0 };
-
-        concurrency_init(&c, 20, 0, 1);
-        simulate_par(&c, spawn_bound, 20000, 0.05, 3, &r);
-        check(r.max_seen <= 4);
-        check_int(r.final_limit, 1);
-        check(throughput(&r) >= 0.97 * spawn_bound(1));
-
-        /* Agents that sleep: the three devices run at once, the limit does not sit above them. */
-        concurrency_init(&c, 20, 0, 1);
-        memset(&r, 0, sizeof(r));
-        simulate_par(&c, sleep_bound, 5000, 0.05, 3, &r);
-        check_int(r.final_limit, 3);
-        check(throughput(&r) >= 0.9 * sleep_bound(3));
-
-        /* A probe above what can run ends at once; the settled limit stays. */
-        concurrency_init(&c, 20, 0, 1);
-        c.limit = 5;
-        c.ref_limit = 2;
-        concurrency_idle(&c, 2, true);
-        check_int(c.limit, 2);
-        check_int(c.ref_limit, 2);
-        /* Without blocked events (the input is slow) nothing changes but the window. */
-        c.limit = c.ref_limit = 6;
-        concurrency_idle(&c, 2, false);
-        check_int(c.limit, 6);
-        concurrency_idle(&c, 4, true);
+        /* Not at one: where the machine says, with nothing learnt yet. */
+        concurrency_init(&c, 20, 0, 4);
+        check_int(c.phase, CONCURRENCY_ADAPTIVE);
         check_int(c.limit, 4);
-        check_int(c.ref_limit, 4);
-}
-
-static void test_stall_raises(void)
-{
-        struct concurrency c;
-
-        concurrency_init(&c, 3, 0, 1);
-        check(concurrency_stalled(&c));
-        check_int(c.limit, 2);
-        check(concurrency_stalled(&c));
+        concurrency_init(&c, 3, 0, 8);
         check_int(c.limit, 3);
-        check(!concurrency_stalled(&c)); /* at max */
-        check_int(c.stalls, 2);
-        concurrency_init(&c, 3, 2, 1);
-        check(!concurrency_stalled(&c)); /* fixed */
-        check_int(c.limit, 2);
+        concurrency_init(&c, 20, 0, 0);
+        check_int(c.limit, 1);
+        check_str(concurrency_phase_to_string(c.phase), "adaptive");
 }
 
-static void test_sleep_bound_climbs_to_max(void)
+static void test_asleep_or_not(void)
+{
+        /* 0.3 ms of CPU in 2 ms: asleep; all of it (on a CPU or queued for one): awake. */
+        check(concurrency_agent_asleep(0, 300000, 1000, 3000));
+        check(!concurrency_agent_asleep(0, 2000000, 1000, 3000));
+        check(!concurrency_agent_asleep(5000000, 6100000, 1000, 3000));
+        check(concurrency_agent_asleep(5000000, 5900000, 1000, 3000));
+        /* No time passed: cannot tell, awake. */
+        check(!concurrency_agent_asleep(0, 0, 1000, 1000));
+        /* A counter that went back (cannot happen) is no time busy. */
+        check(concurrency_agent_asleep(9000000, 1000, 1000, 3000));
+}
+
+static void test_limit_is_cpus_plus_asleep(void)
 {
         struct concurrency c;
-        struct run r = { 0 };
 
-        concurrency_init(&c, 20, 0, 1);
-        simulate(&c, sleep_bound, 600, 0, &r);
-        /* 20, or 19: one fewer costing no more than half the gain is kept. */
-        check(r.final_limit >= 19);
-        /* Slow start: 1, 2, 4, 8, 16, 20 within a few hundred events. */
-        simulate(&c, sleep_bound, 20000, 0.05, &r);
-        check(r.final_limit >= 18);
-        check(throughput(&r) >= 0.85 * sleep_bound(20));
+        concurrency_init(&c, 20, 0, 2);
+        check(concurrency_set_asleep(&c, 5));
+        check_int(c.limit, 7);
+        check(!concurrency_set_asleep(&c, 5));
+        check(concurrency_set_asleep(&c, 30));
+        check_int(c.limit, 20);
+        check(concurrency_set_asleep(&c, 1));
+        check_int(c.limit, 3);
+        check_int(c.raised, 2);
+        check_int(c.lowered, 1);
 }
 
-static void test_two_cores_gets_the_speedup(void)
+/* Sleeping agents: within a few looks (ms), not after learning windows or 200 ms stalls. */
+static void test_sleepers_climb_within_ms(void)
 {
-        struct concurrency c;
-        struct run r = { 0 };
+        unsigned ramp = 0;
 
-        concurrency_init(&c, 20, 0, 1);
-        simulate(&c, two_cores, 20000, 0.05, &r);
-        check(r.final_limit >= 2);
-        check(throughput(&r) >= 1.6 * two_cores(1));
-        /* Where more agents add nothing, probes down keep the limit low. */
-        check(r.final_limit <= 4);
+        run_with(2, 20, 0, 400, sleepy_work);
+        check_int(machine.most_running, 20);
+        /* The 20th event started within 10 looks. */
+        for (unsigned i = 0; i < 20; i++)
+                if (machine.first_start[i] > ramp)
+                        ramp = (unsigned)machine.first_start[i];
+        check(ramp <= 10 * HP_CONCURRENCY_LOOK_USEC);
 }
 
-static void test_peak_is_found(void)
+/* Agents that take time: within 10% of the best fixed limit. */
+static void test_never_loses_to_fixed(void)
 {
-        struct concurrency c;
-        struct run r = { 0 };
+        static const struct {
+                work_fn work;
+                unsigned events;
+        } loads[] = { { coldplug_work, 390 }, { sleepy_work, 400 }, { cpu_work, 100 }, { noop_work, 400 } };
+        static const unsigned fixed[] = { 1, 2, 8, 20 };
 
-        concurrency_init(&c, 40, 0, 1);
-        simulate(&c, peaked, 30000, 0.03, &r);
-        check(r.final_limit >= 4 && r.final_limit <= 8);
-        check(throughput(&r) >= 0.9 * peaked(6));
+        for (size_t l = 0; l < sizeof(loads) / sizeof(loads[0]); l++) {
+                usec_t best = 0, adaptive = run_with(2, 20, 0, loads[l].events, loads[l].work);
+
+                for (size_t f = 0; f < sizeof(fixed) / sizeof(fixed[0]); f++) {
+                        usec_t t = run_with(2, 20, fixed[f], loads[l].events, loads[l].work);
+
+                        if (best == 0 || t < best)
+                                best = t;
+                }
+                check(adaptive * 10 <= best * 11);
+        }
 }
 
-static double model_phase; /* which curve the changing machine follows */
-static double changing(unsigned l)
+/* CPU-bound agents, however long they run: never more than one per CPU at once. */
+static void test_cpu_bound_stays_at_cpus(void)
 {
-        return model_phase == 0 ? sleep_bound(l) : spawn_bound(l) / 10.0 * (l > 10 ? 0.3 : 1.0);
+        run_with(2, 20, 0, 100, cpu_work);
+        check_int(machine.most_running, 2);
+        run_with(4, 2048, 0, 200, cpu_work);
+        check_int(machine.most_running, 4);
 }
 
-static void test_machine_gets_busy(void)
+/* A mix: awake agents stay within the CPUs plus those not looked at yet. */
+static void test_mix_keeps_awake_within_cpus(void)
 {
-        struct concurrency c;
-        struct run r = { 0 }, after = { 0 };
+        run_with(2, 64, 0, 600, coldplug_work);
+        check(machine.most_awake <= 2 + 2);
+        check(machine.most_running > 8);
+}
 
-        concurrency_init(&c, 20, 0, 1);
-        model_phase = 0;
-        simulate(&c, changing, 3000, 0, &r);
-        check(r.final_limit >= 19);
-        /* The machine changes under it: many agents now hurt badly. */
-        model_phase = 1;
-        simulate(&c, changing, 3000, 0, &after);
-        check(after.final_limit <= 10);
-        check(c.lowered > 0);
+/* One CPU, one agent asleep for 300 ms: an unrelated event starts within a look or two. */
+static void slow_then_quick(unsigned i, double *cpu, double *sleep)
+{
+        *cpu = 300;
+        *sleep = i == 0 ? 300000 : 0;
+}
+
+static void test_unrelated_event_does_not_wait(void)
+{
+        run_with(1, 20, 0, 2, slow_then_quick);
+        check(machine.first_start[1] <= 2 * HP_CONCURRENCY_LOOK_USEC);
 }
 
 static void test_fixed_never_moves(void)
 {
         struct concurrency c;
-        struct run r = { 0 };
 
-        concurrency_init(&c, 20, 7, 1);
+        concurrency_init(&c, 20, 3, 2);
         check_int(c.phase, CONCURRENCY_FIXED);
-        check_int(c.limit, 7);
-        simulate(&c, sleep_bound, 5000, 0, &r);
-        check_int(r.max_seen, 7);
-        check_int(c.windows, 0);
-        check_str(concurrency_phase_to_string(c.phase), "fixed");
-
-        /* Pinned above the bound: the bound. */
-        concurrency_init(&c, 4, 7, 1);
-        check_int(c.limit, 4);
-
-        /* Adapting starts where it is told, within the bound. */
-        concurrency_init(&c, 20, 0, 4);
-        check_int(c.limit, 4);
-        check_int(c.phase, CONCURRENCY_SLOW_START);
-        concurrency_init(&c, 3, 0, 8);
         check_int(c.limit, 3);
-        concurrency_init(&c, 3, 0, 0);
-        check_int(c.limit, 1);
-}
-
-static void test_idle_voids_windows(void)
-{
-        struct concurrency c;
-        usec_t t = 1000000;
-
-        concurrency_init(&c, 20, 0, 1);
-        /* Each completion leaves a slot free (input slower than the machine): nothing is learned. */
-        for (int i = 0; i < 10000; i++) {
-                t += 1000;
-                check(!concurrency_done(&c, t));
-                concurrency_idle(&c, 0, false);
-        }
-        check_int(c.limit, 1);
-        check_int(c.windows, 0);
-
-        /* A window needs its time as well as its completions. */
-        for (unsigned i = 0; i < 100; i++)
-                (void)concurrency_done(&c, t + i);
-        check_int(c.windows, 0);
-        (void)concurrency_done(&c, t + HP_CONCURRENCY_WINDOW_USEC);
-        check_int(c.windows, 1);
-        check_int(c.limit, 2); /* slow start's first probe */
-        check(fabs(c.last_rate - 100.0 * 1e6 / HP_CONCURRENCY_WINDOW_USEC) < 1e-6);
+        check(!concurrency_set_asleep(&c, 10));
+        check_int(c.limit, 3);
+        concurrency_init(&c, 20, 50, 2);
+        check_int(c.limit, 20);
+        check_str(concurrency_phase_to_string(c.phase), "fixed");
+        run_with(2, 20, 3, 100, sleepy_work);
+        check_int(machine.most_running, 3);
 }
 
 static void test_reconfigure(void)
 {
         struct concurrency c;
-        struct run r = { 0 };
 
-        concurrency_init(&c, 20, 0, 1);
-        simulate(&c, sleep_bound, 2000, 0, &r);
-        check(c.limit >= 19);
-        /* A lower bound clamps what was learned, and keeps adapting. */
-        concurrency_reconfigure(&c, 8, 0);
+        concurrency_init(&c, 20, 0, 2);
+        (void)concurrency_set_asleep(&c, 6);
         check_int(c.limit, 8);
-        check(c.phase != CONCURRENCY_FIXED);
-        check(c.windows > 0);
-        /* Pinned, then adaptive again from the start. */
-        concurrency_reconfigure(&c, 8, 3);
-        check_int(c.limit, 3);
+        /* A lower max-children clamps it; the agents asleep still count. */
+        concurrency_reconfigure(&c, 5, 0);
+        check_int(c.limit, 5);
+        check_int(c.asleep, 6);
+        /* Pinned, then adaptive again: the CPUs plus the agents asleep. */
+        concurrency_reconfigure(&c, 20, 4);
         check_int(c.phase, CONCURRENCY_FIXED);
-        concurrency_reconfigure(&c, 8, 0);
-        check_int(c.limit, 1); /* the start it was given */
-        check_int(c.phase, CONCURRENCY_SLOW_START);
-
-        /* max 1: nothing to probe, ever. */
-        concurrency_init(&c, 1, 0, 1);
-        simulate(&c, sleep_bound, 2000, 0, &r);
-        check_int(c.limit, 1);
-        check_int(c.raised, 0);
+        check_int(c.limit, 4);
+        concurrency_reconfigure(&c, 20, 0);
+        check_int(c.phase, CONCURRENCY_ADAPTIVE);
+        check_int(c.limit, 8);
+        check_int(c.awake_max, 2);
 }
 
 int main(void)
 {
-        run_test(test_spawn_bound_stays_at_one);
-        run_test(test_spawn_bound_with_noise);
-        run_test(test_dependencies_cap_it);
-        run_test(test_stall_raises);
-        run_test(test_sleep_bound_climbs_to_max);
-        run_test(test_two_cores_gets_the_speedup);
-        run_test(test_peak_is_found);
-        run_test(test_machine_gets_busy);
+        run_test(test_starts_at_the_cpus);
+        run_test(test_asleep_or_not);
+        run_test(test_limit_is_cpus_plus_asleep);
+        run_test(test_sleepers_climb_within_ms);
+        run_test(test_never_loses_to_fixed);
+        run_test(test_cpu_bound_stays_at_cpus);
+        run_test(test_mix_keeps_awake_within_cpus);
+        run_test(test_unrelated_event_does_not_wait);
         run_test(test_fixed_never_moves);
-        run_test(test_idle_voids_windows);
         run_test(test_reconfigure);
         return 0;
 }

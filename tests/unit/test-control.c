@@ -663,8 +663,8 @@ static void test_json_fields(void)
         char out[512];
 
         /* Numbers where the protocol has them; text stays text whatever it looks like. */
-        json_of("status processed=5 paused=1 resync=0 ordering=007 rate=12", out, sizeof(out));
-        check_str(out, "{\"processed\":5,\"paused\":true,\"resync\":false,\"ordering\":\"007\",\"rate\":12}");
+        json_of("status processed=5 paused=1 resync=0 ordering=007 asleep=12", out, sizeof(out));
+        check_str(out, "{\"processed\":5,\"paused\":true,\"resync\":false,\"ordering\":\"007\",\"asleep\":12}");
         json_of("received seqnum=42 time=1700000000.000001 devpath=42 action=1. uuid=" U1, out, sizeof(out));
         check_str(out, "{\"seqnum\":42,\"time\":1700000000.000001,\"devpath\":\"42\",\"action\":\"1.\","
                        "\"uuid\":\"" U1 "\"}");

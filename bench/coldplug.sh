@@ -1,0 +1,187 @@
+#!/bin/bash
+# Coldplug and burst benchmark of the concurrency limit (root): hotplugd with
+# --concurrency=auto (the default) beside fixed limits and udevd, in one run.
+#
+#   bench/coldplug.sh [-r RUNS] [-d DEVICES] [-c OTHER_BUILDDIR] [BUILDDIR]
+#
+#   -r  runs of each measurement; each run and the median are shown (default 3)
+#   -d  veth devices of the bursts (default 16)
+#   -c  a second build (say, of the previous commit) measured with auto too
+#
+# It prints, in seconds (lower is better):
+#  1. coldplug: `hotplugctl trigger --settle` over every device of the
+#     machine, the agent sleeping by SUBSYSTEM (tty 10 ms, net 50 ms, block
+#     100 ms, the rest not at all: bench/agent-coldplug) and a no-op agent
+#     (bench/agent-append); udevd (if installed: apt-get install udev, with a
+#     /usr/sbin/policy-rc.d that exits 101 so that nothing starts) with one
+#     RUN rule and no other, `udevadm trigger --settle --action=add`;
+#  2. bursts: events written as fast as possible round robin over DEVICES
+#     veth devices, until every agent ran, with an agent sleeping 10 to 100 ms
+#     (bench/agent-append-vary) and a CPU-bound one computing 20 ms
+#     (bench/agent-append-spin);
+#  3. a slow agent: a fresh daemon, a change of a veth (its agent sleeps
+#     50 ms), then one of /sys/class/mem/null right after: how long after
+#     its write null's agent started (ms).
+# Each hotplugd: --concurrency=auto, 2, 8 and 20 of BUILDDIR, and auto of
+# OTHER_BUILDDIR; the agent binaries are BUILDDIR's for all.
+set -u
+RUNS=3 DEVS=16 OTHER=
+while getopts r:d:c: o; do
+        case $o in
+        r) RUNS=$OPTARG ;;
+        d) DEVS=$OPTARG ;;
+        c) OTHER=$OPTARG ;;
+        *) sed -n '2,9p' "$0" >&2; exit 64 ;;
+        esac
+done
+shift $((OPTIND - 1))
+B=${1:-build}
+[ "$(id -u)" = 0 ] || { echo "bench/coldplug.sh needs root (real uevents)" >&2; exit 1; }
+for f in src/hotplugd src/hotplugctl tests/kernel/uevent-burst bench/agent-coldplug bench/agent-append \
+        bench/agent-append-vary bench/agent-append-spin; do
+        [ -x "$B/$f" ] || { echo "missing $B/$f: build first (meson compile -C $B)" >&2; exit 1; }
+done
+[ -z "$OTHER" ] || [ -x "$OTHER/src/hotplugd" ] || { echo "missing $OTHER/src/hotplugd" >&2; exit 1; }
+UDEVD=$(command -v systemd-udevd || ls /lib/systemd/systemd-udevd 2>/dev/null)
+
+W=$(mktemp -d /tmp/hotplugd-coldplug.XXXXXX)
+VETHS=()
+DPID=
+cleanup() {
+        if [ -n "$DPID" ]; then kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; fi
+        for v in "${VETHS[@]}"; do ip link del "$v" 2>/dev/null; done
+        rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+for a in coldplug:agent-coldplug noop:agent-append vary:agent-append-vary spin:agent-append-spin; do
+        mkdir -p "$W/${a%%:*}"
+        cp "$B/bench/${a#*:}" "$W/${a%%:*}/agent"
+done
+FILES=()
+for i in $(seq "$DEVS"); do
+        v=hpc$$x$i
+        ip link add "$v" type veth peer name "${v}p" || exit 1
+        VETHS+=("$v")
+        FILES+=("/sys/class/net/$v/uevent")
+done
+
+# The hotplugds: "label build concurrency".
+CONFS=("auto $B auto" "fixed-2 $B 2" "fixed-8 $B 8" "fixed-20 $B 20")
+[ -n "$OTHER" ] && CONFS+=("before-auto $OTHER auto")
+
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+WAIT_POLL=0.01
+now() { date +%s.%N; }
+
+start_daemon() { # start_daemon BUILD CONCURRENCY AGENTDIR
+        rm -f "$W/ctl" "$3/events.log"
+        "$1/src/hotplugd" --agent "$3/agent" --concurrency "$2" --log-level warning --log-target stderr \
+                --control-socket "$W/ctl" --max-queue 200000 2>>"$W/daemon.log" &
+        DPID=$!
+        for _ in $(seq 500); do [ -S "$W/ctl" ] && return 0; sleep 0.01; done
+        echo "daemon did not start, see its log:" >&2; cat "$W/daemon.log" >&2; exit 1
+}
+stop_daemon() { kill "$DPID"; wait "$DPID" 2>/dev/null; DPID=; }
+
+coldplug_hotplugd() { # BUILD CONCURRENCY AGENT -> seconds
+        local t0 t1
+        start_daemon "$1" "$2" "$W/$3"
+        t0=$(now)
+        "$1/src/hotplugctl" trigger --settle --socket "$W/ctl" >/dev/null || echo "trigger failed" >&2
+        t1=$(now)
+        stop_daemon
+        echo "$t1 - $t0" | bc -l
+}
+
+coldplug_udevd() { # AGENT -> seconds
+        local t0 t1 pid
+        mkdir -p "$W/rules" "$W/empty"
+        echo "ACTION==\"add\", RUN+=\"$W/$1/agent\"" >"$W/rules/50-bench.rules"
+        # Only the one rule: the packaged rules directories hidden in a mount namespace of its own.
+        unshare -m sh -c "for d in /usr/lib/udev/rules.d /lib/udev/rules.d /run/udev/rules.d; do
+                [ -d \$d ] && mount --bind $W/empty \$d; done; mount --bind $W/rules /etc/udev/rules.d;
+                exec $UDEVD" 2>>"$W/udevd.log" &
+        pid=$!
+        for _ in $(seq 500); do [ -S /run/udev/control ] && break; sleep 0.01; done
+        udevadm settle -t 5 2>/dev/null
+        t0=$(now)
+        udevadm trigger --settle --action=add 2>>"$W/udevd.log"
+        t1=$(now)
+        udevadm control --exit 2>/dev/null || kill "$pid"
+        wait "$pid" 2>/dev/null
+        echo "$t1 - $t0" | bc -l
+}
+
+burst() { # BUILD CONCURRENCY AGENT N -> seconds
+        local prefix t0 t1
+        start_daemon "$1" "$2" "$W/$3"
+        prefix=$(cut -c1-23 /proc/sys/kernel/random/uuid)
+        t0=$(now)
+        "$1/tests/kernel/uevent-burst" "$4" "$prefix" "${FILES[@]}" >/dev/null
+        wait_for "$4" runs_of "$prefix" "$W/$3/events.log" || echo "burst: events lost" >&2
+        t1=$(now)
+        stop_daemon
+        echo "$t1 - $t0" | bc -l
+}
+
+slow_agent() { # BUILD CONCURRENCY -> ms from null's write to its agent's start
+        local slow=$W/coldplug sent started
+        start_daemon "$1" "$2" "$slow"
+        echo change >"${FILES[0]}"
+        sent=$(now)
+        echo change >/sys/class/mem/null/uevent
+        wait_for 1 runs_of /devices/virtual/mem/null "$slow/events.log"
+        started=$(awk '$2 == "/devices/virtual/mem/null" { print $4; exit }' "$slow/events.log")
+        sleep 0.1 # the veth's agent finishes
+        stop_daemon
+        echo "($started - $sent) * 1000" | bc -l
+}
+
+# row LABEL COMMAND...: run COMMAND RUNS times, print each run and the median.
+row() {
+        local label=$1 v runs=()
+        shift
+        for _ in $(seq "$RUNS"); do
+                v=$("$@")
+                runs+=("$(printf '%.3f' "$v")")
+        done
+        printf '  %-12s %8.3f   (%s)\n' "$label" "$(printf '%s\n' "${runs[@]}" | median)" "${runs[*]}"
+}
+
+echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "devices: $(find /sys/devices -name uevent | wc -l) uevent files; build $B$([ -n "$OTHER" ] && echo ", before $OTHER"); $RUNS runs, median first"
+echo
+for agent in coldplug noop; do
+        if [ "$agent" = coldplug ]; then
+                echo "== coldplug, agent sleeping by SUBSYSTEM (tty 10 ms, net 50 ms, block 100 ms, else 0), seconds"
+        else
+                echo "== coldplug, no-op agent, seconds"
+        fi
+        for c in "${CONFS[@]}"; do
+                read -r label b conc <<<"$c"
+                row "$label" coldplug_hotplugd "$b" "$conc" "$agent"
+        done
+        if [ -n "$UDEVD" ]; then row udevd coldplug_udevd "$agent"; else echo "  udevd        not installed"; fi
+done
+echo
+for agent in vary spin; do
+        if [ "$agent" = vary ]; then
+                n=$((DEVS * 20))
+                echo "== burst of $n events on $DEVS devices, agent sleeping 10-100 ms, seconds"
+        else
+                n=$((DEVS * 6))
+                echo "== burst of $n events on $DEVS devices, CPU-bound agent (20 ms CPU), seconds"
+        fi
+        for c in "${CONFS[@]}"; do
+                read -r label b conc <<<"$c"
+                row "$label" burst "$b" "$conc" "$agent" "$n"
+        done
+done
+echo
+echo "== slow agent: a veth's change (agent sleeps 50 ms), then mem/null's: null's wait, ms"
+for c in "${CONFS[@]}"; do
+        read -r label b conc <<<"$c"
+        row "$label" slow_agent "$b" "$conc"
+done

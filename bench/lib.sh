@@ -1,0 +1,24 @@
+# Helpers of the bench scripts (sourced by bench/burst.sh and bench/coldplug.sh).
+
+# median: the median of the numbers on stdin, one a line.
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# wait_for N COMMAND...: until COMMAND prints a number >= N, asking every
+# WAIT_POLL seconds (default 0.1); gives up (1) after 10 s in which the
+# number did not move, never after a fixed total.
+wait_for() {
+        local n=$1 poll=${WAIT_POLL:-0.1} got last=-1 since
+        shift
+        since=$(date +%s)
+        while :; do
+                got=$("$@")
+                [ "${got:-0}" -ge "$n" ] && return 0
+                if [ "$got" != "$last" ]; then since=$(date +%s); fi
+                [ $(($(date +%s) - since)) -ge 10 ] && return 1
+                last=$got
+                sleep "$poll"
+        done
+}
+
+# runs_of PATTERN LOG: lines of LOG with PATTERN (agent runs), 0 if none.
+runs_of() { grep -c "$1" "$2" 2>/dev/null; }
