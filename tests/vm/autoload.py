@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""The VM suite's module autoload test (test vm-autoload, issue 23 part 3).
+
+hotplugd as the device manager of a machine without udev: Debian's kernel
+(tests/vm/fetch-kernel) boots under QEMU (TCG) with an initramfs of
+busybox (tests/vm/mkinitramfs, guest side tests/vm/init-autoload) in which
+no module is loaded and the init loads none: its console and command
+channel are the serial ports (8250, built in) and the results come back
+over the command channel, so even virtio_pci is hotplugd's to load.  The
+initramfs holds the modules below (and what they depend on) with their
+lines of modules.dep and modules.alias (busybox depmod); /sbin/modprobe is
+busybox's.  The hardware is there from the start: qemu-xhci with a usb-kbd
+and a usb-storage (an MBR disk, two partitions), a virtio-net-pci and an
+e1000e on PCIe root ports, a virtio-scsi-pci with a scsi-hd.
+
+The guest starts one hotplugd with --hotplug-d, whose default/ holds the
+build's config/modalias.hotplug (10-modalias.hotplug) and
+tests/vm/record.hotplug (20-record.hotplug: one line per event), then
+runs `hotplugctl trigger --settle` and `hotplugctl settle`.  Asserted:
+  - no module loaded at boot;
+  - after the coldplug: the PCI devices' drivers (MODULES_COLDPLUG);
+  - once the devices behind the controllers are present and the event
+    stream went quiet: every module of MODULES_QUIET, the keyboard's
+    input device (and its event device), the USB disk and its two
+    partitions, the SCSI disk, both NICs;
+  - a usb-storage and a usb-net hot-plugged over QMP: their devices come
+    and cdc_ether is loaded;
+  - every agent run exited 0 (hotplugd's log: status=exit 0), and hotplugd
+    exited 0 after SIGTERM.
+Printed: the times from hotplugd's start (guest CLOCK_MONOTONIC) to its
+socket answering, to the settled coldplug, to the devices behind the
+controllers, and from the first device_add to the hot-plugged devices;
+the modprobe runs (adds with MODALIAS: the modalias script runs modprobe
+for each, and hotplugd logs each run's duration); for each module loaded,
+the first run whose MODALIAS matches one of its aliases (or of a module
+that needs it) and when that event's record ran; the kernel's own module
+requests (/proc/sys/kernel/modprobe is tests/vm/modprobe-log).
+
+Environment (tests/vm/meson.build): HOTPLUGD, HOTPLUGCTL, VM_CLOCK,
+MODALIAS_HOTPLUG, SRCDIR, B_SANITIZE; HOTPLUGD_VM_CACHE, HOTPLUGD_VM_KEEP
+as for run-vm.py.  Exit status: 0 passed, 1 failed, 77 skipped.
+"""
+import base64
+import fnmatch
+import io
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+from vmlib import (CONTROLLERS, HERE, RP1, RP2, USB, VSCSI, Failure, Guest, blank_image, finish_run, log, mbr_image,
+                   preflight, qemu_base)
+
+BINARIES = ("HOTPLUGD", "HOTPLUGCTL", "VM_CLOCK", "MODALIAS_HOTPLUG")
+# Loaded once the coldplug settled: the drivers of the PCI devices.
+MODULES_COLDPLUG = ["xhci_pci", "xhci_hcd", "virtio_pci", "virtio_net", "e1000e", "virtio_scsi"]
+# ... and once the devices behind the controllers came and all went quiet.
+MODULES_QUIET = MODULES_COLDPLUG + ["usbhid", "hid_generic", "evdev", "usb_storage", "sd_mod"]
+# ... and after the hot-plug of a usb-net.
+MODULES_PLUG = MODULES_QUIET + ["cdc_ether"]
+# What the initramfs holds (with their dependencies): the modules asked
+# for; any other MODALIAS of the machine (q35's LPC, SMBus, AHCI...) finds
+# no module, which the modalias script does not count as an error.
+MODULES_AVAILABLE = MODULES_PLUG
+
+# xHCI port N is device B-N (B: the USB 2 or 3 root hub, as the device's speed says).
+DEVICES_COLD = [
+    USB + "/*-1:1.0/0003:*/input/input*/event*",          # keyboard (usbhid, hid_generic, evdev)
+    USB + "/*-2:1.0/host*/target*/*/block/sd*/sd*1",     # USB disk, partition 1
+    USB + "/*-2:1.0/host*/target*/*/block/sd*/sd*2",     # ... and 2
+    VSCSI + "/virtio*/host*/target*/*/block/sd*",        # SCSI disk
+    RP1 + "/0000:*:00.0/virtio*/net/*",                  # virtio NIC
+    RP2 + "/0000:*:00.0/net/*",                          # e1000e
+]
+DEVICES_PLUG = [
+    USB + "/*-3:1.0/host*/target*/*/block/sd*/sd*2",     # second USB disk
+    USB + "/*-4:*/net/*",                                # usb-net (cdc_ether)
+]
+
+
+def build_initramfs(run, root, version):
+    env = os.environ
+    out = os.path.join(run, "initramfs.cpio")
+    argv = [sys.executable, os.path.join(HERE, "mkinitramfs"), "--kernel-root", root, "--version", version,
+            "--out", out, "--init", os.path.join(HERE, "init-autoload")]
+    for m in MODULES_AVAILABLE:
+        argv += ["--module", m]
+    for b in ("HOTPLUGD", "HOTPLUGCTL", "VM_CLOCK"):
+        argv += ["--bin", "%s:/usr/bin/%s" % (env[b], os.path.basename(env[b]))]
+    # The scripts go in as --bin, mode 0755: the build's modalias.hotplug is
+    # not executable before `meson install` (hotplugd skips such a script).
+    argv += ["--file", "%s:/lib/vm-init.sh" % os.path.join(HERE, "init-lib.sh"),
+             "--bin", "%s:/usr/lib/hotplugd/modalias.hotplug" % env["MODALIAS_HOTPLUG"],
+             "--bin", "%s:/usr/lib/hotplugd/record.hotplug" % os.path.join(HERE, "record.hotplug"),
+             "--bin", "%s:/usr/lib/hotplugd/modprobe-log" % os.path.join(HERE, "modprobe-log")]
+    subprocess.run(argv, check=True)
+    return out
+
+
+def qemu_argv(run, root, version, initrd):
+    return qemu_base(run, root, version, initrd) + CONTROLLERS + [
+        "-drive", "if=none,id=stick,format=raw,file=%s" % os.path.join(run, "stick.img"),
+        "-drive", "if=none,id=stick2,format=raw,file=%s" % os.path.join(run, "stick2.img"),
+        "-drive", "if=none,id=disk,format=raw,file=%s" % os.path.join(run, "disk.img"),
+        "-netdev", "user,id=n1,restrict=on", "-netdev", "user,id=n2,restrict=on",
+        "-netdev", "user,id=n3,restrict=on",
+        "-device", "usb-kbd,id=kbd,bus=xhci.0,port=1",
+        "-device", "usb-storage,id=stick,bus=xhci.0,port=2,drive=stick",
+        "-device", "virtio-net-pci,id=nic1,bus=rp1,netdev=n1,romfile=",
+        "-device", "e1000e,id=nic2,bus=rp2,netdev=n2,romfile=",
+        "-device", "scsi-hd,id=sdisk,bus=scsi0.0,drive=disk",
+    ]
+
+
+class Check:
+    def __init__(self):
+        self.failures = []
+
+    def that(self, cond, msg):
+        if not cond:
+            self.failures.append(msg)
+            print("FAIL: %s" % msg)
+
+    def modules(self, have, want, when):
+        missing = [m for m in want if m not in have]
+        self.that(not missing, "%s: not loaded: %s (loaded: %s)" % (when, " ".join(missing), " ".join(sorted(have))))
+
+
+def scenario(g, c, times):
+    # After the coldplug (the ready line).
+    c.modules(times["modules"], MODULES_COLDPLUG, "after trigger --settle and settle")
+    later = [m for m in MODULES_QUIET if m not in times["modules"]]
+    log("loaded after the coldplug: %s; still to come: %s" % (" ".join(times["modules"]), " ".join(later)))
+
+    # The devices behind the controllers: USB ports and SCSI targets are
+    # scanned in the background, after the settle.
+    times["devices"] = float(g.command("wait", *DEVICES_COLD).split()[-1])
+    g.command("settle")
+    c.modules(g.command("modules").split(), MODULES_QUIET, "event stream quiet")
+    g.command("wait", *DEVICES_COLD)  # still there
+    times["input"] = g.command("sh", "ls /sys/class/input").split()
+
+    # Hot-plug: hotplugd's add events load what they need.
+    times["plug_start"] = float(g.command("sh", "vm-clock"))
+    g.device_add("usb-storage", id="stick2", bus="xhci.0", port="3", drive="stick2")
+    g.device_add("usb-net", id="unet", bus="xhci.0", port="4", netdev="n3")
+    times["plug_devices"] = float(g.command("wait", *DEVICES_PLUG).split()[-1])
+    g.command("settle")
+    c.modules(g.command("modules").split(), MODULES_PLUG, "after the hot-plug")
+    times["block"] = g.command("sh", "ls /sys/block").split()
+    times["net"] = g.command("sh", "ls /sys/class/net").split()
+
+
+def parse_ready(line):
+    words = line.split()
+    times = {"kernel": words[0]}
+    for w in words[1:]:
+        k, _, v = w.partition("=")
+        times[k] = v.split(",") if k == "modules" else float(v)
+    if times["modules"] == [""]:
+        times["modules"] = []
+    return times
+
+
+def results(run, c, times, modinfo):
+    res = os.path.join(run, "results", "res")
+
+    def read(name):
+        with open(os.path.join(res, name), errors="replace") as f:
+            return f.read()
+
+    t0 = times["start"]
+    c.that(read("modules-boot.txt").split() == [], "modules loaded at boot: %s" % read("modules-boot.txt").split())
+    rc = read("exit-hotplugd").strip()
+    c.that(rc == "0", "hotplugd exited with %s after SIGTERM, not 0" % rc)
+    for san in ("asan", "ubsan"):
+        for name in os.listdir(res):
+            if name.startswith(san + "."):
+                c.that(False, "%s report %s: %s" % (san, name, read(name)[:2000]))
+
+    # Every agent run exited 0.
+    runs = {}
+    modalias_ms = {}
+    for line in read("hotplugd.log").splitlines():
+        if " finished" not in line:
+            continue
+        m = re.search(r" status=(.*?)(?: duration=([0-9.]+)ms)?$", line)
+        status = m.group(1) if m else "?"
+        prog = "modalias" if "10-modalias" in line else "record" if "20-record" in line else "other"
+        runs[(prog, status)] = runs.get((prog, status), 0) + 1
+        c.that(status == "exit 0", "agent run not exit 0: %s" % line)
+        seq = re.search(r"SEQNUM=(\d+)", line)
+        if prog == "modalias" and m and m.group(2) and seq:
+            modalias_ms[int(seq.group(1))] = float(m.group(2))
+    log("agent runs: %s" % ", ".join("%s %s: %d" % (p, s, n) for (p, s), n in sorted(runs.items())))
+    c.that(runs.get(("modalias", "exit 0"), 0) > 0, "no run of 10-modalias.hotplug in hotplugd's log")
+    c.that(runs.get(("modalias", "exit 0"), 0) == runs.get(("record", "exit 0"), 0),
+           "10-modalias.hotplug and 20-record.hotplug ran for different numbers of events")
+
+    # The events and the modprobe runs: the modalias script runs modprobe
+    # once for each add with MODALIAS, as 10-modalias.hotplug, whose
+    # duration hotplugd logs.
+    events = []
+    for line in read("events.log").splitlines():
+        w = line.split()
+        c.that(len(w) == 7, "events.log: not 7 fields: %r" % line)
+        if len(w) == 7:
+            events.append({"t": float(w[0]) - t0, "seq": int(w[1]), "action": w[2], "subsystem": w[3],
+                           "devpath": w[4], "modalias": w[5], "driver": w[6]})
+    c.that(len({e["seq"] for e in events}) == len(events), "an event recorded twice")
+    probes = sorted((e for e in events if e["action"] == "add" and e["modalias"] != "-"), key=lambda e: e["t"])
+    for e in probes:
+        e["ms"] = modalias_ms.get(e["seq"], 0.0)
+    cold, quiet = times["coldplug"] - t0, times["quiet_t"]
+    log("events recorded: %d; modprobe runs (adds with MODALIAS): %d (%d by the settled coldplug, "
+        "%d by the quiet stream, %d for the hot-plug), %.1f s in all" % (
+            len(events), len(probes), sum(1 for e in probes if e["t"] <= cold),
+            sum(1 for e in probes if e["t"] <= quiet), sum(1 for e in probes if e["t"] > quiet),
+            sum(e["ms"] for e in probes) / 1000))
+
+    # Module load times: a module is loaded, with what it depends on, by
+    # the first modprobe run whose MODALIAS matches one of its aliases (the
+    # kernel root's modules.alias, as busybox modprobe matches them), by
+    # the time that event's record ran.
+    kernel_asks = []
+    for line in read("modprobe.log").splitlines():
+        w = line.split()
+        kernel_asks.append({"t1": float(w[0]) - t0, "t2": float(w[1]) - t0, "rc": int(w[2]), "what": w[-1]})
+    loaded = [e["devpath"][len("/module/"):] for e in events if e["action"] == "add" and e["subsystem"] == "module"]
+    loads = []
+    for name in loaded:
+        by = [e for e in probes if any(fnmatch.fnmatchcase(e["modalias"].replace("-", "_"), a)
+                                       for m in modinfo.users(name) for a in modinfo.aliases.get(m, ()))]
+        if by:
+            loads.append((by[0]["t"], name, "modprobe %s (%.0f ms)" % (by[0]["modalias"][:60], by[0]["ms"])))
+        else:
+            loads.append((None, name, "not by an alias (a kernel request?)"))
+    log("modules loaded (by then, s after hotplugd's start; the modprobe run):\n    %s" % "\n    ".join(
+        ("%6.2f" % t if t is not None else "     ?") + " %-22s %s" % (n, how) for t, n, how in
+        sorted(loads, key=lambda x: (x[0] is None, x[0] or 0))))
+    log("the kernel's own module requests: %s" % (", ".join(
+        "%.2f %s (%s)" % (k["t1"], k["what"], "loaded" if k["rc"] == 0 else "none") for k in kernel_asks) or "none"))
+
+
+class ModInfo:
+    """The kernel root's modules.alias and modules.dep, names with "_", for
+    the modules the initramfs holds (MODULES_AVAILABLE and what they need)."""
+
+    def __init__(self, root, version):
+        moddir = os.path.join(root, "lib", "modules", version)
+        self.aliases, deps = {}, {}
+        with open(os.path.join(moddir, "modules.dep")) as f:
+            for line in f:
+                path, _, need = line.partition(":")
+                deps[self.name(path)] = [self.name(d) for d in need.split()]
+        self.deps = {m: deps[m] for m in MODULES_AVAILABLE}
+        for m in MODULES_AVAILABLE:
+            for d in deps[m]:
+                self.deps.setdefault(d, deps[d])
+        with open(os.path.join(moddir, "modules.alias")) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 3 and w[0] == "alias" and w[2].replace("-", "_") in self.deps:
+                    self.aliases.setdefault(w[2].replace("-", "_"), []).append(w[1].replace("-", "_"))
+
+    @staticmethod
+    def name(path):
+        return os.path.basename(path)[:-3].replace("-", "_")
+
+    def users(self, name):
+        """@name and every module that needs it."""
+        return [name] + [m for m, d in self.deps.items() if name in d]
+
+
+def main():
+    root, version = preflight(BINARIES)
+    run = tempfile.mkdtemp(prefix="hotplugd-vm-autoload.")
+    log("run directory %s, kernel %s" % (run, version))
+    c = Check()
+    ok = False
+    g = None
+    try:
+        mbr_image(os.path.join(run, "stick.img"), 16)
+        mbr_image(os.path.join(run, "stick2.img"), 16)
+        blank_image(os.path.join(run, "disk.img"), 8)
+        initrd = build_initramfs(run, root, version)
+        g = Guest(run, qemu_argv(run, root, version, initrd))
+        times = parse_ready(g.expect_ready())
+        t0 = times["start"]
+        log("guest ready: kernel %s; no module loaded by the harness (console and command channel on the "
+            "8250 serial ports, results over the command channel)" % times["kernel"])
+        scenario(g, c, times)
+        times["quiet_t"] = times["plug_start"] - t0
+        blob = g.command("finish")
+        g.wait_exit()
+        with tarfile.open(fileobj=io.BytesIO(base64.b64decode(blob)), mode="r:gz") as t:
+            t.extractall(os.path.join(run, "results"))
+        log("hotplugd up %.2f s after its start; coldplug: trigger --settle %.2f s, settled %.2f s; "
+            "devices behind the controllers present %.2f s" % (
+                times["up"] - t0, times["trigger"] - t0, times["coldplug"] - t0, times["devices"] - t0))
+        log("hot-plug: usb-storage and usb-net present %.2f s after the first device_add" % (
+            times["plug_devices"] - times["plug_start"]))
+        log("input: %s; block: %s; net: %s" % (" ".join(times["input"]), " ".join(times["block"]),
+                                               " ".join(times["net"])))
+        results(run, c, times, ModInfo(root, version))
+        ok = not c.failures
+    except Failure as e:
+        print("FAIL: %s" % e)
+    except (OSError, ValueError, subprocess.CalledProcessError, tarfile.TarError) as e:
+        print("FAIL: %s: %s" % (type(e).__name__, e))
+    finally:
+        if g:
+            g.kill()
+    finish_run(run, ok, ("serial.log", "results/res/hotplugd.log"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
