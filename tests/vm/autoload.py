@@ -50,7 +50,8 @@ import sys
 import tarfile
 import tempfile
 
-from vmlib import (CONTROLLERS, HERE, RP1, RP2, USB, VSCSI, Failure, Guest, blank_image, finish_run, log, mbr_image,
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree for vmlib
+from vmlib import (  # noqa: E402CONTROLLERS, HERE, RP1, RP2, USB, VSCSI, Failure, Guest, blank_image, finish_run, log, mbr_image,
                    preflight, qemu_base)
 
 BINARIES = ("HOTPLUGD", "HOTPLUGCTL", "VM_CLOCK", "MODALIAS_HOTPLUG")
