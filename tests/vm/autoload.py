@@ -51,7 +51,8 @@ import tarfile
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for vmlib
-from vmlib import (  # noqa: E402CONTROLLERS, HERE, RP1, RP2, USB, VSCSI, Failure, Guest, blank_image, finish_run, log, mbr_image,
+from vmlib import (  # noqa: E402
+                   CONTROLLERS, HERE, RP1, RP2, USB, VSCSI, Failure, Guest, blank_image, finish_run, log, mbr_image,
                    preflight, qemu_base)
 
 BINARIES = ("HOTPLUGD", "HOTPLUGCTL", "VM_CLOCK", "MODALIAS_HOTPLUG")

@@ -41,7 +41,8 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for vmlib
-from vmlib import (  # noqa: E402CONTROLLERS, HERE, RP1, RP2, T0, USB, VSCSI, Failure, Guest, blank_image, finish_run, log,
+from vmlib import (  # noqa: E402
+                   CONTROLLERS, HERE, RP1, RP2, T0, USB, VSCSI, Failure, Guest, blank_image, finish_run, log,
                    mbr_image, preflight, qemu_base)
 
 MODULES_HARNESS = ["virtio_pci", "9pnet_virtio", "9p"]
