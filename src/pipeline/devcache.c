@@ -4,8 +4,10 @@
  *
  * Layout: one array of fixed-size slots, a power-of-two bucket array of
  * slot indices chained through slot->next, and an LRU list through
- * prev/lru_next.  Invariants: a slot is either on the free list or in
- * exactly one bucket chain and on the LRU list; slot->buf holds the
+ * prev/lru_next.  Invariants: a slot below c->fresh is either on the free
+ * list or in exactly one bucket chain and on the LRU list; the slots from
+ * c->fresh on were never used and are not touched (the array is calloc'd,
+ * so a cache of 1 MiB costs memory only for the devices it holds); slot->buf holds the
  * devpath, the bus and the driver (each NUL-terminated) followed by
  * data_size bytes of packed entries.
  */
@@ -33,6 +35,7 @@ struct devcache {
         uint32_t *buckets;
         uint32_t capacity, mask, used;
         uint32_t free_head, lru_head, lru_tail;
+        uint32_t fresh;              /* slots from here on were never used */
         struct devcache_stats stats;
 };
 
@@ -69,11 +72,10 @@ int devcache_new(size_t capacity, struct devcache **ret)
         }
         for (uint32_t i = 0; i < nb; i++)
                 c->buckets[i] = NIL;
-        for (uint32_t i = 0; i < capacity; i++)
-                c->slots[i].next = i + 1 < capacity ? i + 1 : NIL;
         c->capacity = (uint32_t)capacity;
         c->mask = nb - 1;
-        c->free_head = 0;
+        c->free_head = NIL;
+        c->fresh = 0;
         c->lru_head = c->lru_tail = NIL;
         c->stats.capacity = capacity;
         *ret = TAKE_PTR(c);
@@ -194,13 +196,18 @@ int devcache_put(struct devcache *c, const char *devpath, const struct devcache_
         }
         if (i != NIL)
                 release(c, i);
-        if (c->free_head == NIL) {
-                release(c, c->lru_tail);
-                c->stats.evictions++;
+        if (c->free_head == NIL && c->fresh < c->capacity) {
+                i = c->fresh++;
+                s = &c->slots[i];
+        } else {
+                if (c->free_head == NIL) {
+                        release(c, c->lru_tail);
+                        c->stats.evictions++;
+                }
+                i = c->free_head;
+                s = &c->slots[i];
+                c->free_head = s->next;
         }
-        i = c->free_head;
-        s = &c->slots[i];
-        c->free_head = s->next;
         s->hash = h;
         s->devpath_len = (uint16_t)len;
         s->bus_len = (uint16_t)bus_len;
