@@ -5,7 +5,8 @@
  * daemon's own spawn_agent() (same argv, same kind of environment) and
  * waits for each; prints "SPAWNS_PER_SEC PARENT_CPU_USEC_PER_SPAWN": the
  * second figure is what one spawn_agent() + waitid costs the spawning
- * process itself (clone, pipe, reaping), i.e. the spawn's share of a
+ * process itself (clone, reaping, reading the output pipe, which is kept
+ * from run to run as the daemon keeps it), i.e. the spawn's share of a
  * daemon's CPU per event.
  *
  * With LOOPS (default 1), LOOPS processes do this at once, COUNT runs
@@ -25,25 +26,27 @@
 struct serial {
         const char *agent;
         struct spawn_env env;
+        int out_r, out_w; /* one output pipe for every run of the loop, as the daemon keeps one */
 };
 
 /* One run: spawn, wait, drain the output. */
 static int spawn_wait(void *arg)
 {
-        const struct serial *s = arg;
+        struct serial *s = arg;
         struct spawn_result sr;
         char buf[256];
         siginfo_t si;
         int r;
 
-        r = spawn_agent(s->agent, "net", &s->env, &sr);
+        if (s->out_r < 0 && (r = spawn_pipe(&s->out_r, &s->out_w)) < 0)
+                return r;
+        r = spawn_agent_to(s->agent, "net", &s->env, s->out_w, &sr);
         if (r < 0)
                 return r;
         r = waitid(P_PID, (id_t)sr.pid, &si, WEXITED) < 0 ? -errno : 0;
-        while (read(sr.outfd, buf, sizeof(buf)) > 0)
+        while (read(s->out_r, buf, sizeof(buf)) > 0)
                 ;
         close(sr.pidfd);
-        close(sr.outfd);
         return r;
 }
 
@@ -72,6 +75,7 @@ int main(int argc, char *argv[])
         if (uevent_parse(msg, sizeof(msg) - 1, vars, &view, NULL) < 0 || uevent_dup(&view, NULL, NULL, &ev) < 0)
                 return 1;
         s.agent = argv[1];
+        s.out_r = s.out_w = -1; /* each loop process makes its own at its first run */
         spawn_env_build(ev, &s.env);
         if (loops_run((unsigned)loops, count, spawn_wait, &s, &res) < 0) {
                 fprintf(stderr, "spawn failed\n");

@@ -56,6 +56,8 @@ struct manager_jobs {
         bool agent_missing_reported;
         struct concurrency conc;        /* how many may run at once (the scheduler's max_running) */
         sd_event_source *look;          /* while events wait for a slot: look which agents sleep */
+        struct list_node idle_outputs;  /* struct job_output.link: pipes kept for the next runs */
+        size_t n_idle_outputs;          /* at most HP_OUTPUT_PIPES_KEPT */
 };
 
 /* manager-observe.c: who hears what happened. */

@@ -8,12 +8,16 @@
  * does not recurse into dispatch); a running event has exactly one struct
  * job (ev->owner_data) on m->jobs.running, which owns the child's source
  * (an io source on its pidfd; freed before the child was reaped, it kills
- * and reaps it), its output pipe source and its timeout timer; a job ends in job_finish(), which
+ * and reaps it), while a program runs an output pipe (struct job_output) and its timeout timer; a job ends in job_finish(), which
  * hands the event back through manager_event_done(); observers hear
  * starting() once per job before its first spawn, then started() or
  * exec_failed() and finished() for each program; m->jobs.conc.asleep is the
  * number of running jobs flagged asleep (only on_look() sets the flag, a new
- * program and the job's end clear it).
+ * program and the job's end clear it); an output pipe belongs to at most one
+ * job (o->job) and is idle (on m->jobs.idle_outputs, at most
+ * HP_OUTPUT_PIPES_KEPT) otherwise: it goes back there only when the program
+ * that wrote into it left nothing behind in its process group and nothing
+ * unread in the pipe, and an idle pipe that becomes readable is closed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +41,20 @@
 
 /* ---- jobs ---------------------------------------------------------------- */
 
+/*
+ * An output pipe: the read end watched by the loop for as long as the pipe
+ * lives, the write end the agents' stdout and stderr.  Kept from one run to
+ * the next: a pipe, its two closes and its two epoll registrations per run
+ * were a fifth of the system calls per event.
+ */
+struct job_output {
+        struct list_node link;   /* on m->jobs.idle_outputs while idle */
+        struct manager *m;
+        struct job *job;         /* whose program writes into it; NULL: idle */
+        sd_event_source *io;     /* on the read end, which it owns */
+        int wfd;                 /* the write end */
+};
+
 struct job {
         struct manager *m;
         struct list_node link;   /* on m->jobs.running */
@@ -48,7 +66,7 @@ struct job {
         const char *program;     /* currently running */
         pid_t pid;
         sd_event_source *child;  /* on the pidfd; until the program is reaped, freeing it kills and reaps it */
-        sd_event_source *out;
+        struct job_output *out;  /* while a program runs */
         sd_event_source *timer;
         usec_t started;          /* CLOCK_MONOTONIC, this program */
         usec_t job_started;      /* CLOCK_MONOTONIC, first program */
@@ -67,6 +85,87 @@ struct job {
 
 static int job_start_next(struct job *j);
 static void job_set_asleep(struct job *j, bool asleep);
+static bool job_read_output(struct job *j, bool final);
+
+static void output_free(struct job_output *o)
+{
+        if (list_linked(&o->link)) {
+                list_unlink(&o->link);
+                o->m->jobs.n_idle_outputs--;
+        }
+        sd_event_source_disable_unref(o->io);
+        safe_close(o->wfd);
+        free(o);
+}
+
+static int on_output(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        struct job_output *o = userdata;
+
+        if (!o->job) {
+                /* Idle, yet written to: a process that left its agent's
+                 * process group holds the write end.  Not ours to read. */
+                log_debug("output pipe written to after its agent exited; closed");
+                output_free(o);
+                return 0;
+        }
+        (void)job_read_output(o->job, false); /* at the bound: the next iteration reads on */
+        return 0;
+}
+
+/* An output pipe for @j's next program: an idle one, or a new one. */
+static int output_get(struct job *j)
+{
+        struct manager *m = j->m;
+        struct job_output *o;
+        int rfd = -1, r;
+
+        o = list_first(&m->jobs.idle_outputs, struct job_output, link);
+        if (o) {
+                list_unlink(&o->link);
+                m->jobs.n_idle_outputs--;
+        } else {
+                o = calloc(1, sizeof(*o));
+                if (!o)
+                        return -ENOMEM;
+                list_node_init(&o->link);
+                o->m = m;
+                o->wfd = -1;
+                r = spawn_pipe(&rfd, &o->wfd);
+                if (r >= 0)
+                        r = sd_event_add_io(m->event, &o->io, rfd, EPOLLIN, on_output, o);
+                if (r < 0) {
+                        safe_close(rfd);
+                        output_free(o);
+                        return r;
+                }
+                (void)sd_event_source_set_io_fd_own(o->io, true);
+        }
+        o->job = j;
+        j->out = o;
+        return 0;
+}
+
+/*
+ * @j's program is over: keep its pipe for the next run if @reusable and
+ * there is room, else close it.
+ */
+static void output_put(struct job *j, bool reusable)
+{
+        struct job_output *o = j->out;
+        struct manager *m = j->m;
+
+        if (!o)
+                return;
+        j->out = NULL;
+        o->job = NULL;
+        if (!reusable || m->jobs.n_idle_outputs >= HP_OUTPUT_PIPES_KEPT) {
+                output_free(o);
+                return;
+        }
+        list_add_head(&m->jobs.idle_outputs, &o->link);
+        m->jobs.n_idle_outputs++;
+}
 
 /* The log fields of @j's event and its current program. */
 static void job_log_fields(const struct job *j, struct log_fields *f)
@@ -94,7 +193,7 @@ static struct job *job_free(struct job *j)
         list_unlink(&j->link);
         /* A child source that owns its process kills and reaps it if still running. */
         sd_event_source_disable_unref(j->child);
-        sd_event_source_disable_unref(j->out);
+        output_put(j, false);
         sd_event_source_disable_unref(j->timer);
         for (size_t i = 0; i < j->n_scripts; i++)
                 free(j->scripts[i]);
@@ -121,6 +220,7 @@ static void job_finish(struct job *j)
         }
         ev->owner_data = NULL;
         job_set_asleep(j, false);
+        output_put(j, true); /* still held only if the last program failed to exec: nothing wrote */
         job_free(j);
         manager_event_done(m, ev);
 }
@@ -285,7 +385,7 @@ static void job_output_flush(struct job *j)
 
 static bool job_read_output(struct job *j, bool final)
 {
-        int fd = j->out ? sd_event_source_get_io_fd(j->out) : -1;
+        int fd = j->out ? sd_event_source_get_io_fd(j->out->io) : -1;
         char buf[4096];
         size_t total = 0;
         ssize_t n;
@@ -311,20 +411,6 @@ static bool job_read_output(struct job *j, bool final)
         return total >= HP_OUTPUT_READ_MAX;
 }
 
-static int on_job_output(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-        struct job *j = userdata;
-
-        if (job_read_output(j, false))
-                return 0; /* more to read: come back on the next iteration */
-        if (revents & (EPOLLHUP | EPOLLERR)) {
-                /* Writer side closed and read to EOF above: nothing more will come. */
-                job_output_flush(j);
-                j->out = sd_event_source_disable_unref(j->out);
-        }
-        return 0;
-}
-
 static void status_string(const siginfo_t *si, bool timed_out, char *buf, size_t size)
 {
         if (si->si_code == CLD_EXITED)
@@ -347,7 +433,7 @@ static int on_job_exit(sd_event_source *s, int fd, uint32_t revents, void *userd
         struct log_fields f;
         char status[96];
         siginfo_t si = { .si_pid = 0 };
-        bool ok;
+        bool ok, more;
 
         if (waitid(P_PID, (id_t)j->pid, &si, WEXITED | WNOHANG) < 0) {
                 /* Not ours to wait for any more (reaped elsewhere): say so, and end the run. */
@@ -365,14 +451,15 @@ static int on_job_exit(sd_event_source *s, int fd, uint32_t revents, void *userd
 
         /* Whatever is already in the pipe belongs to this run (up to the
          * bound); do not wait for EOF, a background grandchild may hold the
-         * pipe open forever. */
-        (void)job_read_output(j, true);
-        j->out = sd_event_source_disable_unref(j->out);
-        j->timer = sd_event_source_disable_unref(j->timer);
-        j->child = sd_event_source_disable_unref(j->child);
+         * pipe open forever.  The pipe serves the next run only if it is
+         * empty and nothing is left in the program's process group. */
+        more = job_read_output(j, true);
         if (j->term_sent)
                 /* Timed out: leave nothing of its process group behind. */
                 (void)kill(-j->pid, SIGKILL);
+        output_put(j, !more && !j->term_sent && kill(-j->pid, 0) < 0 && errno == ESRCH);
+        j->timer = sd_event_source_disable_unref(j->timer);
+        j->child = sd_event_source_disable_unref(j->child);
 
         status_string(&si, j->term_sent, status, sizeof(status));
         agent = job_agent(j);
@@ -380,7 +467,11 @@ static int on_job_exit(sd_event_source *s, int fd, uint32_t revents, void *userd
         job_log_fields(j, &f);
         f.agent_status = status;
         f.duration_usec = (int64_t)(now - j->started);
-        log_internal(ok ? LOG_INFO : LOG_WARNING, 0, &f, "%s %s finished", j->program, j->ev->name);
+        /* A run that went well is a debug line: at the default level the log
+         * (and the journal, under systemd) gets a line per event only when
+         * something needs a look, as udevd's does; one line per event cost
+         * about 15% of the daemon's CPU per event (bench/RESULTS.md). */
+        log_internal(ok ? LOG_DEBUG : LOG_WARNING, 0, &f, "%s %s finished", j->program, j->ev->name);
         if (!ok)
                 j->failed = true;
 
@@ -447,8 +538,8 @@ static void job_child_destroy(void *userdata)
 }
 
 /*
- * Supervise the program just spawned (@sr, its pidfd and pipe consumed): its
- * exit, its output and its timeout.  The pidfd is watched as a plain io
+ * Supervise the program just spawned (@sr, its pidfd consumed; its output
+ * pipe is j->out's): its exit and its timeout.  The pidfd is watched as a plain io
  * source and reaped with one waitid() in on_job_exit(): sd-event's child
  * source reads /proc/self/fdinfo for the PID of a pidfd it is given (or
  * opens a pidfd of its own), and peeks with WNOWAIT before it reaps.
@@ -466,17 +557,11 @@ static int job_watch(struct job *j, const struct spawn_result *sr)
                 (void)kill(-sr->pid, SIGKILL);
                 (void)waitpid(sr->pid, NULL, 0);
                 safe_close(sr->pidfd);
-                safe_close(sr->outfd);
+                output_put(j, false);
                 return log_error_errno(r, "SEQNUM=%" PRIu64 ": cannot watch agent", j->ev->seqnum);
         }
         (void)sd_event_source_set_io_fd_own(j->child, true);
         (void)sd_event_source_set_destroy_callback(j->child, job_child_destroy);
-
-        r = sd_event_add_io(m->event, &j->out, sr->outfd, EPOLLIN, on_job_output, j);
-        if (r < 0)
-                safe_close(sr->outfd); /* output lost, the run is still supervised */
-        else
-                (void)sd_event_source_set_io_fd_own(j->out, true);
 
         /* Second-granular timeouts: a coarse accuracy lets sd-event coalesce
          * wake-ups instead of re-arming its timerfd for every agent. */
@@ -521,7 +606,9 @@ static int job_start_next(struct job *j)
                         j->starting_sent = true;
                 }
                 spawn_env_build(j->ev, &env);
-                r = spawn_agent(j->program, j->ev->name, &env, &sr);
+                r = j->out ? 0 : output_get(j);
+                if (r >= 0)
+                        r = spawn_agent_to(j->program, j->ev->name, &env, j->out->wfd, &sr);
                 if (r < 0) {
                         j->failed = true;
                         log_exec_failure(j, r);
@@ -613,6 +700,7 @@ void manager_jobs_init(struct manager *m)
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
         list_init(&m->jobs.running);
+        list_init(&m->jobs.idle_outputs);
         /* As many awake agents as CPUs, as max-children's default counts them; a dry
          * run's jobs run nothing and are never awake: up to max-children, as the
          * agents asleep of the run it may replay. */
@@ -705,8 +793,12 @@ int manager_jobs_open(struct manager *m)
 
 void manager_jobs_close(struct manager *m)
 {
+        struct job_output *o;
+
         m->jobs.look = sd_event_source_disable_unref(m->jobs.look);
         manager_kill_running(m);
+        while ((o = list_first(&m->jobs.idle_outputs, struct job_output, link)))
+                output_free(o);
         if (m->jobs.spawner && m->jobs.spawner->free)
                 m->jobs.spawner->free(m->jobs.spawner_data);
         m->jobs.spawner = NULL;

@@ -12,10 +12,11 @@
  *    falls to the manager's resume mark (three quarters of the bound), and
  *    the kernel's socket buffer keeps the rest (an overflow there is
  *    counted as a gap);
- *  - loss-proof intake: a datagram is consumed from the socket only after
- *    it went through manager_process_datagram(), where the handover journal
- *    holds it (or it was dropped on purpose); observers hear datagram()
- *    (the recorder) before that;
+ *  - loss-proof intake: with a handover journal, a datagram is consumed
+ *    from the socket only after it went through manager_process_datagram(),
+ *    where the journal holds it (or it was dropped on purpose); without
+ *    one it is read off at once; observers hear datagram() (the recorder)
+ *    before that;
  *  - ENOBUFS is an overflow (ledger, observers, resync), never fatal;
  *    datagrams the trust policy drops are counted and logged rate-limited.
  */
@@ -102,6 +103,10 @@ static int nl_drain(void *data)
                         sd_event_source_set_enabled(s->io, SD_EVENT_OFF);
                         break;
                 }
+                /* Peek and consume only when the handover journal keeps what
+                 * was read: without one, a datagram in memory is as lost as
+                 * the rest of the queue when the daemon dies. */
+                s->socket->take_at_once = manager_handover_fd(m) < 0;
                 r = uevent_source_receive(s->socket, &dg, &size);
                 if (r == 0) {
                         observe_input_drained(m);

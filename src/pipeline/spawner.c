@@ -41,26 +41,31 @@ static size_t key_len(const char *entry)
 
 void spawn_env_build(const struct uevent *ev, struct spawn_env *ret)
 {
-        static const char *const first[] = { "ACTION", "DEVPATH", "SUBSYSTEM", "SEQNUM" };
+        /* The entries "ACTION=...", "DEVPATH=...", "SUBSYSTEM=..." are where
+         * the parser found their values; SEQNUM's is looked up once. */
+        const char *first[4] = {
+                ev->action ? ev->action - strlen("ACTION=") : NULL,
+                ev->devpath ? ev->devpath - strlen("DEVPATH=") : NULL,
+                ev->subsystem ? ev->subsystem - strlen("SUBSYSTEM=") : NULL,
+                NULL,
+        };
         const char *e;
         size_t n = 0;
 
+        for (unsigned i = 0; i < ev->n_vars && !first[3]; i++)
+                if (entry_has_key(uevent_var(ev, i), "SEQNUM", strlen("SEQNUM")))
+                        first[3] = uevent_var(ev, i);
         ret->envp[n++] = env_home;
         ret->envp[n++] = env_path;
         for (size_t k = 0; k < ELEMENTSOF(first); k++)
-                for (unsigned i = 0; i < ev->n_vars; i++)
-                        if (entry_has_key(uevent_var(ev, i), first[k], strlen(first[k]))) {
-                                ret->envp[n++] = uevent_var(ev, i);
-                                break;
-                        }
+                if (first[k])
+                        ret->envp[n++] = first[k];
 
         for (unsigned i = 0; i < ev->n_vars; i++) {
                 const char *v = uevent_var(ev, i);
-                bool skip = env_key_refused(v, key_len(v));
 
-                for (size_t k = 0; !skip && k < ELEMENTSOF(first); k++)
-                        skip = entry_has_key(v, first[k], strlen(first[k]));
-                if (!skip)
+                if (v != first[0] && v != first[1] && v != first[2] && v != first[3] &&
+                    !env_key_refused(v, key_len(v)))
                         ret->envp[n++] = v;
         }
 
@@ -141,7 +146,7 @@ struct child_args {
         char *const *argv;
         char *const *envp;
         int null_fd;  /* the agent's stdin */
-        int out_fd;   /* the pipe's write end, its stdout and stderr (non-blocking until the child clears it) */
+        int out_fd;   /* the pipe's write end, its stdout and stderr (blocking) */
         int err;      /* written by the child: the errno that stopped it before or in execve(); 0 if none */
 };
 
@@ -241,9 +246,6 @@ static _noreturn_ CHILD_CODE int child_main(void *userdata)
         out = fd_above_stdio(a->out_fd);
         if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
                 goto fail;
-        /* The pipe was made non-blocking for our read end's sake; the agent writes blocking. */
-        if (fcntl(1, F_SETFL, 0) < 0)
-                goto fail;
         /* close_range(), or a walk of /proc/self/fd before Linux 5.9. */
         closefrom(3);
         if (setpgid(0, 0) < 0)
@@ -293,12 +295,30 @@ static int spawn_child(struct child_args *a, pid_t *ret_pid, int *ret_pidfd)
         return 0;
 }
 
-int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret)
+int spawn_pipe(int *ret_read, int *ret_write)
 {
-        _cleanup_close_ int out_r = -1, out_w = -1;
+        int p[2];
+
+        /* Two open files: the read end alone non-blocking, the agent writes blocking. */
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return negative_errno();
+        if (fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
+                int r = negative_errno();
+                close(p[0]);
+                close(p[1]);
+                return r;
+        }
+        *ret_read = p[0];
+        *ret_write = p[1];
+        return 0;
+}
+
+int spawn_agent_to(const char *path, const char *name, const struct spawn_env *env, int out,
+                   struct spawn_result *ret)
+{
         char *argv[3] = { (char *)path, (char *)name, NULL };
         struct child_args a;
-        int pipefd[2], pidfd = -1, r;
+        int pidfd = -1, r;
         pid_t pid = 0;
 
         if (null_fd < 0) {
@@ -306,25 +326,36 @@ int spawn_agent(const char *path, const char *name, const struct spawn_env *env,
                 if (null_fd < 0)
                         return negative_errno();
         }
-        /* Both ends non-blocking in one call; the child makes its end blocking again. */
-        if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0)
-                return negative_errno();
-        out_r = pipefd[0];
-        out_w = pipefd[1];
-
         a = (struct child_args){
                 .path = path,
                 .argv = argv,
                 .envp = (char *const *)env->envp,
                 .null_fd = null_fd,
-                .out_fd = out_w,
+                .out_fd = out,
         };
         r = spawn_child(&a, &pid, &pidfd);
         if (r < 0)
                 return r;
         ret->pid = pid;
         ret->pidfd = pidfd;
-        ret->outfd = take_fd(&out_r);
+        ret->outfd = -1;
+        return 0;
+}
+
+int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret)
+{
+        _cleanup_close_ int out_r = -1, out_w = -1;
+        struct spawn_result sr;
+        int r;
+
+        r = spawn_pipe(&out_r, &out_w);
+        if (r < 0)
+                return r;
+        r = spawn_agent_to(path, name, env, out_w, &sr);
+        if (r < 0)
+                return r;
+        sr.outfd = take_fd(&out_r);
+        *ret = sr;
         return 0;
 }
 

@@ -74,6 +74,32 @@ struct spawn_result {
 int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret);
 
 /**
+ * spawn_pipe() - a pipe for agents' output, to be used for many runs.
+ * @ret_read: its read end (non-blocking, close-on-exec; owned by the caller)
+ * @ret_write: its write end (blocking, close-on-exec; owned by the caller)
+ *
+ * Return: 0, or negative errno (both untouched).
+ */
+int spawn_pipe(int *ret_read, int *ret_write);
+
+/**
+ * spawn_agent_to() - spawn_agent() into an output pipe the caller keeps.
+ * @path: absolute path of the program
+ * @name: argv[1]
+ * @env: environment (borrowed)
+ * @out: the agent's stdout and stderr (borrowed; the write end of a
+ *       spawn_pipe(), so the agent writes blocking)
+ * @ret: pid and pidfd on success (outfd -1); untouched on failure
+ *
+ * The same as spawn_agent() without a pipe of its own: a daemon that runs
+ * agents one after another reuses one pipe instead of making, watching and
+ * closing one per run.
+ * Return: as spawn_agent().
+ */
+int spawn_agent_to(const char *path, const char *name, const struct spawn_env *env, int out,
+                   struct spawn_result *ret);
+
+/**
  * hotplug_d_list() - the hotplug.d scripts for @name, in run order.
  * @dir: the multiplexer directory (e.g. /etc/hotplug.d)
  * @name: argv[1] of the event; must not be empty, ".", ".." or contain '/' (-EINVAL otherwise)

@@ -57,6 +57,8 @@
 /* Most bytes of one agent's output read per wakeup: a flooding agent cannot
  * keep the event loop (timeouts, other events, the watchdog) waiting. */
 #define HP_OUTPUT_READ_MAX (64 * 1024)
+/* Output pipes kept open between agent runs for the next ones (two fds each). */
+#define HP_OUTPUT_PIPES_KEPT 8
 
 /* Most output lines logged per agent run in each window of
  * HP_OUTPUT_LOG_INTERVAL_USEC; the rest are counted and reported. */

@@ -6,6 +6,9 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,21 +48,67 @@ static const char *const refused_keys[] = {
 /* Whole families: the dynamic loader's LD_*, glibc's MALLOC_*, bash's exported functions. */
 static const char *const refused_prefixes[] = { "LD_", "MALLOC_", "BASH_FUNC_" };
 
+/* @key's first @len bytes against the NUL-terminated @name, as strcmp() orders them. */
+static int key_cmp(const char *key, size_t len, const char *name)
+{
+        int c = strncmp(key, name, len);
+
+        return c != 0 ? c : name[len] != '\0' ? -1 : 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A key's bit in the filter of env_key_refused(): from its length and its first and last bytes. */
+static unsigned key_bit(const char *key, size_t len)
+{
+        return ((unsigned)len * 31u + (unsigned char)key[0] + (unsigned char)key[len - 1] * 7u) & 255u;
+}
+
 int env_key_refused(const char *key, size_t len)
 {
+        /* This runs for every key of every event, twice (queueing and
+         * spawning), and the kernel sends none of the refused keys: a
+         * 256-bit filter of them answers almost every call, then
+         * refused_keys, sorted once, are searched. */
+        static const char *sorted[ELEMENTSOF(refused_keys)];
+        static uint64_t filter[4];
+        static bool ready;
+        size_t lo = 0, hi = ELEMENTSOF(sorted);
+        unsigned bit;
+
         if (!key || len == 0)
                 return 0;
-        /* Called for every key of every event: the first byte rejects nearly
-         * all of them before strlen() and memcmp(). */
-        for (size_t i = 0; i < ELEMENTSOF(refused_keys); i++)
-                if (refused_keys[i][0] == key[0] && strlen(refused_keys[i]) == len &&
-                    memcmp(key, refused_keys[i], len) == 0)
-                        return 1;
+        if (!ready) {
+                memcpy(sorted, refused_keys, sizeof(sorted));
+                qsort(sorted, ELEMENTSOF(sorted), sizeof(sorted[0]), name_cmp);
+                for (size_t i = 0; i < ELEMENTSOF(sorted); i++) {
+                        bit = key_bit(sorted[i], strlen(sorted[i]));
+                        filter[bit / 64] |= UINT64_C(1) << (bit % 64);
+                }
+                ready = true;
+        }
         for (size_t i = 0; i < ELEMENTSOF(refused_prefixes); i++) {
                 size_t plen = strlen(refused_prefixes[i]);
 
                 if (key[0] == refused_prefixes[i][0] && len >= plen && memcmp(key, refused_prefixes[i], plen) == 0)
                         return 1;
+        }
+        bit = key_bit(key, len);
+        if (!(filter[bit / 64] & (UINT64_C(1) << (bit % 64))))
+                return 0;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = key_cmp(key, len, sorted[mid]);
+
+                if (c == 0)
+                        return 1;
+                if (c < 0)
+                        hi = mid;
+                else
+                        lo = mid + 1;
         }
         return 0;
 }

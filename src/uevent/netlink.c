@@ -8,6 +8,8 @@
  * leaves it queued; uevent_source_consume() takes it off once the caller
  * has put it somewhere safe (the handover journal).  A daemon killed in
  * between finds it again in the socket, which outlives it under systemd.
+ * Without a journal nothing is safer than memory, so the reader may ask for
+ * one recvmsg() that takes it at once (take_at_once).
  *
  * Trust (UEVENT_TRUST_KERNEL): a datagram is the kernel's only if the sender
  * port id is 0, it came on group 1, SCM_CREDENTIALS are present with uid 0,
@@ -194,7 +196,7 @@ int uevent_source_receive(struct uevent_source *s, const char **ret_data, size_t
         n = uevent_source_consume(s);
         if (n < 0)
                 return (int)n;
-        n = recvmsg(s->fd, &msg, MSG_PEEK | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        n = recvmsg(s->fd, &msg, (s->take_at_once ? 0 : MSG_PEEK) | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         if (n < 0) {
                 if (errno == EAGAIN || errno == EINTR)
                         return 0;
@@ -204,7 +206,7 @@ int uevent_source_receive(struct uevent_source *s, const char **ret_data, size_t
                 }
                 return negative_errno();
         }
-        s->peeked = true;
+        s->peeked = !s->take_at_once;
 
         for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
                 if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&

@@ -41,6 +41,10 @@ struct uevent_source {
         uint32_t last_pid;
         uid_t last_uid;
         bool peeked;                       /* a datagram was handed out and is still queued */
+        /* Set by the reader: nothing keeps a datagram safer than its
+         * memory does (no handover journal), so a receive reads it off the
+         * socket at once instead of peeking (one system call, not two). */
+        bool take_at_once;
         char buf[];                        /* HP_UEVENT_MAX_SIZE + 1 */
 };
 
@@ -77,7 +81,8 @@ struct uevent_source *uevent_source_free(struct uevent_source *s);
  * The datagram is only peeked at: it stays in the socket until
  * uevent_source_consume() or the next uevent_source_receive(), so a process
  * killed while handling it leaves it to the next reader of the socket.
- * Dropped datagrams are taken off at once.
+ * Dropped datagrams are taken off at once, and so is every datagram when
+ * @s->take_at_once is set (then uevent_source_consume() has nothing to do).
  *
  * Return: 1 with a trusted datagram; 0 when nothing more is readable;
  * -ENOBUFS when the kernel dropped messages (counted in @s->enobufs; keep

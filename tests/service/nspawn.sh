@@ -243,7 +243,9 @@ ln -s "$SHARE_IN/agent" "$ROOT$AGENT"
 CONF=$("$HOTPLUGD" --help | sed -n 's/.*--config=FILE.*(default \(.*\)).*/\1/p')
 [ -n "$CONF" ] || fail "--help does not name the default configuration file"
 mkdir -p "$(dirname "$ROOT$CONF")"
-printf '# hotplugd under test: every event, the default agent\nall = yes\n' >"$ROOT$CONF"
+# log-level debug: a successful run's line (with AGENT_STATUS=, which (e)
+# looks up with journalctl SEQNUM=) is a debug line.
+printf '# hotplugd under test: every event, the default agent\nall = yes\nlog-level = debug\n' >"$ROOT$CONF"
 mkdir -p "$ROOT/etc/systemd/system/hotplugd.service.d"
 cat >"$ROOT/etc/systemd/system/hotplugd.service.d/test.conf" <<EOF
 [Unit]
