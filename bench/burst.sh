@@ -74,10 +74,9 @@ CLK=$(getconf CLK_TCK)
 
 label() { # label BUILD: the build's name with its commit
         local d
-        d=$(git -C "$(dirname "$(readlink -f "$1")")" describe --always --dirty 2>/dev/null || echo "?")
+        d=$(build_label "$1")
         [ "$1" = "$B" ] && echo "this($d)" || echo "other($d)"
 }
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 queued_in() { HOTPLUGCTL_SOCKET=$W/ctl "$1/src/hotplugctl" status | awk '/^Queue:/ { print $2 }'; }
 
 # ---- 1. spawn limits ----------------------------------------------------------
@@ -149,7 +148,7 @@ queued_rss() { # queued_rss BUILD -> "bytes_per_event lost"
         echo "$(echo "($rss1 - $rss0) * 1024 / $QUEUED" | bc -l) $lost"
 }
 
-echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_line
 for b in "${BUILDS[@]}"; do echo "build $(label "$b"): $b"; done
 echo "bursts of $N events (busy agent) and $((N / 5)) (sleeping agent), median of $RUNS runs"
 echo

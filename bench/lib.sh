@@ -1,4 +1,4 @@
-# Helpers of the bench scripts (sourced by bench/burst.sh and bench/coldplug.sh).
+# Helpers of the bench scripts (sourced by bench/burst.sh, bench/coldplug.sh and bench/peers.sh).
 
 # median: the median of the numbers on stdin, one a line.
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -22,3 +22,14 @@ wait_for() {
 
 # runs_of PATTERN LOG: lines of LOG with PATTERN (agent runs), 0 if none.
 runs_of() { grep -c "$1" "$2" 2>/dev/null; }
+
+# cpu_ticks PID: user + system clock ticks PID used itself (not its reaped children).
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# machine_line: CPUs, model, memory, kernel and load, for the head of a run's output.
+machine_line() {
+        echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# build_label BUILDDIR: the commit the build directory's source tree is at.
+build_label() { git -C "$(dirname "$(readlink -f "$1")")" describe --always --dirty 2>/dev/null || echo "?"; }
