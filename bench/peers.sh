@@ -27,6 +27,7 @@
 # workers for udevd, not the agents), peak RSS (VmHWM; udevd: main process
 # + its largest worker), and the ratios to busybox.
 set -u
+ARGS=("$@")
 N=10000 RUNS=3 OTHER= TABLE_ONLY=0
 while getopts n:r:c:s o; do
         case $o in
@@ -47,7 +48,7 @@ HERE=$(dirname "$(readlink -f "$0")")
 if [ "${PEERS_NS:-0}" != 1 ]; then
         machine_line
         # The table, in its own namespaces; then the other benchmarks, here.
-        PEERS_NS=1 unshare -n -m "$0" "$@" || exit
+        PEERS_NS=1 unshare -n -m "$0" "${ARGS[@]}" || exit
         [ "$TABLE_ONLY" = 1 ] && exit 0
         echo
         echo "==== bench/coldplug.sh -r $RUNS${OTHER:+ -c $OTHER} $B"
