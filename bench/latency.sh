@@ -161,6 +161,12 @@ for r in $(seq "$RUNS"); do
                 SLOW[$label]+="$(slow "${args[@]}") "
         done
         echo "  run $r done, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+        for d in "${DAEMONS[@]}"; do # each run as it comes, to stderr: a cut run still shows some
+                label=${d%% *}
+                echo "    $label: idle p50/p99 $(echo ${P50[idle,$label]} | awk '{print $NF}')/$(echo ${P99[idle,$label]} | awk '{print $NF}')," \
+                        "burst $(echo ${P50[burst,$label]} | awk '{print $NF}')/$(echo ${P99[burst,$label]} | awk '{print $NF}')," \
+                        "slow $(echo ${SLOW[$label]} | awk '{print $NF}')" >&2
+        done
 done
 med() { tr ' ' '\n' | grep -v '^-\?$' | median; }
 for what in idle burst; do
