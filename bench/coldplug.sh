@@ -2,11 +2,20 @@
 # Coldplug and burst benchmark of the concurrency limit (root): hotplugd with
 # --concurrency=auto (the default) beside fixed limits and udevd, in one run.
 #
-#   bench/coldplug.sh [-r RUNS] [-d DEVICES] [-c OTHER_BUILDDIR] [BUILDDIR]
+#   bench/coldplug.sh [-r RUNS] [-d DEVICES] [-c OTHER_BUILDDIR] [-q] [BUILDDIR]
 #
 #   -r  runs of each measurement; each run and the median are shown (default 3)
 #   -d  veth devices of the bursts (default 16)
 #   -c  a second build (say, of the previous commit) measured with auto too
+#   -q  only section 0, the no-op coldplug against the machine's limit
+#
+# 0. the no-op coldplug of issue 27 target 3: the machine's limit (as many
+#    spawns of the no-op agent as trigger writes uevent files, at the rate
+#    of two bench/spawn-serial loops at once), hotplugd auto with
+#    `trigger --jobs` 1 and the default, fixed 2, udevd (`udevadm trigger
+#    --settle`) and mdevd-coldplug (if installed; mdevd -O 4 beside it),
+#    the enumeration alone (`trigger --dry-run`) and the writes alone
+#    (`trigger` with no daemon, minus the enumeration), and the ratios;
 #
 # It prints, in seconds (lower is better):
 #  1. coldplug: `hotplugctl trigger --settle` over every device of the
@@ -25,24 +34,26 @@
 # Each hotplugd: --concurrency=auto, 2, 8 and 20 of BUILDDIR, and auto of
 # OTHER_BUILDDIR; the agent binaries are BUILDDIR's for all.
 set -u
-RUNS=3 DEVS=16 OTHER=
-while getopts r:d:c: o; do
+RUNS=3 DEVS=16 OTHER= QUICK=
+while getopts r:d:c:q o; do
         case $o in
+        q) QUICK=1 ;;
         r) RUNS=$OPTARG ;;
         d) DEVS=$OPTARG ;;
         c) OTHER=$OPTARG ;;
-        *) sed -n '2,9p' "$0" >&2; exit 64 ;;
+        *) sed -n '2,10p' "$0" >&2; exit 64 ;;
         esac
 done
 shift $((OPTIND - 1))
 B=${1:-build}
 [ "$(id -u)" = 0 ] || { echo "bench/coldplug.sh needs root (real uevents)" >&2; exit 1; }
 for f in src/hotplugd src/hotplugctl tests/kernel/uevent-burst bench/agent-coldplug bench/agent-append \
-        bench/agent-append-vary bench/agent-append-spin; do
+        bench/agent-append-vary bench/agent-append-spin bench/spawn-serial; do
         [ -x "$B/$f" ] || { echo "missing $B/$f: build first (meson compile -C $B)" >&2; exit 1; }
 done
 [ -z "$OTHER" ] || [ -x "$OTHER/src/hotplugd" ] || { echo "missing $OTHER/src/hotplugd" >&2; exit 1; }
 UDEVD=$(command -v systemd-udevd || ls /lib/systemd/systemd-udevd 2>/dev/null)
+MDEVD=$(command -v mdevd)
 
 W=$(mktemp -d /tmp/hotplugd-coldplug.XXXXXX)
 VETHS=()
@@ -85,11 +96,11 @@ start_daemon() { # start_daemon BUILD CONCURRENCY AGENTDIR
 }
 stop_daemon() { kill "$DPID"; wait "$DPID" 2>/dev/null; DPID=; }
 
-coldplug_hotplugd() { # BUILD CONCURRENCY AGENT -> seconds
+coldplug_hotplugd() { # BUILD CONCURRENCY AGENT [TRIGGER OPTIONS] -> seconds
         local t0 t1
         start_daemon "$1" "$2" "$W/$3"
         t0=$(now)
-        "$1/src/hotplugctl" trigger --settle --socket "$W/ctl" >/dev/null || echo "trigger failed" >&2
+        "$1/src/hotplugctl" trigger --settle --socket "$W/ctl" "${@:4}" >/dev/null || echo "trigger failed" >&2
         t1=$(now)
         stop_daemon
         echo "$t1 - $t0" | bc -l
@@ -104,7 +115,8 @@ coldplug_udevd() { # AGENT -> seconds
                 [ -d \$d ] && mount --bind $W/empty \$d; done; mount --bind $W/rules /etc/udev/rules.d;
                 exec $UDEVD" 2>>"$W/udevd.log" &
         pid=$!
-        for _ in $(seq 500); do [ -S /run/udev/control ] && break; sleep 0.01; done
+        # A socket left by the previous udevd may still be there: ask the new one.
+        for _ in $(seq 500); do udevadm control --ping -t 1 2>/dev/null && break; sleep 0.01; done
         udevadm settle -t 5 2>/dev/null
         t0=$(now)
         udevadm trigger --settle --action=add 2>>"$W/udevd.log"
@@ -112,6 +124,46 @@ coldplug_udevd() { # AGENT -> seconds
         udevadm control --exit 2>/dev/null || kill "$pid"
         wait "$pid" 2>/dev/null
         echo "$t1 - $t0" | bc -l
+}
+
+coldplug_mdevd() { # -> seconds: mdevd-coldplug, then until every agent ran
+        local t0 t1 pid n
+        n=$(find /sys/devices -name uevent | wc -l)
+        rm -f "$W/noop/events.log"
+        mdevd -O 4 -C "$W/noop/agent" 2>>"$W/mdevd.log" &
+        pid=$!
+        sleep 0.3
+        t0=$(now)
+        mdevd-coldplug -O 4 2>>"$W/mdevd.log"
+        wait_for "$n" runs_of . "$W/noop/events.log"
+        t1=$(now)
+        kill "$pid"
+        wait "$pid" 2>/dev/null
+        echo "$t1 - $t0" | bc -l
+}
+
+elapsed() { # COMMAND... -> seconds
+        local t0 t1
+        t0=$(now)
+        "$@" >/dev/null 2>&1
+        t1=$(now)
+        echo "$t1 - $t0" | bc -l
+}
+
+# The writes alone: trigger without a daemon, less the enumeration (its dry run) just before.
+writes_only() { # BUILD [TRIGGER OPTIONS]
+        local e a
+        e=$(elapsed "$1/src/hotplugctl" trigger --dry-run)
+        a=$(elapsed "$1/src/hotplugctl" trigger --action change "${@:2}")
+        echo "$a - $e" | bc -l
+}
+
+# The machine's limit: N spawns at the rate of two spawn-serial loops at once.
+limit() { # N -> seconds
+        local rate
+        rate=$("$B/bench/spawn-serial" "$W/noop/agent" 1000 2 | cut -d' ' -f1)
+        rm -f "$W/noop/events.log"
+        echo "$1 / $rate" | bc -l
 }
 
 burst() { # BUILD CONCURRENCY AGENT N -> seconds
@@ -152,6 +204,32 @@ row() {
 
 echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "devices: $(find /sys/devices -name uevent | wc -l) uevent files; build $B$([ -n "$OTHER" ] && echo ", before $OTHER"); $RUNS runs, median first"
+echo
+N=$("$B/src/hotplugctl" trigger --dry-run | wc -l)
+echo "== 0. coldplug, no-op agent, $N devices: hotplugd, peers and the machine's limit, seconds"
+declare -A C0
+c0() { # LABEL COMMAND...: a row, its median kept in C0
+        local line
+        line=$(row "$@")
+        echo "$line"
+        C0[$1]=$(awk '{ print $2 }' <<<"$line")
+}
+c0 limit limit "$N"
+c0 auto coldplug_hotplugd "$B" auto noop
+c0 auto-jobs1 coldplug_hotplugd "$B" auto noop --jobs 1
+c0 fixed-2 coldplug_hotplugd "$B" 2 noop
+[ -n "$OTHER" ] && c0 before coldplug_hotplugd "$OTHER" auto noop
+if [ -n "$UDEVD" ]; then c0 udevd coldplug_udevd noop; else echo "  udevd        not installed"; fi
+if [ -n "$MDEVD" ]; then c0 mdevd coldplug_mdevd; else echo "  mdevd        not installed"; fi
+c0 enumerate elapsed "$B/src/hotplugctl" trigger --dry-run
+c0 writes-j1 writes_only "$B" --jobs 1
+c0 writes writes_only "$B"
+for l in auto auto-jobs1 fixed-2 before; do
+        [ -n "${C0[$l]:-}" ] || continue
+        printf '  %-12s %.2fx the limit%s\n' "$l" "$(echo "${C0[$l]} / ${C0[limit]}" | bc -l)" \
+                "$([ -n "${C0[udevd]:-}" ] && printf ', %.2fx udevd' "$(echo "${C0[$l]} / ${C0[udevd]}" | bc -l)")"
+done
+[ -n "$QUICK" ] && exit 0
 echo
 for agent in coldplug noop; do
         if [ "$agent" = coldplug ]; then

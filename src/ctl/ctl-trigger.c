@@ -14,6 +14,12 @@
  * events.  Devices are handled in batches of at most HP_CONTROL_UUIDS_MAX.
  * On a terminal a progress line is kept up to date on stderr.
  *
+ * Up to --jobs threads write at once (the kernel builds and sends the event
+ * inside write(2), so one writer leaves the other CPUs idle), in the order
+ * ctl/trigger-order.h keeps: a device after its ancestors in the list, and
+ * where the list leaves path order, after everything before it.  Errors and
+ * --verbose lines are printed afterwards, in the list's order.
+ *
  * Exit: 0, 1 (a device named is not one, or some write failed), 2 (settle
  * timed out), 3 (no daemon), 64.
  */
@@ -22,6 +28,7 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +40,11 @@
 #include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/ctl.h"
+#include "ctl/trigger-order.h"
+#include "shared/bounds.h"
 #include "shared/escape.h"
 #include "shared/macro.h"
+#include "shared/number.h"
 #include "shared/sysfs.h"
 #include "control/uuid-set.h"
 
@@ -55,11 +65,29 @@ struct trigger {
         size_t n_devices;
         bool settle, dry_run, verbose, tty;
         uint64_t timeout_ms;
+        unsigned jobs;              /* writers at once, 1..HP_TRIGGER_JOBS_MAX */
         char **paths;               /* syspaths, owned */
         size_t n_paths;
         char (*uuid)[UUID_STRING_MAX];
         bool *failed;
+        int *err;                   /* errno of each device's write, 0 if it was written */
+        size_t *parent;             /* trigger_parent() of each, in its segment */
+        size_t *segment;            /* the first index of each one's segment */
         int fd;                     /* control connection with --settle, else -1 */
+};
+
+/* The writers of one batch [from, to); every field under @lock. */
+struct writers {
+        struct trigger *t;
+        size_t next;                /* the next device to claim */
+        size_t to;
+        size_t prefix;              /* every device below it has been written */
+        size_t written;             /* devices written, for the progress line */
+        unsigned waiting;           /* writers waiting for an earlier write */
+        bool *done;                 /* of each device of the batch, index - (to - len) */
+        size_t from;
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
 };
 
 static void trigger_done(struct trigger *t)
@@ -69,6 +97,9 @@ static void trigger_done(struct trigger *t)
         free(t->paths);
         free(t->uuid);
         free(t->failed);
+        free(t->err);
+        free(t->parent);
+        free(t->segment);
         safe_close(t->fd);
 }
 
@@ -207,33 +238,110 @@ static int send_uuids(struct trigger *t, const char *verb, size_t from, size_t t
         return CTL_EXIT_OK;
 }
 
-/* Write "ACTION UUID" into each uevent file of [from, to). Return: number of failures. */
+/* Write "ACTION UUID" into device @i's uevent file. Return: 0 or the errno. */
+static int write_one(const struct trigger *t, size_t i)
+{
+        char path[4096], line[64 + UUID_STRING_MAX];
+        int len = snprintf(line, sizeof(line), "%s %s", t->action, t->uuid[i]);
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "%s/uevent", t->paths[i]);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return errno;
+        n = write(fd, line, (size_t)len);
+        return n < 0 ? errno : n != len ? EIO : 0;
+}
+
+/* May device @i be written now: its segment's predecessors and its parent are. */
+static bool may_write(const struct writers *w, size_t i)
+{
+        size_t p = w->t->parent[i];
+
+        return w->prefix >= w->t->segment[i] && (p == TRIGGER_NO_PARENT || p < w->from || w->done[p - w->from]);
+}
+
+/* One writer: claim the next device, wait until it may be written, write it. */
+static void *writer(void *userdata)
+{
+        struct writers *w = userdata;
+        struct trigger *t = w->t;
+
+        pthread_mutex_lock(&w->lock);
+        while (w->next < w->to) {
+                size_t i = w->next++;
+                int e;
+
+                while (!may_write(w, i)) {
+                        w->waiting++;
+                        pthread_cond_wait(&w->cond, &w->lock);
+                        w->waiting--;
+                }
+                pthread_mutex_unlock(&w->lock);
+                e = write_one(t, i);
+                pthread_mutex_lock(&w->lock);
+                t->err[i] = e;
+                w->done[i - w->from] = true;
+                while (w->prefix < w->to && w->done[w->prefix - w->from])
+                        w->prefix++;
+                if (w->waiting)
+                        pthread_cond_broadcast(&w->cond);
+                if (++w->written % 16 == 0)
+                        progress(t, "triggered", w->from + w->written, t->n_paths, false);
+        }
+        pthread_mutex_unlock(&w->lock);
+        return NULL;
+}
+
+/*
+ * Write every uevent file of [from, to) with up to t->jobs writers (this
+ * thread is one), then name the failures and, with --verbose, the devices
+ * written, in the list's order.  Return: number of failures.
+ */
 static size_t write_uevents(struct trigger *t, size_t from, size_t to)
 {
-        char path[4096], line[64 + UUID_STRING_MAX], esc[8192];
-        size_t failures = 0;
+        struct writers w = { .t = t, .next = from, .to = to, .prefix = from, .from = from };
+        pthread_t threads[HP_TRIGGER_JOBS_MAX];
+        size_t n_threads = 0, failures = 0;
+        char esc[8192];
+
+        w.done = calloc(to - from, sizeof(*w.done));
+        if (!w.done) {
+                ctl_err("trigger", "%s", strerror(ENOMEM));
+                for (size_t i = from; i < to; i++)
+                        t->failed[i] = true;
+                return to - from;
+        }
+        pthread_mutex_init(&w.lock, NULL);
+        pthread_cond_init(&w.cond, NULL);
+        /* Too few threads (none at all) only means fewer writes at once. */
+        while (n_threads + 1 < MIN((size_t)t->jobs, to - from) &&
+               pthread_create(&threads[n_threads], NULL, writer, &w) == 0)
+                n_threads++;
+        (void)writer(&w);
+        for (size_t k = 0; k < n_threads; k++)
+                pthread_join(threads[k], NULL);
+        pthread_cond_destroy(&w.cond);
+        pthread_mutex_destroy(&w.lock);
+        free(w.done);
 
         for (size_t i = from; i < to; i++) {
-                _cleanup_close_ int fd = -1;
-                int len = snprintf(line, sizeof(line), "%s %s", t->action, t->uuid[i]);
-
-                snprintf(path, sizeof(path), "%s/uevent", t->paths[i]);
-                fd = open(path, O_WRONLY | O_CLOEXEC);
-                if (fd < 0 || write(fd, line, (size_t)len) != len) {
-                        int e = errno;
+                if (t->err[i]) {
+                        char path[4096];
 
                         t->failed[i] = true;
                         failures++;
                         if (t->tty)
                                 fputs("\r\033[K", stderr);
+                        snprintf(path, sizeof(path), "%s/uevent", t->paths[i]);
                         ctl_err("trigger", "%s: %s", escape_cstr(path, esc, sizeof(esc)),
-                                e == EINVAL ? "the kernel refused the action" : strerror(e));
+                                t->err[i] == EINVAL ? "the kernel refused the action" : strerror(t->err[i]));
                 } else if (t->verbose) {
                         printf("%s %s\n", escape_cstr(t->paths[i], esc, sizeof(esc)), t->uuid[i]);
                 }
-                if (i % 16 == 0 || i + 1 == to)
-                        progress(t, "triggered", i + 1, t->n_paths, i + 1 == t->n_paths && !t->settle);
         }
+        progress(t, "triggered", to, t->n_paths, to == t->n_paths && !t->settle);
         return failures;
 }
 
@@ -331,6 +439,10 @@ static const char help[] =
         "                         passes if it matches any -s, no -S and any -y.\n"
         "  -n, --dry-run          print the devices that would be triggered, write nothing\n"
         "  -v, --verbose          print each device triggered and its UUID\n"
+        "  -j, --jobs=N           write up to N uevent files at once, 1 to " CTL_STR(HP_TRIGGER_JOBS_MAX) "\n"
+        "                         (default " CTL_STR(HP_TRIGGER_JOBS_DEFAULT) "); a device's event is still sent after\n"
+        "                         its ancestors' and, where the list leaves path order,\n"
+        "                         after every event before it; 1: in the list's order\n"
         "  -w, --settle           then wait until the daemon has processed exactly these\n"
         "                         events\n"
         "  -t, --timeout=SEC      with --settle, give up after SEC seconds, 0 to\n"
@@ -361,9 +473,10 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
                 { "timeout", required_argument, NULL, 't' },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "verbose", no_argument, NULL, 'v' },
+                { "jobs", required_argument, NULL, 'j' },
                 CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "trigger", "a:s:S:y:wt:nvh", opts, help, "DEVICE..." };
+        const struct ctl_getopt g = { "trigger", "a:s:S:y:wt:nvj:h", opts, help, "DEVICE..." };
         int c, r = CTL_EXIT_OK;
 
         while (r == CTL_EXIT_OK && (c = ctl_getopt(&g, argc, argv)) >= 0) {
@@ -394,6 +507,16 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
                 case 'v':
                         t->verbose = true;
                         break;
+                case 'j': {
+                        uint64_t v;
+
+                        if (decimal_u64(optarg, &v) < 0 || v < 1 || v > HP_TRIGGER_JOBS_MAX)
+                                r = ctl_bad_value("trigger", "--jobs", optarg,
+                                                  "a number, 1 to " CTL_STR(HP_TRIGGER_JOBS_MAX));
+                        else
+                                t->jobs = (unsigned)v;
+                        break;
+                }
                 }
         }
         if (r != CTL_EXIT_OK)
@@ -407,7 +530,8 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
 
 int verb_trigger(int argc, char *argv[])
 {
-        struct trigger t = { .action = "add", .timeout_ms = TRIGGER_DEFAULT_TIMEOUT_SEC * 1000, .fd = -1 };
+        struct trigger t = { .action = "add", .timeout_ms = TRIGGER_DEFAULT_TIMEOUT_SEC * 1000,
+                             .jobs = HP_TRIGGER_JOBS_DEFAULT, .fd = -1 };
         int r;
 
         r = parse_args(&t, argc, argv);
@@ -435,10 +559,20 @@ int verb_trigger(int argc, char *argv[])
         }
         t.uuid = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.uuid));
         t.failed = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.failed));
-        if (!t.uuid || !t.failed) {
+        t.err = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.err));
+        t.parent = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.parent));
+        t.segment = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.segment));
+        if (!t.uuid || !t.failed || !t.err || !t.parent || !t.segment) {
                 ctl_err("trigger", "%s", strerror(ENOMEM));
                 trigger_done(&t);
                 return CTL_EXIT_FAILURE;
+        }
+        for (size_t from = 0, end; from < t.n_paths; from = end) {
+                end = trigger_segment_end(t.paths, from, t.n_paths);
+                for (size_t i = from; i < end; i++) {
+                        t.segment[i] = from;
+                        t.parent[i] = trigger_parent(t.paths, from, i);
+                }
         }
         r = t.settle ? ctl_open("trigger", &t.fd) : CTL_EXIT_OK;
         if (r == CTL_EXIT_OK)

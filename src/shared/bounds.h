@@ -96,6 +96,11 @@
 #define HP_CONTROL_OUTPUT_MAX (1024 * 1024)
 #define HP_CONTROL_UUIDS_MAX 65536
 #define HP_CONTROL_TIMEOUT_MAX_SEC 86400
+/* hotplugctl trigger: uevent files written at once (--jobs), at most and by
+ * default; each write is the kernel building and sending one event, so a
+ * few writers cover a machine's CPUs and more only wait on each other. */
+#define HP_TRIGGER_JOBS_MAX 16
+#define HP_TRIGGER_JOBS_DEFAULT 4
 /* Datagrams read from the uevent socket per wakeup of the loop: a sender
  * that keeps the socket full (a flood of events, or of datagrams the trust
  * policy drops) cannot keep agents' exits, timeouts and hotplugctl waiting. */

@@ -5,8 +5,13 @@
 #    those devices and no others, each once;
 #  - --subsystem-nomatch and --sysname-match, with DEVICEs and on the
 #    enumeration, leave out what they should;
-#  - a DEVICE that is not one is named and nothing at all is triggered.
-# The devices: a veth pair of this test's own, and /dev/null's (mem).
+#  - a DEVICE that is not one is named and nothing at all is triggered;
+#  - written several at once (--jobs), every device of the enumeration gets
+#    its event once, each after its ancestors' (the machine's ACPI tree, when
+#    it has one); DEVICEs given out of path order start a new segment, sent
+#    after everything before it; --jobs=1 sends in the list's order exactly.
+# The devices: a veth pair of this test's own, /dev/null's (mem) and the
+# ACPI devices (change events only).
 . "$SRCDIR/tests/kernel/lib.sh"
 
 t_require_root
@@ -83,4 +88,53 @@ t_settle || t_fail "settle after the marker"
 [ -n "$(t_run_with "SYNTH_UUID=$u")" ] || t_fail "the marker event was not run"
 [ "$(changes_of "/devices/virtual/net/$a")" = "$before_a" ] || t_fail "$a was triggered although /sys/kernel was refused"
 echo "ok: a DEVICE that is not one is refused and nothing is triggered"
+
+# --- parallel writes keep the order trigger(8) promises -----------------------------------------------
+# seq_of OUT: "SYSPATH SEQNUM" for each line of trigger's --verbose output OUT
+# (one grep over the agent's runs, runs/SEQNUM.agent: SYNTH_UUID -> SEQNUM).
+seq_of() {
+        grep -r "^env:SYNTH_UUID=" "$T_DIR/runs" --include='*.agent' |
+                sed 's,^.*/\([0-9]*\)\.agent:env:SYNTH_UUID=, \1 ,' >"$T_DIR/uuid-seq"
+        awk 'FILENAME != ARGV[1] { if (!($2 in seq)) { print "no agent run for " $1 " (" $2 ")" > "/dev/stderr"; exit 1 }
+                                   print $1, seq[$2]; next }
+             { seq[$2] = $1 }' "$T_DIR/uuid-seq" "$T_DIR/$1" || t_fail "$1: a device without its agent run"
+}
+# Every path in ORDER's "SYSPATH SEQNUM" lines was sent after its nearest ancestor among them.
+after_ancestors() {
+        awk '{ seq[$1] = $2; path[NR] = $1 }
+             END { for (i = 1; i <= NR; i++) { p = path[i]
+                     while (sub(/\/[^\/]*$/, "", p) && p != "") if (p in seq) {
+                             if (seq[p] + 0 >= seq[path[i]] + 0) { print path[i] " (" seq[path[i]] ") not after " p " (" seq[p] ")"; exit 1 }
+                             break } } }' "$T_DIR/$1"
+}
+acpi=/sys/devices/LNXSYSTM:00
+if [ -e "$acpi/uevent" ]; then
+        for i in 1 2 3 4 5; do
+                trigger_ok "acpi$i" --jobs 16 --subsystem-match acpi
+                n=$(wc -l <"$T_DIR/acpi$i")
+                [ "$n" -ge 2 ] || t_fail "trigger -s acpi triggered $n devices"
+                [ "$(cut -d' ' -f1 "$T_DIR/acpi$i" | sort -u | wc -l)" = "$n" ] || t_fail "a device twice: $(cat "$T_DIR/acpi$i")"
+                seq_of "acpi$i" >"$T_DIR/acpi$i.seq"
+                bad=$(after_ancestors "acpi$i.seq") || t_fail "--jobs 16: $bad"
+        done
+        echo "ok: --jobs 16 over the ACPI tree ($n devices, 5 runs): each once, each after its ancestors"
+else
+        echo "ok: no ACPI tree here ($acpi): parents before children left to the DEVICE cases below"
+fi
+# DEVICEs ${a}p, then $a (sorts before: a new segment), then null: ${a}p's event first.
+# seq_order OUT: the SEQNUMs in OUT's list order, increasing?
+increasing() { seq_of "$1" | awk '$2 + 0 <= last { exit 1 } { last = $2 + 0 }'; }
+for i in 1 2 3; do
+        trigger_ok back$i --jobs 8 "/sys/class/net/${a}p" "/sys/class/net/$a"
+        increasing back$i || t_fail "--jobs 8 ${a}p $a: not sent in that order: $(seq_of back$i)"
+        trigger_ok serial$i --jobs 1 "/sys$null" "/sys/class/net/${a}p" "/sys/class/net/$a" "/sys$null"
+        [ "$(wc -l <"$T_DIR/serial$i")" = 3 ] || t_fail "--jobs 1: $(cat "$T_DIR/serial$i")"
+        increasing serial$i || t_fail "--jobs 1: not sent in the list's order: $(seq_of serial$i)"
+done
+echo "ok: a DEVICE out of path order is sent after those before it; --jobs 1 keeps the list's order"
+
+rc=0
+"$HOTPLUGCTL" trigger --jobs 0 "/sys$null" >"$T_DIR/j0" 2>&1 || rc=$?
+[ "$rc" = 64 ] || t_fail "--jobs 0: exit $rc: $(cat "$T_DIR/j0")"
+echo "ok: --jobs 0 is a usage error"
 echo "PASS"

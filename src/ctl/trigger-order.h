@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The order hotplugctl trigger keeps when it writes uevent files several at
+ * once.  The devices come as a list (the enumeration's, or the DEVICEs as
+ * given).  The list is cut into segments where it leaves path order (a path
+ * that sorts before the one before it: libudev moves md and dm block devices
+ * and sound cards' control devices to the end on purpose); the segments are
+ * written one after another, so everything in a segment is sent after
+ * everything in the segments before it.  Within a segment a device's write
+ * starts only after the write of its nearest ancestor in the segment
+ * returned, so a device's event is sent after its parent's, grandparent's...
+ * whenever they are triggered too.  Pure: no I/O.
+ */
+#include <stddef.h>
+
+#define TRIGGER_NO_PARENT ((size_t)-1)
+
+/**
+ * trigger_path_cmp() - compare two paths component by component
+ * @a: a path (borrowed)
+ * @b: another (borrowed)
+ *
+ * As strcmp(), but '/' sorts before every other byte, so a device's
+ * descendants follow it directly ("/a", "/a/b", "/a-b"), as libudev sorts.
+ *
+ * Return: <0, 0 or >0.
+ */
+int trigger_path_cmp(const char *a, const char *b);
+
+/**
+ * trigger_segment_end() - the end of the segment that starts at @from
+ * @paths: the list (borrowed)
+ * @from: the first index of the segment, < @n
+ * @n: the list's length
+ *
+ * Return: the first index after @from whose path sorts before (or equals)
+ * the one before it, or @n.
+ */
+size_t trigger_segment_end(char *const *paths, size_t from, size_t n);
+
+/**
+ * trigger_parent() - the device whose write must return before @i's starts
+ * @paths: the list (borrowed); [@from, @i] sorted by trigger_path_cmp()
+ * @from: the first index of @i's segment
+ * @i: the device
+ *
+ * Return: the index in [@from, @i) of @i's nearest ancestor (a path that is
+ * a prefix of @i's up to a '/'), or TRIGGER_NO_PARENT.
+ */
+size_t trigger_parent(char *const *paths, size_t from, size_t i);
