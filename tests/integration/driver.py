@@ -577,6 +577,16 @@ def case_reload(c):
     c.write(c.conf, f"agent = {a}\nordering = strict\n")
     d.proc.send_signal(signal.SIGHUP)
     d.wait_log(r"configuration reloaded: agent " + re.escape(a) + r",", "the SIGHUP reload")
+    # An agent others could have written is refused; the running configuration (A) stays.
+    bad = c.path("bad")
+    os.makedirs(bad)
+    c.write(os.path.join(bad, "agent"), "#!/bin/sh\n")
+    os.chmod(os.path.join(bad, "agent"), 0o775)
+    c.write(c.conf, f"agent = {bad}/agent\nordering = strict\n")
+    rc, out = c.tool("reload", check=False)
+    check(rc != 0 and f"agent {bad}/agent: writable by group or others" in out,
+          f"reload to a group-writable agent: exit {rc}: {out}")
+    c.write(c.conf, f"agent = {a}\nordering = strict\n")
     d.send(*[uevent(s, "change", dev(s % 4), "net") for s in range(41, 61)])
     c.settle()
     ran_a, ran_b = c.run_log("a"), c.run_log("b")
