@@ -47,6 +47,7 @@ const char *record_agent_status_to_string(enum record_agent_status s)
                 [RECORD_AGENT_SIGNALED] = "signal",
                 [RECORD_AGENT_TIMEOUT] = "timeout",
                 [RECORD_AGENT_EXEC_FAILED] = "exec-failed",
+                [RECORD_AGENT_SET_ASIDE] = "set-aside",
         };
         return (unsigned)s < _RECORD_AGENT_STATUS_MAX ? names[s] : "unknown";
 }

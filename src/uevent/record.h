@@ -33,7 +33,9 @@
  *     2 AGENT_START  u64 seqnum, u64 mono usec, u32 pid, text program
  *     3 AGENT_END    u64 seqnum, u64 mono usec, u32 pid (0 if it never
  *                    started), u16 status (RECORD_AGENT_*), u16 0, i32 value
- *                    (exit code, signal number, or errno for exec failure)
+ *                    (exit code, signal number, or errno for exec failure;
+ *                    status 4, set aside: the instances that died processing
+ *                    the datagram, which never ran)
  *     4 WAIT         u64 seqnum, u64 blocker seqnum, u64 mono usec, text reason
  *                    (e.g. "parent /devices/..."): the event had to wait for
  *                    the blocker's agent to finish
@@ -94,6 +96,7 @@ enum record_agent_status {
         RECORD_AGENT_SIGNALED = 1,     /* value: signal number */
         RECORD_AGENT_TIMEOUT = 2,      /* killed after its timeout; value: the last signal sent */
         RECORD_AGENT_EXEC_FAILED = 3,  /* never ran; value: positive errno */
+        RECORD_AGENT_SET_ASIDE = 4,    /* never ran: the poison guard set the event aside; value: instances that died on it */
         _RECORD_AGENT_STATUS_MAX,
 };
 

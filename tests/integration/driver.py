@@ -917,6 +917,125 @@ def case_monitor_json(c):
     d.stop()
 
 
+class FdStore:
+    """The service manager's side of sd_notify and its fd store, for restarts of hotplugd-test.
+
+    The uevent socket is a socketpair whose daemon end this side keeps across instances
+    (what a socket unit does), so unread datagrams survive a crash; the handover journal
+    comes back through FDSTORE=1 and is passed to the next instance as LISTEN_FDS=1
+    with LISTEN_FDNAMES=queue."""
+
+    def __init__(self, case):
+        self.case = case
+        self.path = case.path("notify")
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(self.path)
+        self.notify.setblocking(False)
+        self.sock, peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.settimeout(POLL)
+        self.peer = os.dup2(peer.fileno(), 20)  # the daemon's end, at a fixed number
+        peer.close()
+        self.queue = None   # the stored journal memfd
+        self.status = []    # STATUS= lines, oldest first
+        self.ready = 0
+
+    def poll(self):
+        while True:
+            try:
+                msg, fds, _, _ = socket.recv_fds(self.notify, 4096, 4)
+            except BlockingIOError:
+                return
+            text = msg.decode(errors="replace")
+            if "FDSTORE=1" in text and "FDNAME=queue" in text and fds:
+                check(self.queue is None, "the journal was put into the fd store twice")
+                self.queue = os.dup2(fds.pop(0), 9)  # dash redirects single digits only
+            for fd in fds:
+                os.close(fd)
+            self.ready += text.count("READY=1")
+            self.status += [line[7:] for line in text.splitlines() if line.startswith("STATUS=")]
+
+    def start(self, log, *args):
+        """One instance; returns its Popen once it said READY=1."""
+        c = self.case
+        argv = [env("HOTPLUGD_TEST"), "--log-target=stderr", f"--sysfs={env('FIXTURE_SYSFS')}",
+                f"--handler-dir={c.path('handlers')}", f"--config={c.conf}", "--all",
+                f"--control-socket={c.socket}", f"--listen-fd={self.peer}", *args]
+        fds, pre = [self.peer], ""
+        if self.queue is not None:
+            fds.append(self.queue)
+            pre = "exec 3<&9 9<&-; export LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=queue; "
+        ready = self.ready
+        with open(log, "ab") as logf:
+            p = subprocess.Popen(["/bin/sh", "-c", pre + 'exec "$@"', "sh", *argv], stdin=subprocess.DEVNULL,
+                                 stdout=logf, stderr=subprocess.STDOUT, pass_fds=fds,
+                                 env=dict(os.environ, NOTIFY_SOCKET=self.path))
+
+        def up():
+            dead = p.poll() is not None  # before reading: READY=1 may come just before a crash
+            self.poll()
+            if self.ready > ready:
+                return True
+            if dead:
+                raise Fail(f"hotplugd exited with status {p.returncode} before READY=1")
+            return False
+        c.wait(up, "READY=1 on the notify socket")
+        return p
+
+    def send(self, *datagrams):
+        for dg in datagrams:
+            self.sock.send(dg)
+
+
+def case_poison(c):
+    """A datagram that kills hotplugd: run once more at most after a restart, then set aside."""
+    agent = c.agent()
+    so = c.path("handlers", "abort.so")
+    shutil.copy(env("HANDLER_ABORT"), so)
+    os.chmod(so, 0o644)
+    store = FdStore(c)
+    procs = []
+    try:
+        p = store.start(c.path("1.log"), f"--agent={agent}")
+        procs.append(p)
+        check(store.queue is not None, "hotplugd put no handover journal into the fd store")
+        net = "/devices/virtual/net/{}".format
+        store.send(uevent(1, "add", net("hpa"), "net"), uevent(2, "add", net("hppoison"), "net"),
+                   *[uevent(s, "add", net(f"hpb{s}"), "net") for s in range(3, 7)])
+        for n in (1, 2):
+            c.wait(lambda: p.poll() is not None, f"instance {n} dying on SEQNUM=2")
+            check(p.returncode in (-signal.SIGABRT, 128 + signal.SIGABRT),
+                  f"instance {n} exited with {p.returncode}, not by SIGABRT")
+            check(not (set(c.runs()) - {1}), f"instance {n} ran {sorted(c.runs())} before dying on 2")
+            p = store.start(c.path(f"{n + 1}.log"), f"--agent={agent}", f"--record={c.path('rec')}")
+            procs.append(p)
+        log = c.path("3.log")
+        c.wait(lambda: set(c.runs()) == {1, 3, 4, 5, 6} or p.poll() is not None,
+               "the third instance running the events after SEQNUM=2")
+        check(p.poll() is None, f"the third instance died too (status {p.returncode}): the poison event "
+              f"was not set aside")
+        text = open(log, errors="replace").read()
+        check(re.search(r"SEQNUM=2 .*DEVPATH=/devices/virtual/net/hppoison.*set aside", text) or
+              re.search(r"set aside.*SEQNUM=2", text), f"no error line setting SEQNUM=2 aside:\n{text}")
+        check("previous instance died processing SEQNUM=2 (try 1 of 2)" in open(c.path("2.log")).read(),
+              "instance 2 did not say which datagram instance 1 died on")
+        check(re.search(r"^Handover: .*, 1 set aside", c.tool("status")[1], re.M), "status lacks 1 set aside")
+        c.wait(lambda: (store.poll(), any("1 set aside" in x for x in store.status))[1], "STATUS= with 1 set aside")
+        store.send(uevent(7, "change", net("hpa"), "net"))
+        c.wait(lambda: 7 in c.runs(), "an event after the set-aside one")
+        check(2 not in c.runs(), "the poison event ran an agent")
+        p.send_signal(signal.SIGTERM)
+        c.wait(lambda: p.poll() is not None, "hotplugd exit")
+        check(p.returncode == 0, f"hotplugd exited {p.returncode} after SIGTERM")
+        rc, out = c.tool("timeline", "--text", c.path("rec"), check=False)
+        check("set aside" in out, f"the recording lacks the set-aside event: {out}")
+    finally:
+        for q in procs:
+            if q.poll() is None:
+                q.kill()
+                q.wait()
+    print("ok: a datagram killing hotplugd twice was set aside by the third instance; every later event ran")
+
+
 CASES = {
     "trust-switch": case_trust_switch,
     "parent-child": case_parent_child,
@@ -932,6 +1051,7 @@ CASES = {
     "dry-run": case_dry_run,
     "replay": case_replay,
     "monitor-json": case_monitor_json,
+    "poison": case_poison,
 }
 
 
