@@ -534,6 +534,7 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         r = backlog_new(&m->backlog);
         if (r < 0)
                 goto fail;
+        m->cfg.handlers.dry_run = m->cfg.dry_run;
         r = handler_chain_new(&m->cfg.handlers, &m->handlers);
         if (r < 0) {
                 log_error_errno(r, "cannot set up handlers");
@@ -627,6 +628,7 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         n.timeout_usec = cfg->timeout_usec;
         n.kill_grace_usec = cfg->kill_grace_usec;
         n.handlers = cfg->handlers;
+        n.handlers.dry_run = m->cfg.dry_run; /* command line only: a reload keeps it */
         n.resync = cfg->resync;
 
         /* Build everything that can fail first; commit only when all succeeded. */

@@ -665,6 +665,42 @@ def case_dry_run(c):
     print("ok: dry run logged 3 'would run' lines and the child's wait, executed nothing")
 
 
+def case_dry_run_firmware(c):
+    """--dry-run and a dry-run replay with the firmware loader on: the file is named, nothing is written."""
+    agent = c.agent()
+    sysfs = c.path("sysfs")
+    shutil.copytree(env("FIXTURE_SYSFS"), sysfs, symlinks=True)
+    fwroot = os.path.join(os.path.dirname(env("FIXTURE_SYSFS")), "firmware")
+    fwdev = "/devices/pci0000:00/0000:00:1f.6/firmware/0000:00:1f.6"
+    size = os.path.getsize(os.path.join(fwroot, "e1000e", "test.bin"))
+
+    def device():
+        with open(sysfs + fwdev + "/loading") as f, open(sysfs + fwdev + "/data", "rb") as g:
+            return f.read(), g.read()
+    before = device()
+    want = (f"firmware e1000e/test.bin: would load {fwroot}/e1000e/test.bin ({size} bytes); "
+            f"dry run, nothing written")
+    opts = [f"--sysfs={sysfs}", "--firmware-loader", f"--firmware-path={fwroot}", f"--agent={agent}"]
+    rec = c.path("fw.rec")
+    d = c.daemon(*opts, "--dry-run", f"--record={rec}")
+    d.send(uevent(1, "add", fwdev, "firmware", "FIRMWARE=e1000e/test.bin", "TIMEOUT=60"))
+    c.settle()
+    d.stop()
+    time.sleep(0.2)  # a copier process, had one been started, has had its time
+    check(device() == before, f"--dry-run wrote to the device: loading, data = {device()}")
+    check(want in d.log_text(), f"the dry run does not name the firmware:\n{d.log_text()}")
+    r = Daemon(c, f"--replay={rec}", "--speed=0", "--dry-run", "--control-socket=", *opts,
+               binary=env("HOTPLUGD"), source=False, log="replay.log", ready=False)
+    c.daemons.append(r)
+    r.start()
+    check(r.wait_exit() == 0, "the dry-run replay failed")
+    check(want in r.log_text(), f"the dry-run replay does not name the firmware:\n{r.log_text()}")
+    time.sleep(0.2)
+    check(device() == before, f"the dry-run replay wrote to the device: loading, data = {device()}")
+    check(not c.runs() and not c.run_log(), "an agent ran in a dry run")
+    print(f"ok: --dry-run and a dry-run replay named the firmware ({size} bytes) and wrote nothing")
+
+
 def case_replay(c):
     """--record, then --replay of the recording: the agent sees the same events."""
     agent = c.agent(sleep_ms=20)
@@ -1049,6 +1085,7 @@ CASES = {
     "pause-resume": case_pause_resume,
     "settle": case_settle,
     "dry-run": case_dry_run,
+    "dry-run-firmware": case_dry_run_firmware,
     "replay": case_replay,
     "monitor-json": case_monitor_json,
     "poison": case_poison,
