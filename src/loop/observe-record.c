@@ -170,6 +170,9 @@ int observe_record_open(struct manager *m)
         r = record_writer_open(path, &o->w);
         if (r == -ELOOP)
                 return log_error_errno(r, "cannot open the recording %s: it is a symbolic link; refused", path);
+        if (r == -EPERM)
+                return log_error_errno(r, "cannot open the recording %s: owned by another user or writable by "
+                                          "group or others; refused", path);
         if (r < 0)
                 return log_error_errno(r, "cannot open the recording %s", path);
         r = sd_event_add_time_relative(m->event, &o->sync, CLOCK_MONOTONIC, USEC_PER_SEC, USEC_PER_SEC / 10,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "shared/macro.h"
+#include "shared/trust.h"
 #include "uevent/record.h"
 
 /* Reader window: room for one full record and some to scan ahead. */
@@ -308,6 +309,12 @@ int record_writer_open(const char *path, struct record_writer **ret)
         }
         if (!S_ISREG(st.st_mode)) {
                 r = -EINVAL;
+                goto fail;
+        }
+        /* Someone else's file, or one others can write: they could plant
+         * records that root replays later, or read what it appends. */
+        if (trust_reason(&st)) {
+                r = -EPERM;
                 goto fail;
         }
         n = pread(w->fd, h, sizeof(h), 0);

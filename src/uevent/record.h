@@ -176,16 +176,20 @@ struct record_writer;
 
 /**
  * record_writer_open() - open a recording for appending.
- * @path: file to create (mode 0640) or append to (borrowed)
+ * @path: file to create (mode 0600) or append to (borrowed); never
+ *        through a symbolic link
  * @ret: the writer, owned by the caller (record_writer_free())
  *
+ * An existing file must pass trust_reason() (owned by the caller's euid
+ * or root, not writable by group or others), checked on the opened file.
  * A new or empty file gets a header.  An existing file must carry a
  * version 1 header (a torn header, a strict prefix of ours, is rewritten).
  * Records after a torn tail left by an earlier crash are still found by
  * readers (the torn bytes are reported as a corrupt region).
  *
  * Return: 0; -EBUSY if another writer holds the file; -EBADMSG if it is not
- * a recording; -EPROTONOSUPPORT for another version; other negative errno.
+ * a recording; -EPROTONOSUPPORT for another version; -ELOOP for a symbolic
+ * link; -EPERM for a file that fails trust_reason(); other negative errno.
  */
 int record_writer_open(const char *path, struct record_writer **ret);
 

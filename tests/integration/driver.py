@@ -701,6 +701,66 @@ def case_dry_run_firmware(c):
     print(f"ok: --dry-run and a dry-run replay named the firmware ({size} bytes) and wrote nothing")
 
 
+def case_record_trust(c):
+    """--record refuses a file others could write; --replay to agents refuses one, a dry run reads it."""
+    agent = c.agent()
+    rec = c.path("new.rec")
+    d = c.daemon(f"--agent={agent}", f"--record={rec}")
+    d.send(uevent(1, "add", NET, "net", "INTERFACE=enp0s31f6"), uevent(2, "change", NET, "net"))
+    c.settle()
+    d.stop()
+    mode = os.stat(rec).st_mode & 0o7777
+    check(mode == 0o600, f"--record created its file with mode {mode:04o}, not 0600")
+
+    def refused(*args, log, want):
+        r = Daemon(c, *args, "--control-socket=", binary=env("HOTPLUGD"), source=False, log=log, ready=False)
+        c.daemons.append(r)
+        r.start()
+        rc = r.wait_exit()
+        check(rc != 0 and want in r.log_text(), f"hotplugd {' '.join(args)}: exit {rc}, log:\n{r.log_text()}")
+        return r
+
+    # Appending to a recording others can write: refused, and the file is left as it was.
+    os.chmod(rec, 0o666)
+    size = os.path.getsize(rec)
+    r = Daemon(c, f"--agent={agent}", f"--record={rec}", "--control-socket=", log="record-0666.log", ready=False)
+    c.daemons.append(r)
+    r.start()
+    rc = r.wait_exit()
+    check(rc != 0 and f"cannot open the recording {rec}: owned by another user or writable by group or others; "
+          "refused" in r.log_text(), f"--record of a 0666 file: exit {rc}, log:\n{r.log_text()}")
+    check(os.path.getsize(rec) == size, "the refused recording was written to")
+
+    # Replaying it to agents: refused; a dry run reads it, with a warning.
+    ragent = c.agent("replay")
+    refused(f"--replay={rec}", "--speed=0", f"--agent={ragent}", log="replay-0666.log",
+            want=f"refusing to replay {rec} to agents: writable by group or others (mode 0666")
+    check(not c.runs("replay"), "a refused replay ran agents")
+    r = Daemon(c, f"--replay={rec}", "--speed=0", "--dry-run", f"--agent={ragent}", "--control-socket=",
+               binary=env("HOTPLUGD"), source=False, log="replay-dry.log", ready=False)
+    c.daemons.append(r)
+    r.start()
+    check(r.wait_exit() == 0, f"dry-run replay of a 0666 recording failed:\n{r.log_text()}")
+    check("read for a dry run only" in r.log_text() and "would run:" in r.log_text(),
+          f"dry-run replay of a 0666 recording: no warning or nothing read:\n{r.log_text()}")
+    # A trusted file in a directory others can write (not sticky): refused as well.
+    open_dir = c.path("open")
+    os.mkdir(open_dir)
+    os.chmod(open_dir, 0o777)
+    os.chmod(rec, 0o600)
+    moved = os.path.join(open_dir, "moved.rec")
+    os.rename(rec, moved)
+    refused(f"--replay={moved}", "--speed=0", f"--agent={ragent}", log="replay-open-dir.log",
+            want=f"refusing to replay {moved} to agents: in a directory others can write")
+    check(not c.runs("replay"), "a refused replay ran agents")
+    if os.geteuid() == 0:
+        os.chown(moved, 65534, 65534)
+        os.chmod(open_dir, 0o755)
+        refused(f"--record={moved}", f"--agent={agent}", log="record-other.log",
+                want=f"cannot open the recording {moved}: owned by another user")
+    print("ok: --record made a 0600 file and refused a 0666 one; --replay refused untrusted files, a dry run read one")
+
+
 def case_replay(c):
     """--record, then --replay of the recording: the agent sees the same events."""
     agent = c.agent(sleep_ms=20)
@@ -1087,6 +1147,7 @@ CASES = {
     "dry-run": case_dry_run,
     "dry-run-firmware": case_dry_run_firmware,
     "replay": case_replay,
+    "record-trust": case_record_trust,
     "monitor-json": case_monitor_json,
     "poison": case_poison,
 }
