@@ -28,6 +28,9 @@ HANDLER_ABORT=$T_DIR/bin/$(basename "$HANDLER_ABORT")
 install -m 644 "$1" "$T_DIR/bin/driver.py"
 { cp -a "$FIXTURE_SYSFS" "$T_DIR/sysfs" && chmod -R a+rX,go-w "$T_DIR/sysfs"; } ||
         t_fail "cannot copy the fixture sysfs"
+# The firmware fixture, beside the sysfs copy where driver.py looks for it.
+{ cp -a "$(dirname "$FIXTURE_SYSFS")/firmware" "$T_DIR/firmware" && chmod -R a+rX,go-w "$T_DIR/firmware"; } ||
+        t_fail "cannot copy the firmware fixture"
 mkdir -m 700 "$T_DIR/work"
 chown 65534:65534 "$T_DIR/work"
 
