@@ -24,6 +24,7 @@
 #include "shared/escape.h"
 #include "shared/getopt-refusal.h"
 #include "shared/macro.h"
+#include "shared/trust.h"
 
 /* getopt_long's val for row i of the table, and for its --no-NAME (above every short letter). */
 #define ROW_VAL(i) (0x100 + (int)(i))
@@ -236,6 +237,30 @@ int options_resolve_paths(struct options *o)
         return 0;
 }
 
+/*
+ * The agent in effect runs as the daemon for every event: it passes the
+ * hotplug.d rule (trust_check_path()).  One that does not exist yet, or
+ * that could not run (not a file), is not refused: --check-config warns
+ * about it, and the daemon tries it for every event (it may be installed
+ * later).
+ */
+static int check_agent(const struct options *o, struct conf_error *err)
+{
+        const char *why = NULL;
+        struct stat st;
+        int r;
+
+        if (o->cfg.hotplug_d || !o->cfg.agent)
+                return 0;
+        r = trust_check_path(o->cfg.agent, false, &st, &why);
+        if (r != -EPERM)
+                return 0;
+        err->line = 0;
+        snprintf(err->msg, sizeof(err->msg), "agent %s: %s (mode %04o, uid %u); refusing to run it as the agent",
+                 o->cfg.agent, why, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+        return r;
+}
+
 int options_load(struct options *o, struct conf *conf, struct conf_error *err)
 {
         int r;
@@ -243,13 +268,14 @@ int options_load(struct options *o, struct conf *conf, struct conf_error *err)
         r = conf_load(options_config_path(o->config), conf, err);
         if (r == -ENOENT && !o->config) {
                 options_default_agent(o, o->set, HOTPLUGD_HOTPLUG_D);
-                return 1;
+                r = check_agent(o, err);
+                return r < 0 ? r : 1;
         }
         if (r < 0)
                 return r;
         conf_apply_options(conf, o);
         options_default_agent(o, o->set | conf->set, HOTPLUGD_HOTPLUG_D);
-        return 0;
+        return check_agent(o, err);
 }
 
 void options_default_agent(struct options *o, uint32_t chosen, const char *dir)

@@ -243,9 +243,10 @@ int options_resolve_paths(struct options *o);
  *
  * The file is o->config, or the default file.  File keys that the command
  * line set (o->set) keep the command line's value.  Then the default agent
- * is settled (options_default_agent()).
+ * is settled (options_default_agent()), and the agent in effect must pass
+ * the hotplug.d trust rule (trust_check_path(); one not installed passes).
  * Return: 0 applied; 1 the default file does not exist (built-in defaults);
- * a negative errno with the reason in @err.
+ * a negative errno with the reason in @err (an untrusted agent: -EPERM).
  */
 int options_load(struct options *o, struct conf *conf, struct conf_error *err);
 

@@ -261,7 +261,7 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
                 "received", "rejected", "filtered", "started", "finished", "failed", "timeouts", "queued",
                 "running", "resyncs", "resync_changed", "resync_added", "resync_removed", "resync_left_alone",
                 "devices", "limit", "limit_max", "awake_max", "asleep", "raised", "lowered",
-                "taken_over", "reruns",
+                "taken_over", "reruns", "set_aside",
         };
 
         if (strcmp(key, "time") == 0)

@@ -205,6 +205,7 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "lowered", s->lowered);
         ctlmsg_add_u64(m, "taken_over", s->taken_over);
         ctlmsg_add_u64(m, "reruns", s->reruns);
+        ctlmsg_add_u64(m, "set_aside", s->set_aside);
 }
 
 static void req_status(struct client *cl)

@@ -120,6 +120,8 @@ struct control_status {
         uint64_t received, rejected, filtered, started, finished, failed, timeouts;
         /* Handover: events taken over from the previous instance, and those run a second time. */
         uint64_t taken_over, reruns;
+        /* Poison guard: datagrams set aside because instances died processing them. */
+        uint64_t set_aside;
         /* Resync after overflow: on, passes done, totals, devices believed present. */
         bool resync;
         uint64_t resyncs, resync_changed, resync_added, resync_removed;

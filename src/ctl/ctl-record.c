@@ -210,6 +210,7 @@ int verb_record(int argc, char *argv[])
                         r == -EBADMSG ? "exists and is not a hotplugd recording"
                         : r == -EBUSY ? "another recorder is writing to it"
                         : r == -ELOOP ? "is a symbolic link; refused"
+                        : r == -EPERM ? "owned by another user or writable by group or others; refused"
                                       : strerror(-r));
                 return CTL_EXIT_FAILURE;
         }

@@ -71,8 +71,8 @@ static void print_counters(const char *rec)
                num(rec, "resync_added"), num(rec, "resync_removed"), num(rec, "resync_left_alone"),
                num(rec, "devices"));
         printf("Handover: %" PRIu64 " events taken over from the previous instance, %" PRIu64
-               " of them re-run (their agent had started)\n",
-               num(rec, "taken_over"), num(rec, "reruns"));
+               " of them re-run (their agent had started), %" PRIu64 " set aside (hotplugd died processing them)\n",
+               num(rec, "taken_over"), num(rec, "reruns"), num(rec, "set_aside"));
 }
 
 static void print_gap(const char *rec, bool first)

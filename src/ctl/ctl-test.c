@@ -117,6 +117,7 @@ static int parse_args(int argc, char *argv[], struct test_args *a)
         }
         *a = (struct test_args){ .action = "add" };
         options_defaults(&a->cfg);
+        a->cfg.handlers.dry_run = true; /* test runs nothing and writes nothing (the firmware loader) */
         while ((c = ctl_getopt(&g, argc, argv)) >= 0)
                 if ((r = parse_option(a, c, optarg)) != CTL_EXIT_OK)
                         return r;

@@ -135,7 +135,8 @@ static int end_run(struct timeline *tl, const struct record *rec)
         }
         if (!run) {
                 /* An exec failure never started: show it as a zero-length run. */
-                if (rec->agent_end.status != RECORD_AGENT_EXEC_FAILED)
+                if (rec->agent_end.status != RECORD_AGENT_EXEC_FAILED &&
+                    rec->agent_end.status != RECORD_AGENT_SET_ASIDE)
                         tl->unmatched_ends++;
                 size_t before = tl->n_runs;
 
@@ -602,6 +603,8 @@ void timeline_run_status(const struct tl_run *run, char *buf, size_t size)
                 snprintf(buf, size, "signal %d", (int)run->value);
         else if (run->status == RECORD_AGENT_TIMEOUT)
                 snprintf(buf, size, "timeout, sig %d", (int)run->value);
+        else if (run->status == RECORD_AGENT_SET_ASIDE)
+                snprintf(buf, size, "set aside, %d tries", (int)run->value);
         else if ((name = strerrorname_np((int)run->value)))
                 snprintf(buf, size, "exec %s", name);
         else

@@ -21,6 +21,11 @@
  * "loading" and goes on.  The child copies at most the size the file had
  * when it was checked; if the file then has more bytes, or fewer, it
  * changed while being copied and the request fails ("loading" -1).
+ *
+ * In a dry run (handler_config.dry_run: hotplugd -n, a dry-run replay,
+ * hotplugctl test) the file is looked for and checked the same way, the
+ * file and its size are logged, and nothing is written to the device: the
+ * verdict is the one a real run would reach.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,8 +55,12 @@ static int open_beneath(int rootfd, const char *name)
         return fd < 0 ? negative_errno() : fd; /* -ENOSYS before Linux 5.6: nothing is loaded */
 }
 
-/* Open @name in the first directory of @search that has it; -ENOENT if none. */
-static int firmware_open(const struct hotplugd_host *host, const char *search, const char *name, size_t *ret_size)
+/*
+ * Open @name in the first directory of @search that has it; -ENOENT if
+ * none.  @ret_root (PATH_MAX bytes) receives that directory.
+ */
+static int firmware_open(const struct hotplugd_host *host, const char *search, const char *name, size_t *ret_size,
+                         char *ret_root)
 {
         if (!sysfs_path_valid(name))
                 return -EINVAL;
@@ -85,6 +94,7 @@ static int firmware_open(const struct hotplugd_host *host, const char *search, c
                                           root, name, (long long)st.st_size, HP_FIRMWARE_MAX_BYTES);
                         else if (fd >= 0) {
                                 *ret_size = (size_t)st.st_size;
+                                memcpy(ret_root, root, n + 1);
                                 return take_fd(&fd);
                         }
                 }
@@ -178,12 +188,18 @@ static int copy_start(const struct hotplugd_host *host, int dirfd, int src, size
 static int firmware_load(const struct hotplugd_host *host, const struct hotplugd_event *e, const char *name)
 {
         _cleanup_close_ int dirfd = -1, src = -1;
+        char root[4096];
         size_t size = 0;
         int r;
 
-        src = firmware_open(host, e->cfg->firmware_path, name, &size);
+        src = firmware_open(host, e->cfg->firmware_path, name, &size, root);
         if (src < 0)
                 return src == -ENOENT || src == -EINVAL ? 0 : src;
+        if (e->cfg->dry_run) {
+                host->log(host, HOTPLUGD_LOG_NOTICE, "firmware %s: would load %s/%s (%zu bytes); dry run, nothing "
+                          "written", name, root, name, size);
+                return 1;
+        }
         dirfd = sysfs_open_dir(e->sysfs_fd, e->ev->devpath);
         if (dirfd < 0)
                 return dirfd;

@@ -219,6 +219,7 @@ void observe_input_drained(struct manager *m);
 void observe_queued(struct manager *m, const struct uevent *ev);
 /* @ev was queued behind @blocker (may be NULL: nothing to wait for; then nothing happens). */
 void observe_waiting(struct manager *m, const struct uevent *ev, const struct uevent *blocker);
+void observe_set_aside(struct manager *m, const struct uevent *view, uint32_t tries);
 void observe_dropped(struct manager *m, const struct uevent *view, bool filtered);
 void observe_starting(struct manager *m, const struct uevent *ev);
 void observe_started(struct manager *m, const struct manager_agent *a);
@@ -247,3 +248,34 @@ int observe_control_open(struct manager *m);
  * Return: true if @view is that event: drop it.
  */
 bool manager_handover_repeated(struct manager *m, const struct uevent *view);
+
+/**
+ * manager_intake_begin() - the poison guard: mark @view before it is processed.
+ * @m: manager
+ * @view: a valid datagram about to go through ledger and handlers (borrowed)
+ *
+ * Writes the handover journal's intake mark (SEQNUM, digest, tries), so
+ * that the next instance knows which datagram this one died on.  The
+ * datagram the previous instance died on is marked with one try more; once
+ * HP_INTAKE_TRIES_MAX instances died on it, it is not marked again but set
+ * aside.  Without a journal, nothing is marked and nothing set aside.
+ * Return: the tries of a datagram to set aside (manager_intake_set_aside()),
+ * else 0.
+ */
+uint32_t manager_intake_begin(struct manager *m, const struct uevent *view);
+
+/* manager_intake_end() - @view was processed (or set aside): clear the mark. */
+void manager_intake_end(struct manager *m);
+
+/**
+ * manager_intake_set_aside() - drop @view, which killed @tries instances, loudly.
+ * @m: manager
+ * @view: the event, past the ledger (borrowed)
+ * @f: its log fields (borrowed)
+ * @tries: from manager_intake_begin()
+ *
+ * Logs at error level, counts it (status, STATUS=), tells the observers
+ * set_aside() (the recording) and dropped().
+ */
+void manager_intake_set_aside(struct manager *m, const struct uevent *view, const struct log_fields *f,
+                              uint32_t tries);

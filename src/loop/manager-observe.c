@@ -151,6 +151,12 @@ void observe_waiting(struct manager *m, const struct uevent *ev, const struct ue
                 o->ops->waiting(o->userdata, ev, blocker, reason);
 }
 
+void observe_set_aside(struct manager *m, const struct uevent *view, uint32_t tries)
+{
+        for_each_observer(m, o, set_aside)
+                o->ops->set_aside(o->userdata, view, tries);
+}
+
 void observe_dropped(struct manager *m, const struct uevent *view, bool filtered)
 {
         for_each_observer(m, o, dropped)

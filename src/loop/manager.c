@@ -102,6 +102,7 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
         struct log_fields f;
         enum uevent_reject why;
         enum ledger_verdict verdict;
+        uint32_t aside;
 
         if (uevent_parse(data, size, vars, &view, &why) < 0) {
                 log_reject(m, data, size, why);
@@ -116,12 +117,14 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
                 return;
         }
 
+        aside = manager_intake_begin(m, &view);
         verdict = ledger_account(&m->ledger, view.seqnum, &gap);
         observe_received(m, &view, verdict, &gap);
         switch (verdict) {
         case LEDGER_DUPLICATE:
                 log_internal(LOG_NOTICE, 0, &f, "duplicate SEQNUM, dropped");
                 observe_dropped(m, &view, false);
+                manager_intake_end(m);
                 return;
         case LEDGER_GAP:
                 log_gap(&gap);
@@ -134,7 +137,11 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
                 break;
         }
         manager_resync_note(m, &view);
-        queue_view(m, &view, &f);
+        if (aside)
+                manager_intake_set_aside(m, &view, &f, aside);
+        else
+                queue_view(m, &view, &f);
+        manager_intake_end(m);
 }
 
 /* One line per variable the agent environment refuses (the event runs without it). */
@@ -527,6 +534,7 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         r = backlog_new(&m->backlog);
         if (r < 0)
                 goto fail;
+        m->cfg.handlers.dry_run = m->cfg.dry_run;
         r = handler_chain_new(&m->cfg.handlers, &m->handlers);
         if (r < 0) {
                 log_error_errno(r, "cannot set up handlers");
@@ -620,6 +628,7 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         n.timeout_usec = cfg->timeout_usec;
         n.kill_grace_usec = cfg->kill_grace_usec;
         n.handlers = cfg->handlers;
+        n.handlers.dry_run = m->cfg.dry_run; /* command line only: a reload keeps it */
         n.resync = cfg->resync;
 
         /* Build everything that can fail first; commit only when all succeeded. */

@@ -65,6 +65,7 @@ static void ctl_status(void *userdata, struct control_status *ret)
                 .timeouts = m->stats.timeouts,
                 .taken_over = m->stats.taken_over,
                 .reruns = m->stats.reruns,
+                .set_aside = m->stats.set_aside,
                 .resync = rs.enabled,
                 .resyncs = rs.passes,
                 .resync_changed = rs.changed,

@@ -15,7 +15,15 @@
  * written again (their records are still live); one that is dropped this
  * time (a handler now filters it) is marked done like a finished one.
  * Journal failures are reported once and never stop the pipeline: only the
- * protection is lost.  Without a journal (manager_handover() not called)
+ * protection is lost.
+ *
+ * The poison guard: the journal's intake mark names the datagram between
+ * manager_intake_begin() and manager_intake_end() (parse is done; ledger,
+ * handlers and queueing are not), with the number of instances that began
+ * it.  An instance that finds a mark left behind compares every datagram
+ * it processes (restored or read) with it, by SEQNUM and digest: the same
+ * one is processed once more with the tries counted up, and once
+ * HP_INTAKE_TRIES_MAX instances died on it, it is set aside instead.  Without a journal (manager_handover() not called)
  * every hook does nothing.
  */
 #include <errno.h>
@@ -26,6 +34,7 @@
 #include "recovery/handover.h"
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "uevent/record.h"
 
 struct manager_handover {
         struct manager *m;
@@ -36,6 +45,7 @@ struct manager_handover {
          * still be in the socket (it is consumed only after journalling). */
         uint64_t takeover_last;
         bool takeover_check;        /* the first datagram after a takeover is not read yet */
+        struct handover_mark suspect; /* the datagram the previous instance died on (seqnum 0: none) */
 };
 
 static void journal_failed(struct manager_handover *h, int r)
@@ -108,6 +118,41 @@ static void on_done(void *userdata, const struct uevent *ev)
         r = handover_done(h->journal, ev->seqnum, ev->size, held(h->m));
         if (r < 0)
                 journal_failed(h, r);
+}
+
+uint32_t manager_intake_begin(struct manager *m, const struct uevent *view)
+{
+        struct manager_handover *h = m->handover;
+        struct handover_mark mark = { .seqnum = view->seqnum, .tries = 1 };
+
+        if (!h || !h->journal)
+                return 0;
+        mark.digest = record_crc32(0, view->buf, view->size);
+        if (h->suspect.seqnum == mark.seqnum && h->suspect.digest == mark.digest) {
+                if (h->suspect.tries >= HP_INTAKE_TRIES_MAX)
+                        return h->suspect.tries;
+                mark.tries = h->suspect.tries + 1;
+        }
+        (void)handover_mark(h->journal, &mark);
+        return 0;
+}
+
+void manager_intake_end(struct manager *m)
+{
+        struct manager_handover *h = m->handover;
+
+        if (h && h->journal)
+                (void)handover_mark(h->journal, NULL);
+}
+
+void manager_intake_set_aside(struct manager *m, const struct uevent *view, const struct log_fields *f,
+                              uint32_t tries)
+{
+        m->stats.set_aside++;
+        log_internal(LOG_ERR, 0, f, "set aside, not run: %" PRIu32 " instance(s) of hotplugd died processing "
+                                    "this datagram; the events after it run", tries);
+        observe_set_aside(m, view, tries);
+        observe_dropped(m, view, false);
 }
 
 static void on_close(void *userdata)
@@ -221,8 +266,13 @@ int manager_handover(struct manager *m, int fd)
                         log_warning_errno(r, "cannot read the handover journal; starting a new one");
                 else if (r == 1)
                         log_warning("the handed-over queue is not a handover journal; starting it anew");
-                else
+                else {
+                        handover_suspect(h->journal, &h->suspect);
+                        if (h->suspect.seqnum)
+                                log_warning("the previous instance died processing SEQNUM=%" PRIu64 " (try %" PRIu32
+                                            " of %d)", h->suspect.seqnum, h->suspect.tries, HP_INTAKE_TRIES_MAX);
                         restore(m, h);
+                }
                 if (r >= 0)
                         return 0;
         }

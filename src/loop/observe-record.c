@@ -82,6 +82,16 @@ static void on_waiting(void *userdata, const struct uevent *ev, const struct uev
                                                      .reason = reason } });
 }
 
+/* An event the poison guard set aside: an agent end that never started. */
+static void on_set_aside(void *userdata, const struct uevent *view, uint32_t tries)
+{
+        record(userdata, &(struct record){ .type = RECORD_AGENT_END,
+                                           .agent_end = { .seqnum = view->seqnum,
+                                                          .monotonic = now_usec(CLOCK_MONOTONIC), .pid = 0,
+                                                          .status = RECORD_AGENT_SET_ASIDE,
+                                                          .value = (int32_t)tries } });
+}
+
 static void on_started(void *userdata, const struct manager_agent *a)
 {
         record(userdata, &(struct record){ .type = RECORD_AGENT_START,
@@ -125,6 +135,7 @@ static const struct manager_observer_ops record_ops = {
         .gap = on_gap,
         .overflow = on_overflow,
         .waiting = on_waiting,
+        .set_aside = on_set_aside,
         .started = on_started,
         .exec_failed = on_exec_failed,
         .finished = on_finished,
@@ -159,6 +170,9 @@ int observe_record_open(struct manager *m)
         r = record_writer_open(path, &o->w);
         if (r == -ELOOP)
                 return log_error_errno(r, "cannot open the recording %s: it is a symbolic link; refused", path);
+        if (r == -EPERM)
+                return log_error_errno(r, "cannot open the recording %s: owned by another user or writable by "
+                                          "group or others; refused", path);
         if (r < 0)
                 return log_error_errno(r, "cannot open the recording %s", path);
         r = sd_event_add_time_relative(m->event, &o->sync, CLOCK_MONOTONIC, USEC_PER_SEC, USEC_PER_SEC / 10,

@@ -42,6 +42,9 @@ static void status_format(const struct manager *m, char *buf, size_t size)
         if (m->stats.taken_over > 0 && n > 0 && (size_t)n < size)
                 snprintf(buf + n, size - (size_t)n, ", %" PRIu64 " taken over (%" PRIu64 " re-run)",
                          m->stats.taken_over, m->stats.reruns);
+        n = n > 0 ? (int)strlen(buf) : n;
+        if (m->stats.set_aside > 0 && n > 0 && (size_t)n < size)
+                snprintf(buf + n, size - (size_t)n, ", %" PRIu64 " set aside (killed hotplugd)", m->stats.set_aside);
 }
 
 static void status_send(struct observe_status *s, bool stopping)

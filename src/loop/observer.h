@@ -68,7 +68,9 @@ struct manager_observer_ops {
          * Right after queued(), or for an event the backlog held, when it moves into the scheduler. */
         void (*waiting)(void *userdata, const struct uevent *ev, const struct uevent *blocker,
                         const char *reason);
-        /* The event left the pipeline without an agent run (duplicate, filtered, aborted). */
+        /* @view was set aside unprocessed: @tries instances died processing it (dropped() follows). */
+        void (*set_aside)(void *userdata, const struct uevent *view, uint32_t tries);
+        /* The event left the pipeline without an agent run (duplicate, filtered, aborted, set aside). */
         void (*dropped)(void *userdata, const struct uevent *view, bool filtered);
         /* The first program for @ev is about to be spawned (once per event, not in a dry run). */
         void (*starting)(void *userdata, const struct uevent *ev);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "shared/log.h"
+#include "shared/trust.h"
 #include "loop/manager-internal.h"
 #include "loop/source.h"
 #include "uevent/record.h"
@@ -303,6 +304,33 @@ static const struct manager_source_ops replay_ops = {
         .free = rp_free,
 };
 
+/*
+ * Root replays a recording to real agents only if nobody else can have
+ * written it: the hotplug.d rule for the file and every directory above it
+ * (trust_check_path()).  With every directory on the way trusted, nobody
+ * else can change what the path names between this check and the open.
+ * A dry run runs nothing, so it may read any recording, with a warning.
+ * Return: 0, or -EPERM (logged).
+ */
+static int replay_trusted(const struct manager *m)
+{
+        const char *path = m->cfg.replay_path, *why = NULL;
+        struct stat st;
+        int r;
+
+        r = trust_check_path(path, false, &st, &why);
+        if (r != -EPERM && r != -EMEDIUMTYPE)
+                return 0; /* a missing file: replay_open() says so */
+        if (m->cfg.dry_run) {
+                log_warning("%s: %s (mode %04o, uid %u): it could hold records planted by another user; "
+                            "read for a dry run only", path, why, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+                return 0;
+        }
+        return log_error_errno(-EPERM, "refusing to replay %s to agents: %s (mode %04o, uid %u); a --dry-run "
+                                       "may read it", path, why, (unsigned)(st.st_mode & 07777),
+                               (unsigned)st.st_uid);
+}
+
 int source_replay_new(struct manager *m, const struct manager_source_ops **ret_ops, void **ret_data)
 {
         struct replay_state *st;
@@ -314,6 +342,9 @@ int source_replay_new(struct manager *m, const struct manager_source_ops **ret_o
         st->m = m;
         *ret_ops = &replay_ops;
         *ret_data = st;
+        r = replay_trusted(m);
+        if (r < 0)
+                return r;
         r = replay_open(m->cfg.replay_path, m->cfg.replay_speed, &st->rp);
         if (r < 0)
                 return log_error_errno(r, "cannot replay %s", m->cfg.replay_path);

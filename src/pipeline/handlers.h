@@ -29,6 +29,9 @@ struct handler_config {
         bool firmware_loader;     /* built-in firmware loader (off by default) */
         const char *firmware_path;/* ':'-separated search path; NULL: HP_FIRMWARE_PATH_DEFAULT */
         size_t cache_size;        /* DEVPATH cache entries; 0: HP_DEVCACHE_DEFAULT */
+        /* --dry-run, a dry-run replay, hotplugctl test: handlers write nothing
+         * (to sysfs or anywhere) and say what they would have done. */
+        bool dry_run;
 };
 
 #define HP_FIRMWARE_PATH_DEFAULT "/lib/firmware/updates:/lib/firmware"

@@ -24,6 +24,7 @@
 #define PAYLOAD_MAX (8 + HP_UEVENT_MAX_SIZE)
 #define OFF_START 16
 #define OFF_LEDGER 24
+#define OFF_MARK 32
 
 struct frame {
         uint16_t type;
@@ -41,7 +42,9 @@ struct header {
         uint64_t start;
         uint64_t ledger_last;
 };
-_Static_assert(sizeof(struct header) == HANDOVER_HEADER_SIZE, "header layout");
+/* Versions 1 and 2 end here; version 3 adds the intake mark (handover.h). */
+_Static_assert(sizeof(struct header) == HANDOVER_HEADER_SIZE_V2, "header layout");
+_Static_assert(OFF_MARK + sizeof(struct handover_mark) <= HANDOVER_HEADER_SIZE, "mark layout");
 
 /* An EVENT record found by a scan. */
 struct held {
@@ -53,6 +56,10 @@ struct held {
 
 struct handover {
         int fd;
+        uint64_t hsize;           /* header size: HANDOVER_HEADER_SIZE, or _V2 for an adopted old journal */
+        void *map;                /* the header's page, shared; NULL: not mapped */
+        struct handover_mark *mark;   /* the mark in @map; NULL: no mark (old journal) */
+        struct handover_mark suspect; /* the mark found by handover_adopt() */
         uint64_t start, end;
         uint64_t ledger_last;     /* highest known */
         uint64_t ledger_written;  /* what the header says */
@@ -106,13 +113,30 @@ static int append(struct handover *h, enum handover_record type, uint64_t seqnum
         return 0;
 }
 
+/* A version 3 header with no mark. */
 static int write_header(int fd, uint64_t start, uint64_t ledger_last)
 {
+        uint8_t buf[HANDOVER_HEADER_SIZE] = { 0 };
         struct header hd = { .version = HANDOVER_VERSION, .size = HANDOVER_HEADER_SIZE, .start = start,
                              .ledger_last = ledger_last };
 
         memcpy(hd.magic, HANDOVER_MAGIC, 8);
-        return pwrite_all(fd, &hd, sizeof(hd), 0);
+        memcpy(buf, &hd, sizeof(hd));
+        return pwrite_all(fd, buf, sizeof(buf), 0);
+}
+
+/* Map the header's page (the file holds a version 3 header) so that marks cost no system call. */
+static int map_mark(struct handover *h)
+{
+        if (!h->map) {
+                void *p = mmap(NULL, HANDOVER_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, h->fd, 0);
+
+                if (p == MAP_FAILED)
+                        return negative_errno();
+                h->map = p;
+        }
+        h->mark = (struct handover_mark *)((uint8_t *)h->map + OFF_MARK);
+        return 0;
 }
 
 static struct handover *alloc_for(int fd)
@@ -122,6 +146,7 @@ static struct handover *alloc_for(int fd)
         if (!h)
                 return NULL;
         h->fd = fd;
+        h->hsize = HANDOVER_HEADER_SIZE;
         h->start = h->end = HANDOVER_HEADER_SIZE;
         return h;
 }
@@ -140,6 +165,8 @@ int handover_new(struct handover **ret)
                 return -ENOMEM;
         }
         r = write_header(fd, HANDOVER_HEADER_SIZE, 0);
+        if (r >= 0)
+                r = map_mark(h);
         if (r < 0) {
                 handover_free(h);
                 return r;
@@ -152,6 +179,8 @@ struct handover *handover_free(struct handover *h)
 {
         if (!h)
                 return NULL;
+        if (h->map)
+                munmap(h->map, HANDOVER_HEADER_SIZE);
         safe_close(h->fd);
         free(h->restore);
         free(h);
@@ -335,21 +364,29 @@ static uint64_t held_bytes(const struct held *e, size_t n)
 
 /* ---- adopting ------------------------------------------------------------- */
 
-/* Make @h an empty journal in its own file, keeping nothing. */
-static int reset_file(struct handover *h)
+/* Make @h an empty version 3 journal in its own file, keeping only @ledger_last. */
+static int reset_file(struct handover *h, uint64_t ledger_last)
 {
+        int r;
+
+        h->mark = NULL;
         if (ftruncate(h->fd, 0) < 0)
                 return negative_errno();
+        h->hsize = HANDOVER_HEADER_SIZE;
         h->start = h->end = HANDOVER_HEADER_SIZE;
-        h->ledger_last = h->ledger_written = 0;
-        return write_header(h->fd, HANDOVER_HEADER_SIZE, 0);
+        h->ledger_last = h->ledger_written = ledger_last;
+        r = write_header(h->fd, HANDOVER_HEADER_SIZE, ledger_last);
+        return r < 0 ? r : map_mark(h);
 }
 
 static bool header_ok(const struct header *hd)
 {
-        return memcmp(hd->magic, HANDOVER_MAGIC, 8) == 0 &&
-               (hd->version == HANDOVER_VERSION || hd->version == HANDOVER_VERSION_1) &&
-               hd->size == HANDOVER_HEADER_SIZE && hd->start >= HANDOVER_HEADER_SIZE;
+        if (memcmp(hd->magic, HANDOVER_MAGIC, 8) != 0 || hd->start < hd->size)
+                return false;
+        if (hd->version == HANDOVER_VERSION)
+                return hd->size == HANDOVER_HEADER_SIZE;
+        return (hd->version == HANDOVER_VERSION_2 || hd->version == HANDOVER_VERSION_1) &&
+               hd->size == HANDOVER_HEADER_SIZE_V2;
 }
 
 int handover_adopt(int fd, struct handover **ret)
@@ -365,11 +402,19 @@ int handover_adopt(int fd, struct handover **ret)
                 return -ENOMEM;
         }
         if (pread_all(fd, &hd, sizeof(hd), 0) < 0 || !header_ok(&hd)) {
-                r = reset_file(h);
+                r = reset_file(h, 0);
                 if (r < 0)
                         goto fail;
                 *ret = h;
                 return 1;
+        }
+        h->hsize = hd.size;
+        if (hd.version == HANDOVER_VERSION) {
+                r = pread_all(fd, &h->suspect, sizeof(h->suspect), OFF_MARK);
+                if (r >= 0)
+                        r = map_mark(h);
+                if (r < 0)
+                        goto fail;
         }
         h->start = hd.start;
         r = scan(h, &s);
@@ -388,8 +433,8 @@ int handover_adopt(int fd, struct handover **ret)
         for (size_t i = 0; i < h->n_restore; i++)
                 h->n_restore_started += h->restore[i].started;
         /* A version 1 journal is read the same way; what follows may hold STARTED records. */
-        if (hd.version != HANDOVER_VERSION) {
-                uint32_t v = HANDOVER_VERSION;
+        if (hd.version == HANDOVER_VERSION_1) {
+                uint32_t v = HANDOVER_VERSION_2;
 
                 r = pwrite_all(fd, &v, sizeof(v), 8);
                 if (r < 0)
@@ -472,12 +517,21 @@ int handover_ledger(struct handover *h, uint64_t last)
         return 0;
 }
 
-/* Nothing held: back to the header alone.  Each step leaves an empty journal. */
+/*
+ * Nothing held: back to the header alone.  Each step leaves an empty
+ * journal.  An adopted version 1 or 2 journal becomes version 3 here.
+ */
 static int cut_back(struct handover *h)
 {
         uint64_t start = HANDOVER_HEADER_SIZE;
         int r;
 
+        if (h->hsize != HANDOVER_HEADER_SIZE) {
+                r = reset_file(h, h->ledger_last);
+                if (r >= 0)
+                        h->live_bytes = 0;
+                return r;
+        }
         if (ftruncate(h->fd, HANDOVER_HEADER_SIZE) < 0)
                 return negative_errno();
         r = pwrite_all(h->fd, &start, 8, OFF_START);
@@ -525,8 +579,8 @@ static int compact(struct handover *h)
         h->live_bytes = held_bytes(s.events, s.n_events);
         scan_done(&s);
         /* Give the dead pages back; the offsets stay (a sparse file). */
-        (void)fallocate(h->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, HANDOVER_HEADER_SIZE,
-                        (off_t)(new_start - HANDOVER_HEADER_SIZE));
+        (void)fallocate(h->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)h->hsize,
+                        (off_t)(new_start - h->hsize));
         return 0;
 }
 
@@ -549,4 +603,27 @@ int handover_done(struct handover *h, uint64_t seqnum, size_t size, size_t held)
         if (used > HANDOVER_COMPACT_MIN && used - MIN(used, h->live_bytes) > 3 * h->live_bytes)
                 return compact(h);
         return 0;
+}
+
+/* ---- the intake mark ------------------------------------------------------- */
+
+int handover_mark(struct handover *h, const struct handover_mark *mark)
+{
+        struct handover_mark *m = h->mark;
+
+        if (!m)
+                return -EOPNOTSUPP;
+        /* SEQNUM last when marking, first when clearing: a mark read back is never torn. */
+        __atomic_store_n(&m->seqnum, 0, __ATOMIC_RELEASE);
+        if (!mark)
+                return 0;
+        __atomic_store_n(&m->digest, mark->digest, __ATOMIC_RELAXED);
+        __atomic_store_n(&m->tries, mark->tries, __ATOMIC_RELAXED);
+        __atomic_store_n(&m->seqnum, mark->seqnum, __ATOMIC_RELEASE);
+        return 0;
+}
+
+void handover_suspect(const struct handover *h, struct handover_mark *ret)
+{
+        *ret = h->suspect;
 }

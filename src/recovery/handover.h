@@ -11,17 +11,29 @@
  * the ledger instead of mistaking the events still waiting in the socket for
  * a gap or a duplicate.
  *
- * FORMAT, version 2, host byte order (a memfd never leaves the machine or
+ * FORMAT, version 3, host byte order (a memfd never leaves the machine or
  * outlives the boot):
  *
- *   Header, HANDOVER_HEADER_SIZE (32) bytes:
+ *   Header, HANDOVER_HEADER_SIZE (64) bytes:
  *     0   8  magic        "HPDQUEUE"
- *     8   4  version      2 (version 1, the same without STARTED records, is
- *                         read too; adopting one rewrites this field to 2)
- *     12  4  header size  32
+ *     8   4  version      3 (versions 1 and 2, a 32-byte header without the
+ *                         intake mark, and version 1 without STARTED records,
+ *                         are read too; adopting one rewrites this field to 2
+ *                         and the file becomes version 3 when it is next cut
+ *                         back to its header)
+ *     12  4  header size  64 (32 for versions 1 and 2)
  *     16  8  start        offset of the first live record (records before it
  *                         are dead and may have been punched out)
  *     24  8  ledger last  highest SEQNUM the ledger accepted, 0 if none
+ *     32  8  mark seqnum  the intake mark: SEQNUM of the datagram going
+ *                         through parse, ledger and handlers right now, 0
+ *                         when none is (handover_mark())
+ *     40  4  mark digest  record_crc32() of that datagram
+ *     44  4  mark tries   how many instances began processing it
+ *     48 16  0            reserved
+ *   The mark is written through a shared mapping of the header's page, a
+ *   few stores and no system call per datagram; a process that dies keeps
+ *   what it stored (the page belongs to the memfd).
  *   Records from start, back to back, each a 16-byte frame and a payload:
  *     0   2  type         1 EVENT, 2 DONE, 3 STARTED
  *     2   2  0
@@ -55,9 +67,11 @@
 #include <stdint.h>
 
 #define HANDOVER_MAGIC "HPDQUEUE"
-#define HANDOVER_VERSION 2
+#define HANDOVER_VERSION 3
+#define HANDOVER_VERSION_2 2
 #define HANDOVER_VERSION_1 1
-#define HANDOVER_HEADER_SIZE 32
+#define HANDOVER_HEADER_SIZE 64
+#define HANDOVER_HEADER_SIZE_V2 32
 #define HANDOVER_FRAME_SIZE 16
 /* Dead bytes tolerated before a compaction: at least this, and at least 3x the live bytes. */
 #define HANDOVER_COMPACT_MIN (1024 * 1024)
@@ -164,6 +178,33 @@ int handover_done(struct handover *h, uint64_t seqnum, size_t size, size_t held)
  * Return: 0 or negative errno.
  */
 int handover_ledger(struct handover *h, uint64_t last);
+
+/* The intake mark: a datagram being processed (handover.h, FORMAT). */
+struct handover_mark {
+        uint64_t seqnum;  /* 0: none */
+        uint32_t digest;  /* record_crc32() of the datagram */
+        uint32_t tries;   /* instances that began processing it, this one included */
+};
+
+/**
+ * handover_mark() - mark the datagram about to be processed, or clear the mark.
+ * @h: journal
+ * @mark: the datagram's SEQNUM, digest and tries; NULL clears the mark
+ *
+ * A few stores into the shared mapping of the header, no system call: it
+ * survives the process dying while the datagram is processed.
+ * Return: 0, or -EOPNOTSUPP when the journal has no mark (an adopted
+ * version 1 or 2 journal, until it is next cut back).
+ */
+int handover_mark(struct handover *h, const struct handover_mark *mark);
+
+/**
+ * handover_suspect() - the mark handover_adopt() found: the datagram the
+ * previous instance died processing.
+ * @h: journal
+ * @ret: filled (seqnum 0 when there was none)
+ */
+void handover_suspect(const struct handover *h, struct handover_mark *ret);
 
 /* Bytes from start to the end of the last record, and live EVENT bytes (for tests and status). */
 uint64_t handover_size(const struct handover *h);

@@ -70,6 +70,8 @@
 /* hotplug.d files refused for their owner or mode that are remembered, so
  * that each is logged once and not once per event (the oldest is forgotten). */
 #define HP_HOTPLUG_D_REFUSED_MAX 256
+/* Instances that may die processing one datagram before the next one sets it aside (the poison guard). */
+#define HP_INTAKE_TRIES_MAX 2
 
 /* Netlink receive buffer requested by default (SO_RCVBUFFORCE). */
 #define HP_RCVBUF_DEFAULT (128 * 1024 * 1024)

@@ -42,11 +42,27 @@ static const char *const refused_keys[] = {
         /* Code loaded by interpreters and libraries at start. */
         "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PERL5LIB", "PERLLIB", "PERL5OPT",
         "PERL5DB", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH", "OPENSSL_CONF", "OPENSSL_MODULES",
-        "OPENSSL_ENGINES",
+        "OPENSSL_ENGINES", "PYTHONWARNINGS", "PYTHONINSPECT", "PYTHONBREAKPOINT", "PYTHONEXECUTABLE",
+        "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "PHPRC", "PHP_INI_SCAN_DIR",
+        "TCLLIBPATH", "TCL_LIBRARY", "GEM_PATH", "GEM_HOME", "RUBYSHELL",
+        /* Files other programs read or write, or commands they run, on the agent's behalf. */
+        "SSLKEYLOGFILE", "LESSOPEN", "LESSCLOSE", "LESSKEYIN", "KRB5_CONFIG", "KRB5_KDC_PROFILE", "KRB5CCNAME",
+        "TERMINFO", "TERMINFO_DIRS", "TERMCAP", "ZDOTDIR", "SSH_ASKPASS", "PAGER", "EDITOR", "VISUAL",
+        "BROWSER",
 };
 
-/* Whole families: the dynamic loader's LD_*, glibc's MALLOC_*, bash's exported functions. */
-static const char *const refused_prefixes[] = { "LD_", "MALLOC_", "BASH_FUNC_" };
+/* Whole families: the dynamic loader's LD_*, glibc's MALLOC_*, bash's exported functions, Lua's
+ * LUA_INIT/LUA_PATH (and their _5_x forms), git's GIT_* (GIT_SSH_COMMAND, GIT_EXEC_PATH, ...). */
+static const char *const refused_prefixes[] = { "LD_", "MALLOC_", "BASH_FUNC_", "LUA_", "GIT_" };
+
+/* The locale variables: a value with a '/' makes glibc load locale files from that path. */
+static bool locale_path(const char *entry, size_t len)
+{
+        if (entry[len] != '=' || !strchr(entry + len + 1, '/'))
+                return false;
+        return (len == 4 && memcmp(entry, "LANG", 4) == 0) || (len == 8 && memcmp(entry, "LANGUAGE", 8) == 0) ||
+               (len > 3 && memcmp(entry, "LC_", 3) == 0);
+}
 
 /* @key's first @len bytes against the NUL-terminated @name, as strcmp() orders them. */
 static int key_cmp(const char *key, size_t len, const char *name)
@@ -96,6 +112,8 @@ int env_key_refused(const char *key, size_t len)
                 if (key[0] == refused_prefixes[i][0] && len >= plen && memcmp(key, refused_prefixes[i], plen) == 0)
                         return 1;
         }
+        if (key[0] == 'L' && locale_path(key, len))
+                return 1;
         bit = key_bit(key, len);
         if (!(filter[bit / 64] & (UINT64_C(1) << (bit % 64))))
                 return 0;

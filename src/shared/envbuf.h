@@ -32,13 +32,17 @@ int env_key_valid(const char *key, size_t len);
 
 /**
  * env_key_refused() - a variable no agent is given, whoever supplies it.
- * @key: the key (borrowed); only its first @len bytes count, so an entry
- *       "KEY=VALUE" can be passed with the length of KEY
+ * @key: the key, or an entry "KEY=VALUE" (borrowed, NUL-terminated when
+ *       @key[@len] is '='); only the key's @len bytes count, except for
+ *       the locale variables (LANG, LANGUAGE, LC_*) of an entry: refused
+ *       when the value holds a '/' (a path glibc would load locales from)
  * @len: bytes of the key
  *
  * HOME and PATH (the agent contract fixes them), and the variables that
  * change how programs are loaded or how shells behave: see hotplugd(8),
- * ENVIRONMENT.  The kernel sends none of them.
+ * ENVIRONMENT.  The kernel sends none of them.  A block list is never
+ * complete: it is the second line of defence behind trusting what is
+ * replayed (source-replay.c) and handlers.
  * Return: 1 if refused, else 0 (also for NULL or an empty key).
  */
 int env_key_refused(const char *key, size_t len);

@@ -3,9 +3,12 @@
 
 /*
  * "Could anyone but us have written this?"  One rule for every file the
- * daemon runs or loads as itself (external handlers, hotplug.d programs):
- * the file and each directory it is reached through are owned by the
- * daemon's effective uid and not writable by group or others.
+ * daemon runs or loads as itself (external handlers, hotplug.d programs,
+ * the agent, recordings replayed to agents): the file and each directory
+ * it is reached through are owned by the daemon's effective uid (or by
+ * root) and not writable by group or others; a directory owned by root
+ * with the sticky bit set (/tmp) counts as trusted on the way, since
+ * nobody else can replace what root put in it.
  */
 
 #include <stdbool.h>
@@ -13,7 +16,7 @@
 
 /**
  * trust_reason() - why @st (file or directory) is not trusted.
- * Return: NULL if it is owned by geteuid() and not group/other-writable,
+ * Return: NULL if it is owned by geteuid() or root and not group/other-writable,
  * else a short reason for a log line ("not owned by root", ...).
  */
 const char *trust_reason(const struct stat *st);
@@ -34,3 +37,19 @@ const char *trust_reason(const struct stat *st);
  * entry cannot be looked at (-ENOENT ...).
  */
 int trust_check_at(int dirfd, const char *name, bool want_dir, struct stat *ret_st, const char **ret_why);
+
+/**
+ * trust_check_path() - check the absolute @path and every directory above it.
+ * @path: absolute path (borrowed); a symbolic link anywhere on it is resolved
+ * @want_dir: it must be a directory (else a regular file)
+ * @ret_st: as for trust_check_at()
+ * @ret_why: set to the reason on refusal ("link target ..." when @path
+ *           itself is a symbolic link)
+ *
+ * The same rule as trust_check_at() gives a link's target: every directory
+ * from "/" down to the resolved file passes trust_reason() or is root's and
+ * sticky, and the file passes trust_reason().
+ * Return: 0 trusted, -EPERM / -EMEDIUMTYPE refused (@ret_why set), -EINVAL
+ * for a relative path, other negative errno (-ENOENT ...).
+ */
+int trust_check_path(const char *path, bool want_dir, struct stat *ret_st, const char **ret_why);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "shared/macro.h"
+#include "shared/trust.h"
 #include "uevent/record.h"
 
 /* Reader window: room for one full record and some to scan ahead. */
@@ -47,6 +48,7 @@ const char *record_agent_status_to_string(enum record_agent_status s)
                 [RECORD_AGENT_SIGNALED] = "signal",
                 [RECORD_AGENT_TIMEOUT] = "timeout",
                 [RECORD_AGENT_EXEC_FAILED] = "exec-failed",
+                [RECORD_AGENT_SET_ASIDE] = "set-aside",
         };
         return (unsigned)s < _RECORD_AGENT_STATUS_MAX ? names[s] : "unknown";
 }
@@ -307,6 +309,12 @@ int record_writer_open(const char *path, struct record_writer **ret)
         }
         if (!S_ISREG(st.st_mode)) {
                 r = -EINVAL;
+                goto fail;
+        }
+        /* Someone else's file, or one others can write: they could plant
+         * records that root replays later, or read what it appends. */
+        if (trust_reason(&st)) {
+                r = -EPERM;
                 goto fail;
         }
         n = pread(w->fd, h, sizeof(h), 0);

@@ -33,7 +33,9 @@
  *     2 AGENT_START  u64 seqnum, u64 mono usec, u32 pid, text program
  *     3 AGENT_END    u64 seqnum, u64 mono usec, u32 pid (0 if it never
  *                    started), u16 status (RECORD_AGENT_*), u16 0, i32 value
- *                    (exit code, signal number, or errno for exec failure)
+ *                    (exit code, signal number, or errno for exec failure;
+ *                    status 4, set aside: the instances that died processing
+ *                    the datagram, which never ran)
  *     4 WAIT         u64 seqnum, u64 blocker seqnum, u64 mono usec, text reason
  *                    (e.g. "parent /devices/..."): the event had to wait for
  *                    the blocker's agent to finish
@@ -94,6 +96,7 @@ enum record_agent_status {
         RECORD_AGENT_SIGNALED = 1,     /* value: signal number */
         RECORD_AGENT_TIMEOUT = 2,      /* killed after its timeout; value: the last signal sent */
         RECORD_AGENT_EXEC_FAILED = 3,  /* never ran; value: positive errno */
+        RECORD_AGENT_SET_ASIDE = 4,    /* never ran: the poison guard set the event aside; value: instances that died on it */
         _RECORD_AGENT_STATUS_MAX,
 };
 
@@ -173,16 +176,20 @@ struct record_writer;
 
 /**
  * record_writer_open() - open a recording for appending.
- * @path: file to create (mode 0640) or append to (borrowed)
+ * @path: file to create (mode 0600) or append to (borrowed); never
+ *        through a symbolic link
  * @ret: the writer, owned by the caller (record_writer_free())
  *
+ * An existing file must pass trust_reason() (owned by the caller's euid
+ * or root, not writable by group or others), checked on the opened file.
  * A new or empty file gets a header.  An existing file must carry a
  * version 1 header (a torn header, a strict prefix of ours, is rewritten).
  * Records after a torn tail left by an earlier crash are still found by
  * readers (the torn bytes are reported as a corrupt region).
  *
  * Return: 0; -EBUSY if another writer holds the file; -EBADMSG if it is not
- * a recording; -EPROTONOSUPPORT for another version; other negative errno.
+ * a recording; -EPROTONOSUPPORT for another version; -ELOOP for a symbolic
+ * link; -EPERM for a file that fails trust_reason(); other negative errno.
  */
 int record_writer_open(const char *path, struct record_writer **ret);
 

@@ -577,6 +577,16 @@ def case_reload(c):
     c.write(c.conf, f"agent = {a}\nordering = strict\n")
     d.proc.send_signal(signal.SIGHUP)
     d.wait_log(r"configuration reloaded: agent " + re.escape(a) + r",", "the SIGHUP reload")
+    # An agent others could have written is refused; the running configuration (A) stays.
+    bad = c.path("bad")
+    os.makedirs(bad)
+    c.write(os.path.join(bad, "agent"), "#!/bin/sh\n")
+    os.chmod(os.path.join(bad, "agent"), 0o775)
+    c.write(c.conf, f"agent = {bad}/agent\nordering = strict\n")
+    rc, out = c.tool("reload", check=False)
+    check(rc != 0 and f"agent {bad}/agent: writable by group or others" in out,
+          f"reload to a group-writable agent: exit {rc}: {out}")
+    c.write(c.conf, f"agent = {a}\nordering = strict\n")
     d.send(*[uevent(s, "change", dev(s % 4), "net") for s in range(41, 61)])
     c.settle()
     ran_a, ran_b = c.run_log("a"), c.run_log("b")
@@ -653,6 +663,102 @@ def case_dry_run(c):
     check(not c.runs() and not c.run_log(), "the agent ran in a dry run")
     d.stop()
     print("ok: dry run logged 3 'would run' lines and the child's wait, executed nothing")
+
+
+def case_dry_run_firmware(c):
+    """--dry-run and a dry-run replay with the firmware loader on: the file is named, nothing is written."""
+    agent = c.agent()
+    sysfs = c.path("sysfs")
+    shutil.copytree(env("FIXTURE_SYSFS"), sysfs, symlinks=True)
+    fwroot = os.path.join(os.path.dirname(env("FIXTURE_SYSFS")), "firmware")
+    fwdev = "/devices/pci0000:00/0000:00:1f.6/firmware/0000:00:1f.6"
+    size = os.path.getsize(os.path.join(fwroot, "e1000e", "test.bin"))
+
+    def device():
+        with open(sysfs + fwdev + "/loading") as f, open(sysfs + fwdev + "/data", "rb") as g:
+            return f.read(), g.read()
+    before = device()
+    want = (f"firmware e1000e/test.bin: would load {fwroot}/e1000e/test.bin ({size} bytes); "
+            f"dry run, nothing written")
+    opts = [f"--sysfs={sysfs}", "--firmware-loader", f"--firmware-path={fwroot}", f"--agent={agent}"]
+    rec = c.path("fw.rec")
+    d = c.daemon(*opts, "--dry-run", f"--record={rec}")
+    d.send(uevent(1, "add", fwdev, "firmware", "FIRMWARE=e1000e/test.bin", "TIMEOUT=60"))
+    c.settle()
+    d.stop()
+    time.sleep(0.2)  # a copier process, had one been started, has had its time
+    check(device() == before, f"--dry-run wrote to the device: loading, data = {device()}")
+    check(want in d.log_text(), f"the dry run does not name the firmware:\n{d.log_text()}")
+    r = Daemon(c, f"--replay={rec}", "--speed=0", "--dry-run", "--control-socket=", *opts,
+               binary=env("HOTPLUGD"), source=False, log="replay.log", ready=False)
+    c.daemons.append(r)
+    r.start()
+    check(r.wait_exit() == 0, "the dry-run replay failed")
+    check(want in r.log_text(), f"the dry-run replay does not name the firmware:\n{r.log_text()}")
+    time.sleep(0.2)
+    check(device() == before, f"the dry-run replay wrote to the device: loading, data = {device()}")
+    check(not c.runs() and not c.run_log(), "an agent ran in a dry run")
+    print(f"ok: --dry-run and a dry-run replay named the firmware ({size} bytes) and wrote nothing")
+
+
+def case_record_trust(c):
+    """--record refuses a file others could write; --replay to agents refuses one, a dry run reads it."""
+    agent = c.agent()
+    rec = c.path("new.rec")
+    d = c.daemon(f"--agent={agent}", f"--record={rec}")
+    d.send(uevent(1, "add", NET, "net", "INTERFACE=enp0s31f6"), uevent(2, "change", NET, "net"))
+    c.settle()
+    d.stop()
+    mode = os.stat(rec).st_mode & 0o7777
+    check(mode == 0o600, f"--record created its file with mode {mode:04o}, not 0600")
+
+    def refused(*args, log, want):
+        r = Daemon(c, *args, "--control-socket=", binary=env("HOTPLUGD"), source=False, log=log, ready=False)
+        c.daemons.append(r)
+        r.start()
+        rc = r.wait_exit()
+        check(rc != 0 and want in r.log_text(), f"hotplugd {' '.join(args)}: exit {rc}, log:\n{r.log_text()}")
+        return r
+
+    # Appending to a recording others can write: refused, and the file is left as it was.
+    os.chmod(rec, 0o666)
+    size = os.path.getsize(rec)
+    r = Daemon(c, f"--agent={agent}", f"--record={rec}", "--control-socket=", log="record-0666.log", ready=False)
+    c.daemons.append(r)
+    r.start()
+    rc = r.wait_exit()
+    check(rc != 0 and f"cannot open the recording {rec}: owned by another user or writable by group or others; "
+          "refused" in r.log_text(), f"--record of a 0666 file: exit {rc}, log:\n{r.log_text()}")
+    check(os.path.getsize(rec) == size, "the refused recording was written to")
+
+    # Replaying it to agents: refused; a dry run reads it, with a warning.
+    ragent = c.agent("replay")
+    refused(f"--replay={rec}", "--speed=0", f"--agent={ragent}", log="replay-0666.log",
+            want=f"refusing to replay {rec} to agents: writable by group or others (mode 0666")
+    check(not c.runs("replay"), "a refused replay ran agents")
+    r = Daemon(c, f"--replay={rec}", "--speed=0", "--dry-run", f"--agent={ragent}", "--control-socket=",
+               binary=env("HOTPLUGD"), source=False, log="replay-dry.log", ready=False)
+    c.daemons.append(r)
+    r.start()
+    check(r.wait_exit() == 0, f"dry-run replay of a 0666 recording failed:\n{r.log_text()}")
+    check("read for a dry run only" in r.log_text() and "would run:" in r.log_text(),
+          f"dry-run replay of a 0666 recording: no warning or nothing read:\n{r.log_text()}")
+    # A trusted file in a directory others can write (not sticky): refused as well.
+    open_dir = c.path("open")
+    os.mkdir(open_dir)
+    os.chmod(open_dir, 0o777)
+    os.chmod(rec, 0o600)
+    moved = os.path.join(open_dir, "moved.rec")
+    os.rename(rec, moved)
+    refused(f"--replay={moved}", "--speed=0", f"--agent={ragent}", log="replay-open-dir.log",
+            want=f"refusing to replay {moved} to agents: in a directory others can write")
+    check(not c.runs("replay"), "a refused replay ran agents")
+    if os.geteuid() == 0:
+        os.chown(moved, 65534, 65534)
+        os.chmod(open_dir, 0o755)
+        refused(f"--record={moved}", f"--agent={agent}", log="record-other.log",
+                want=f"cannot open the recording {moved}: owned by another user")
+    print("ok: --record made a 0600 file and refused a 0666 one; --replay refused untrusted files, a dry run read one")
 
 
 def case_replay(c):
@@ -907,6 +1013,125 @@ def case_monitor_json(c):
     d.stop()
 
 
+class FdStore:
+    """The service manager's side of sd_notify and its fd store, for restarts of hotplugd-test.
+
+    The uevent socket is a socketpair whose daemon end this side keeps across instances
+    (what a socket unit does), so unread datagrams survive a crash; the handover journal
+    comes back through FDSTORE=1 and is passed to the next instance as LISTEN_FDS=1
+    with LISTEN_FDNAMES=queue."""
+
+    def __init__(self, case):
+        self.case = case
+        self.path = case.path("notify")
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(self.path)
+        self.notify.setblocking(False)
+        self.sock, peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.settimeout(POLL)
+        self.peer = os.dup2(peer.fileno(), 20)  # the daemon's end, at a fixed number
+        peer.close()
+        self.queue = None   # the stored journal memfd
+        self.status = []    # STATUS= lines, oldest first
+        self.ready = 0
+
+    def poll(self):
+        while True:
+            try:
+                msg, fds, _, _ = socket.recv_fds(self.notify, 4096, 4)
+            except BlockingIOError:
+                return
+            text = msg.decode(errors="replace")
+            if "FDSTORE=1" in text and "FDNAME=queue" in text and fds:
+                check(self.queue is None, "the journal was put into the fd store twice")
+                self.queue = os.dup2(fds.pop(0), 9)  # dash redirects single digits only
+            for fd in fds:
+                os.close(fd)
+            self.ready += text.count("READY=1")
+            self.status += [line[7:] for line in text.splitlines() if line.startswith("STATUS=")]
+
+    def start(self, log, *args):
+        """One instance; returns its Popen once it said READY=1."""
+        c = self.case
+        argv = [env("HOTPLUGD_TEST"), "--log-target=stderr", f"--sysfs={env('FIXTURE_SYSFS')}",
+                f"--handler-dir={c.path('handlers')}", f"--config={c.conf}", "--all",
+                f"--control-socket={c.socket}", f"--listen-fd={self.peer}", *args]
+        fds, pre = [self.peer], ""
+        if self.queue is not None:
+            fds.append(self.queue)
+            pre = "exec 3<&9 9<&-; export LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=queue; "
+        ready = self.ready
+        with open(log, "ab") as logf:
+            p = subprocess.Popen(["/bin/sh", "-c", pre + 'exec "$@"', "sh", *argv], stdin=subprocess.DEVNULL,
+                                 stdout=logf, stderr=subprocess.STDOUT, pass_fds=fds,
+                                 env=dict(os.environ, NOTIFY_SOCKET=self.path))
+
+        def up():
+            dead = p.poll() is not None  # before reading: READY=1 may come just before a crash
+            self.poll()
+            if self.ready > ready:
+                return True
+            if dead:
+                raise Fail(f"hotplugd exited with status {p.returncode} before READY=1")
+            return False
+        c.wait(up, "READY=1 on the notify socket")
+        return p
+
+    def send(self, *datagrams):
+        for dg in datagrams:
+            self.sock.send(dg)
+
+
+def case_poison(c):
+    """A datagram that kills hotplugd: run once more at most after a restart, then set aside."""
+    agent = c.agent()
+    so = c.path("handlers", "abort.so")
+    shutil.copy(env("HANDLER_ABORT"), so)
+    os.chmod(so, 0o644)
+    store = FdStore(c)
+    procs = []
+    try:
+        p = store.start(c.path("1.log"), f"--agent={agent}")
+        procs.append(p)
+        check(store.queue is not None, "hotplugd put no handover journal into the fd store")
+        net = "/devices/virtual/net/{}".format
+        store.send(uevent(1, "add", net("hpa"), "net"), uevent(2, "add", net("hppoison"), "net"),
+                   *[uevent(s, "add", net(f"hpb{s}"), "net") for s in range(3, 7)])
+        for n in (1, 2):
+            c.wait(lambda: p.poll() is not None, f"instance {n} dying on SEQNUM=2")
+            check(p.returncode in (-signal.SIGABRT, 128 + signal.SIGABRT),
+                  f"instance {n} exited with {p.returncode}, not by SIGABRT")
+            check(not (set(c.runs()) - {1}), f"instance {n} ran {sorted(c.runs())} before dying on 2")
+            p = store.start(c.path(f"{n + 1}.log"), f"--agent={agent}", f"--record={c.path('rec')}")
+            procs.append(p)
+        log = c.path("3.log")
+        c.wait(lambda: set(c.runs()) == {1, 3, 4, 5, 6} or p.poll() is not None,
+               "the third instance running the events after SEQNUM=2")
+        check(p.poll() is None, f"the third instance died too (status {p.returncode}): the poison event "
+              f"was not set aside")
+        text = open(log, errors="replace").read()
+        check(re.search(r"SEQNUM=2 .*DEVPATH=/devices/virtual/net/hppoison.*set aside", text) or
+              re.search(r"set aside.*SEQNUM=2", text), f"no error line setting SEQNUM=2 aside:\n{text}")
+        check("previous instance died processing SEQNUM=2 (try 1 of 2)" in open(c.path("2.log")).read(),
+              "instance 2 did not say which datagram instance 1 died on")
+        check(re.search(r"^Handover: .*, 1 set aside", c.tool("status")[1], re.M), "status lacks 1 set aside")
+        c.wait(lambda: (store.poll(), any("1 set aside" in x for x in store.status))[1], "STATUS= with 1 set aside")
+        store.send(uevent(7, "change", net("hpa"), "net"))
+        c.wait(lambda: 7 in c.runs(), "an event after the set-aside one")
+        check(2 not in c.runs(), "the poison event ran an agent")
+        p.send_signal(signal.SIGTERM)
+        c.wait(lambda: p.poll() is not None, "hotplugd exit")
+        check(p.returncode == 0, f"hotplugd exited {p.returncode} after SIGTERM")
+        rc, out = c.tool("timeline", "--text", c.path("rec"), check=False)
+        check("set aside" in out, f"the recording lacks the set-aside event: {out}")
+    finally:
+        for q in procs:
+            if q.poll() is None:
+                q.kill()
+                q.wait()
+    print("ok: a datagram killing hotplugd twice was set aside by the third instance; every later event ran")
+
+
 CASES = {
     "trust-switch": case_trust_switch,
     "parent-child": case_parent_child,
@@ -920,8 +1145,11 @@ CASES = {
     "pause-resume": case_pause_resume,
     "settle": case_settle,
     "dry-run": case_dry_run,
+    "dry-run-firmware": case_dry_run_firmware,
     "replay": case_replay,
+    "record-trust": case_record_trust,
     "monitor-json": case_monitor_json,
+    "poison": case_poison,
 }
 
 

@@ -7,7 +7,7 @@
 # reachable for it) in a directory it can read but not write, and writes
 # only into work/, a directory of its own.  $1: driver.py.  Environment:
 # as for driver.py (HOTPLUGD_TEST, HOTPLUGD, HOTPLUGCTL, AGENT_DUMP,
-# FIXTURE_SYSFS).
+# HANDLER_ABORT, FIXTURE_SYSFS).
 . "$(dirname "$0")/../kernel/lib.sh"
 if [ "$(id -u)" != 0 ]; then
         [ "${HOTPLUGD_TEST_REQUIRE_ROOT:-0}" = 1 ] &&
@@ -23,9 +23,14 @@ for v in HOTPLUGD_TEST HOTPLUGD HOTPLUGCTL AGENT_DUMP; do
         install -m 755 "${!v}" "$T_DIR/bin/" || t_fail "cannot copy $v (${!v})"
         printf -v "$v" '%s' "$T_DIR/bin/$(basename "${!v}")"
 done
+install -m 644 "$HANDLER_ABORT" "$T_DIR/bin/" || t_fail "cannot copy HANDLER_ABORT ($HANDLER_ABORT)"
+HANDLER_ABORT=$T_DIR/bin/$(basename "$HANDLER_ABORT")
 install -m 644 "$1" "$T_DIR/bin/driver.py"
 { cp -a "$FIXTURE_SYSFS" "$T_DIR/sysfs" && chmod -R a+rX,go-w "$T_DIR/sysfs"; } ||
         t_fail "cannot copy the fixture sysfs"
+# The firmware fixture, beside the sysfs copy where driver.py looks for it.
+{ cp -a "$(dirname "$FIXTURE_SYSFS")/firmware" "$T_DIR/firmware" && chmod -R a+rX,go-w "$T_DIR/firmware"; } ||
+        t_fail "cannot copy the firmware fixture"
 mkdir -m 700 "$T_DIR/work"
 chown 65534:65534 "$T_DIR/work"
 
@@ -44,7 +49,7 @@ rc=0
         ${ASAN_OPTIONS+ASAN_OPTIONS="$ASAN_OPTIONS"} ${UBSAN_OPTIONS+UBSAN_OPTIONS="$UBSAN_OPTIONS"} \
         ${T_IDLE+T_IDLE="$T_IDLE"} \
         HOTPLUGD_TEST="$HOTPLUGD_TEST" HOTPLUGD="$HOTPLUGD" HOTPLUGCTL="$HOTPLUGCTL" AGENT_DUMP="$AGENT_DUMP" \
-        FIXTURE_SYSFS="$T_DIR/sysfs" "$py" "$T_DIR/bin/driver.py" --all || rc=$?
+        HANDLER_ABORT="$HANDLER_ABORT" FIXTURE_SYSFS="$T_DIR/sysfs" "$py" "$T_DIR/bin/driver.py" --all || rc=$?
 
 # The driver stops what it started; anything of nobody's still running
 # from here would be a leak of the suite: report it, then end it by PID.

@@ -13,9 +13,10 @@ u1=$(t_uuid) u2=$(t_uuid) u3=$(t_uuid)
 dp=/devices/virtual/net/lo
 
 # A recording (format: hotplugctl(8), RECORDING FORMAT) of three datagrams.
-python3 - "$REC" "$dp" "$u1" "$u2" "$u3" <<'PY' || t_fail "cannot write the recording"
+u4=$(t_uuid)
+python3 - "$REC" "$dp" "$u1" "$u2" "$u3" "$u4" <<'PY' || t_fail "cannot write the recording"
 import struct, sys, zlib
-path, dp, u1, u2, u3 = sys.argv[1:]
+path, dp, u1, u2, u3 = sys.argv[1:6]
 def dgram(action, seq, extra):
     e = [f"{action}@{dp}", f"ACTION={action}", f"DEVPATH={dp}", "SUBSYSTEM=net"] + extra + [f"SEQNUM={seq}"]
     return "\0".join(e).encode() + b"\0"
@@ -26,6 +27,13 @@ events = [
                            "PATH=/nonexistent", "GLIBC_TUNABLES=glibc.malloc.check=3", "TMPDIR=/nonexistent",
                            "MALLOC_CHECK_=3", "SHELLOPTS=xtrace", "PS4=$(id)", "INTERFACE=lo"]),
     dgram("change", 4003, [f"SYNTH_UUID={u3}", "INTERFACE=lo", "IFINDEX=1"]),
+    dgram("change", 4004, ["SYNTH_UUID=" + sys.argv[6], "LUA_INIT=@/nonexistent/x.lua",
+                           "JAVA_TOOL_OPTIONS=-javaagent:/nonexistent/x.jar", "_JAVA_OPTIONS=-Dx=1",
+                           "PYTHONWARNINGS=error", "PYTHONINSPECT=1", "PYTHONBREAKPOINT=os.system",
+                           "SSLKEYLOGFILE=/nonexistent/keys", "GIT_SSH_COMMAND=id", "LESSOPEN=|id %s",
+                           "PHPRC=/nonexistent", "TCLLIBPATH=/nonexistent", "KRB5_CONFIG=/nonexistent",
+                           "TERMINFO=/nonexistent", "ZDOTDIR=/nonexistent", "GEM_PATH=/nonexistent",
+                           "LC_ALL=/nonexistent/locale", "LANG=../nonexistent", "LC_MESSAGES=C.UTF-8"]),
 ]
 out = b"\x89HPDREC\n" + struct.pack("<HHI", 1, 16, 0)
 for i, d in enumerate(events):
@@ -74,5 +82,19 @@ check_event "$u1" 4001 LD_PRELOAD BASH_ENV IFS
 check_event "$u2" 4002 HOME LD_LIBRARY_PATH PATH GLIBC_TUNABLES TMPDIR MALLOC_CHECK_ SHELLOPTS PS4
 [ "$(t_env_of "$F" INTERFACE)" = lo ] || t_fail "SEQNUM=4002: an ordinary variable was lost"
 check_event "$u3" 4003
-echo "ok: 3 replayed events ran; 11 refused variables kept from the agent, each logged once with SEQNUM and DEVPATH"
+check_event "$u4" 4004 LUA_INIT JAVA_TOOL_OPTIONS _JAVA_OPTIONS PYTHONWARNINGS PYTHONINSPECT PYTHONBREAKPOINT \
+        SSLKEYLOGFILE GIT_SSH_COMMAND LESSOPEN PHPRC TCLLIBPATH KRB5_CONFIG TERMINFO ZDOTDIR GEM_PATH LC_ALL LANG
+[ "$(t_env_of "$F" LC_MESSAGES)" = C.UTF-8 ] || t_fail "SEQNUM=4004: a locale name without a path was lost"
+echo "ok: 4 replayed events ran; 28 refused variables kept from the agent, each logged once with SEQNUM and DEVPATH"
 grep -m 2 "refused" "$T_LOG" | sed 's/^/  e.g. /'
+
+# The first line of defence: a recording others could have written is not
+# replayed to agents at all (the hotplug.d trust rule), only read by a dry run.
+cp "$REC" "$T_DIR/open.rec" && chmod 0666 "$T_DIR/open.rec" || t_fail "cannot copy the recording"
+rc=0
+"$HOTPLUGD" --replay "$T_DIR/open.rec" --speed 0 --all --agent "$T_AGENT" --control-socket= --log-target=stderr \
+        >"$T_DIR/open.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -qF "refusing to replay $T_DIR/open.rec to agents: writable by group or others" "$T_DIR/open.log" ||
+        t_fail "replay of a 0666 recording: exit $rc: $(cat "$T_DIR/open.log")"
+[ "$(t_count_runs_with "SYNTH_UUID=$u1")" = 1 ] || t_fail "the refused replay ran an agent"
+echo "ok: a recording writable by others is refused before any agent runs"

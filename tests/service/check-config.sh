@@ -117,6 +117,38 @@ expect 0 "hotplugd: warning: agent $tmp/not-exec is not executable" --check-conf
 expect 0 "" --check-config --config "$conf" --hotplug-d "$tmp/hotplug.d"
 [ ! -s "$tmp/err" ] || fail "warnings for a usable hotplug.d: $(cat "$tmp/err")"
 
+# The agent passes the hotplug.d trust rule (the file and every directory
+# above it owned by root or the daemon's user, not writable by group or
+# others; a link's target alike): refused with status 2 by --check-config
+# and by the daemon itself.  /tmp (root's, sticky) is a trusted parent.
+mkdir -p "$tmp/open" "$tmp/trusted"
+chmod 0777 "$tmp/open"
+printf '#!/bin/sh\n' >"$tmp/open/agent"
+chmod 0755 "$tmp/open/agent"
+printf '#!/bin/sh\n' >"$tmp/trusted/gw-agent"
+chmod 0775 "$tmp/trusted/gw-agent"
+ln -s "$tmp/open/agent" "$tmp/trusted/link-agent"
+expect 2 "hotplugd: agent $tmp/trusted/gw-agent: writable by group or others (mode 0775" \
+        --check-config --config "$conf" --agent "$tmp/trusted/gw-agent"
+expect 2 "hotplugd: agent $tmp/open/agent: in a directory others can write" \
+        --check-config --config "$conf" --agent "$tmp/open/agent"
+expect 2 "hotplugd: agent $tmp/trusted/link-agent: link target in a directory others can write" \
+        --check-config --config "$conf" --agent "$tmp/trusted/link-agent"
+printf 'agent = %s\n' "$tmp/trusted/gw-agent" >"$conf"
+expect 2 "hotplugd: agent $tmp/trusted/gw-agent: writable by group or others" --check-config --config "$conf"
+expect 2 "hotplugd: agent $tmp/trusted/gw-agent: writable by group or others" --config "$conf" --dry-run \
+        --control-socket= --log-target stderr
+if [ "$(id -u)" = 0 ]; then
+        printf '#!/bin/sh\n' >"$tmp/trusted/other-agent"
+        chmod 0755 "$tmp/trusted/other-agent"
+        chown 65534 "$tmp/trusted/other-agent"
+        expect 2 "hotplugd: agent $tmp/trusted/other-agent: not owned by root (mode 0755, uid 65534)" \
+                --check-config --config "$conf" --agent "$tmp/trusted/other-agent"
+fi
+chmod 0755 "$tmp/trusted/gw-agent"
+expect 0 "" --check-config --config "$conf"
+[ ! -s "$tmp/err" ] || fail "warnings for a trusted agent: $(cat "$tmp/err")"
+
 # The default file may be absent (only checkable when it is).
 default=$("$HOTPLUGD" --help | sed -n 's/.*--config=FILE.*(default \(.*\)).*/\1/p')
 [ -n "$default" ] || fail "--help does not name the default configuration file"

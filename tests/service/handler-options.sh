@@ -88,4 +88,22 @@ if grep -q "handler directory" "$tmp/a.err"; then
         fail "warning about the default handler directory: $(cat "$tmp/a.err")"
 fi
 echo "ok: missing handler directory"
+
+# hotplugctl test runs nothing and writes nothing: with the firmware loader
+# on, it says which file it would load and how big it is, and the device's
+# loading and data files (in a copy of the fixture tree) stay as they were.
+fwsys=$tmp/sysfs
+cp -a "$sysfs" "$fwsys" || fail "cannot copy the fixture sysfs"
+fwdev=/devices/pci0000:00/0000:00:1f.6/firmware/0000:00:1f.6
+fwfile=$SRCDIR/tests/fixtures/firmware/e1000e/test.bin
+before=$(cat "$fwsys$fwdev/loading"; md5sum <"$fwsys$fwdev/data")
+"$HOTPLUGCTL" test --sysfs "$fwsys" "$fwdev" --firmware-loader --firmware-path "$SRCDIR/tests/fixtures/firmware" \
+        >"$tmp/a" 2>"$tmp/a.err" || fail "hotplugctl test of the firmware device: exit $?: $(cat "$tmp/a.err")"
+sleep 0.2 # a copier process, if one was started, has had its time
+[ "$(cat "$fwsys$fwdev/loading"; md5sum <"$fwsys$fwdev/data")" = "$before" ] ||
+        fail "hotplugctl test wrote to the device: loading=$(cat "$fwsys$fwdev/loading"), data $(wc -c <"$fwsys$fwdev/data") bytes"
+grep -qF "firmware e1000e/test.bin: would load $fwfile ($(stat -c %s "$fwfile") bytes); dry run, nothing written" \
+        "$tmp/a" "$tmp/a.err" || fail "hotplugctl test does not show the firmware it would load: $(cat "$tmp/a" "$tmp/a.err")"
+grep -qx 'verdict: filtered by firmware; no agent would run' "$tmp/a" || fail "firmware verdict: $(cat "$tmp/a")"
+echo "ok: hotplugctl test shows the firmware and writes nothing"
 echo "PASS"

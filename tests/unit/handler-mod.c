@@ -6,8 +6,11 @@
  *   5 add_env returns -EIO after adding a variable
  *   6 exports no handler symbol
  *   7 adds LD_PRELOAD, BASH_ENV, IFS and PATH besides MOD_LOADED
+ *   8 aborts (kills hotplugd) on an event whose DEVPATH ends in "/hppoison"
+ *     (the poison guard's test, tests/integration case "poison")
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <hotplugd/handler.h>
@@ -48,6 +51,15 @@ static int mod_add_env(const struct hotplugd_host *host, void *data, const struc
         (void)key;
         r = host->env_add(env, "MOD_PARTIAL", "1");
         return r < 0 ? r : -EIO;
+#elif MOD_VARIANT == 8
+        const char *devpath = host->event_get(ev, "DEVPATH");
+        size_t n = devpath ? strlen(devpath) : 0;
+
+        (void)key;
+        (void)r;
+        if (n >= 9 && strcmp(devpath + n - 9, "/hppoison") == 0)
+                abort();
+        return host->env_add(env, "MOD_LOADED", "1");
 #elif MOD_VARIANT == 7
         (void)ev;
         (void)key;

@@ -102,6 +102,12 @@ static void test_refused_keys(void)
                 "BASH_FUNC_x", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERL5LIB", "PERLLIB",
                 "PERL5OPT", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH", "OPENSSL_CONF",
                 "OPENSSL_MODULES", "OPENSSL_ENGINES", "PYTHONUSERBASE", "PERL5DB",
+                /* Round two (issue 24). */
+                "LUA_INIT", "LUA_INIT_5_4", "LUA_PATH", "LUA_CPATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+                "JDK_JAVA_OPTIONS", "CLASSPATH", "PYTHONWARNINGS", "PYTHONINSPECT", "PYTHONBREAKPOINT",
+                "SSLKEYLOGFILE", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXEC_PATH", "GIT_CONFIG_PARAMETERS",
+                "LESSOPEN", "LESSCLOSE", "PHPRC", "PHP_INI_SCAN_DIR", "TCLLIBPATH", "KRB5_CONFIG", "TERMINFO",
+                "TERMINFO_DIRS", "ZDOTDIR", "GEM_PATH", "GEM_HOME", "SSH_ASKPASS", "PAGER", "EDITOR", "VISUAL",
         };
         static const char *const passed[] = {
                 "ACTION", "DEVPATH", "SUBSYSTEM", "SEQNUM", "DEVPATH_OLD", "MAJOR", "MINOR", "DEVNAME",
@@ -111,6 +117,7 @@ static void test_refused_keys(void)
                 "PATHS", "HOMEDIR", "MALLOC", "TMPDIRS", "ld_preload", "Path", "home", "PS1", "TZ",
                 "LANG", "LC_ALL", "RESOLV_HOST_CONFX", "RESOLV_HOST_CON", "POSIXLY_CORRECT_",
                 "OPENSSL_ENGINESX", "E", "I", "P", "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+                "LUA", "GIT", "LC_", "LANGUAGES", "TERM", "JAVA_HOME", "SSLKEYLOGFILES",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
@@ -132,6 +139,15 @@ static void test_refused_keys(void)
         check(!env_key_refused("ENVIRONMENT", 4));
         check(!env_key_refused("", 0));
         check(!env_key_refused(NULL, 0));
+        /* The locale variables: refused as entries whose value is a path, passed otherwise. */
+        check(env_key_refused("LC_ALL=/tmp/evil", 6));
+        check(env_key_refused("LANG=../../tmp/evil", 4));
+        check(env_key_refused("LANGUAGE=en:/tmp/x", 8));
+        check(env_key_refused("LC_CTYPE=/tmp/x", 8));
+        check(!env_key_refused("LC_ALL=C.UTF-8", 6));
+        check(!env_key_refused("LANG=de_DE.UTF-8", 4));
+        check(!env_key_refused("LC_ALL=/tmp/evil", 5));
+        check(!env_key_refused("LANGX=/tmp/x", 5));
 }
 
 static void test_var_bound(void)

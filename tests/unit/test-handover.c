@@ -3,8 +3,8 @@
  * The handover journal: what a new instance reads back after events were
  * written down and finished, the ledger mark, cutting back when idle,
  * compaction under load, torn tails, foreign files, that events still
- * to restore are never cut away, STARTED records (re-runs) and version 1
- * journals.
+ * to restore are never cut away, STARTED records (re-runs), version 1 and
+ * 2 journals, and the intake mark (the poison guard).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -269,22 +269,98 @@ static void test_started(void)
         handover_free(h);
 }
 
-/* A version 1 journal (no STARTED records) is taken over, then marked version 2. */
-static void test_version_1(void)
+/*
+ * An older journal: @h's records behind a 32-byte version @version header,
+ * in a new memfd (returned, owned by the caller).
+ */
+static int old_journal(struct handover *h, uint32_t version)
 {
-        struct handover *h = NULL, *n;
+        uint8_t buf[4096], hdr[HANDOVER_HEADER_SIZE_V2] = "HPDQUEUE";
+        uint32_t size = HANDOVER_HEADER_SIZE_V2;
+        uint64_t start = HANDOVER_HEADER_SIZE_V2;
+        struct stat st;
+        ssize_t n;
+        int fd = memfd_create("old-journal", MFD_CLOEXEC);
+
+        check(fd >= 0 && fstat(handover_fd(h), &st) == 0);
+        n = pread(handover_fd(h), buf, sizeof(buf), HANDOVER_HEADER_SIZE);
+        check(n == st.st_size - HANDOVER_HEADER_SIZE);
+        memcpy(hdr + 8, &version, 4);
+        memcpy(hdr + 12, &size, 4);
+        memcpy(hdr + 16, &start, 8);
+        check(pwrite(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr));
+        check(pwrite(fd, buf, (size_t)n, sizeof(hdr)) == n);
+        return fd;
+}
+
+/*
+ * Version 1 and 2 journals (32-byte header, no intake mark) are taken over,
+ * version 1 then marked version 2; with no mark nothing is suspected, marking
+ * is refused, and once nothing is held the file becomes version 3.
+ */
+static void test_old_versions(void)
+{
         static const uint64_t want[] = { 7, 9 };
-        uint32_t version = HANDOVER_VERSION_1;
+        static const struct handover_mark mark = { .seqnum = 9, .digest = 1, .tries = 1 };
+
+        for (uint32_t v = HANDOVER_VERSION_1; v <= HANDOVER_VERSION_2; v++) {
+                struct handover *h = NULL, *n = NULL;
+                struct handover_mark got;
+                uint32_t version;
+                struct stat st;
+                int fd;
+
+                check_int(handover_new(&h), 0);
+                add(h, 7);
+                add(h, 9);
+                fd = old_journal(h, v);
+                check_int(handover_adopt(fd, &n), 0);
+                check_int(handover_restore_started(n), 0);
+                expect_restore(n, want, 2);
+                check(pread(fd, &version, sizeof(version), 8) == (ssize_t)sizeof(version));
+                check_int(version, HANDOVER_VERSION_2);
+                handover_suspect(n, &got);
+                check_int(got.seqnum, 0);
+                check_int(handover_mark(n, &mark), -EOPNOTSUPP);
+                done(n, 7, 1);
+                done(n, 9, 0);
+                check(fstat(fd, &st) == 0);
+                check_int(st.st_size, HANDOVER_HEADER_SIZE);
+                check(pread(fd, &version, sizeof(version), 8) == (ssize_t)sizeof(version));
+                check_int(version, HANDOVER_VERSION);
+                check_int(handover_mark(n, &mark), 0);
+                handover_free(n);
+                handover_free(h);
+        }
+}
+
+/* The intake mark: what a process that dies while it is set leaves to the next instance. */
+static void test_mark(void)
+{
+        static const struct handover_mark mark = { .seqnum = 42, .digest = 0xdeadbeef, .tries = 2 };
+        struct handover *h = NULL, *n;
+        struct handover_mark got;
 
         check_int(handover_new(&h), 0);
-        add(h, 7);
-        add(h, 9);
-        check(pwrite(handover_fd(h), &version, sizeof(version), 8) == (ssize_t)sizeof(version));
+        add(h, 41);
+        check_int(handover_mark(h, &mark), 0);
         n = reopen(h);
-        check_int(handover_restore_started(n), 0);
-        expect_restore(n, want, 2);
-        check(pread(handover_fd(h), &version, sizeof(version), 8) == (ssize_t)sizeof(version));
-        check_int(version, HANDOVER_VERSION);
+        handover_suspect(n, &got);
+        check_int(got.seqnum, 42);
+        check_int(got.digest, 0xdeadbeef);
+        check_int(got.tries, 2);
+        handover_free(n);
+        /* Cleared: nothing suspected; cutting back (nothing held) keeps a mark in place. */
+        check_int(handover_mark(h, NULL), 0);
+        n = reopen(h);
+        handover_suspect(n, &got);
+        check_int(got.seqnum, 0);
+        handover_free(n);
+        check_int(handover_mark(h, &mark), 0);
+        done(h, 41, 0);
+        n = reopen(h);
+        handover_suspect(n, &got);
+        check_int(got.seqnum, 42);
         handover_free(n);
         handover_free(h);
 }
@@ -312,7 +388,8 @@ int main(void)
         run_test(test_foreign_file);
         run_test(test_restore_not_cut);
         run_test(test_started);
-        run_test(test_version_1);
+        run_test(test_old_versions);
+        run_test(test_mark);
         run_test(test_bad_input);
         return 0;
 }

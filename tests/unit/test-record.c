@@ -332,6 +332,15 @@ static void test_headers(void)
         check_int(record_reader_open(path_of("tornhdr"), &r), 0);
         check_int(record_reader_version(r), 1);
         record_reader_free(r);
+
+        /* Others could write it: refused, even to append to a valid recording; 0600 again passes. */
+        check_int(chmod(path_of("tornhdr"), 0620), 0);
+        check_int(record_writer_open(path_of("tornhdr"), &w), -EPERM);
+        check_int(chmod(path_of("tornhdr"), 0602), 0);
+        check_int(record_writer_open(path_of("tornhdr"), &w), -EPERM);
+        check_int(chmod(path_of("tornhdr"), 0600), 0);
+        check_int(record_writer_open(path_of("tornhdr"), &w), 0);
+        record_writer_free(w);
 }
 
 static void test_append_and_lock(void)
