@@ -34,13 +34,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <libudev.h>
-
 #include "config.h"
 #include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/ctl.h"
 #include "ctl/trigger-order.h"
+#include "ctl/trigger-walk.h"
 #include "shared/bounds.h"
 #include "shared/escape.h"
 #include "shared/macro.h"
@@ -58,6 +57,26 @@ struct patterns {
         size_t n;
 };
 
+/*
+ * The writers of the current batch.  The main thread appends devices and
+ * publishes them (@to); writers claim them in order (@next).  Every field
+ * under @lock; a device's entries in struct trigger are written before it is
+ * published and only read after.
+ */
+struct writers {
+        size_t next;                /* the next device to claim */
+        size_t to;                  /* devices published */
+        size_t prefix;              /* every device below it has been written */
+        size_t written;             /* devices written, for the progress line */
+        unsigned waiting;           /* writers waiting for an earlier write */
+        bool closed;                /* nothing more comes in this batch */
+        bool *done;                 /* of each device */
+        pthread_t threads[HP_TRIGGER_JOBS_MAX];
+        size_t n_threads;           /* running; 0: none started for this batch */
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+};
+
 struct trigger {
         const char *action;
         struct patterns match, nomatch, sysname;
@@ -66,92 +85,60 @@ struct trigger {
         bool settle, dry_run, verbose, tty;
         uint64_t timeout_ms;
         unsigned jobs;              /* writers at once, 1..HP_TRIGGER_JOBS_MAX */
+        /* The current batch: at most HP_CONTROL_UUIDS_MAX devices, index 0..n. */
         char **paths;               /* syspaths, owned */
-        size_t n_paths;
+        size_t n;
         char (*uuid)[UUID_STRING_MAX];
         bool *failed;
         int *err;                   /* errno of each device's write, 0 if it was written */
         size_t *parent;             /* trigger_parent() of each, in its segment */
-        size_t *segment;            /* the first index of each one's segment */
+        size_t *segment;            /* trigger_segment() of each */
+        size_t base;                /* devices of the batches before */
+        size_t chunk;               /* devices to gather before the next publish */
+        size_t failures;
+        int status;                 /* a batch's exit status that ended the walk */
+        struct writers w;
         int fd;                     /* control connection with --settle, else -1 */
 };
 
-/* The writers of one batch [from, to); every field under @lock. */
-struct writers {
-        struct trigger *t;
-        size_t next;                /* the next device to claim */
-        size_t to;
-        size_t prefix;              /* every device below it has been written */
-        size_t written;             /* devices written, for the progress line */
-        unsigned waiting;           /* writers waiting for an earlier write */
-        bool *done;                 /* of each device of the batch, index - (to - len) */
-        size_t from;
-        pthread_mutex_t lock;
-        pthread_cond_t cond;
-};
+static void free_paths(struct trigger *t)
+{
+        for (size_t i = 0; i < t->n; i++)
+                free(t->paths[i]);
+        t->n = 0;
+}
 
 static void trigger_done(struct trigger *t)
 {
-        for (size_t i = 0; i < t->n_paths; i++)
-                free(t->paths[i]);
+        if (t->paths)
+                free_paths(t);
         free(t->paths);
         free(t->uuid);
         free(t->failed);
         free(t->err);
         free(t->parent);
         free(t->segment);
+        free(t->w.done);
+        pthread_cond_destroy(&t->w.cond);
+        pthread_mutex_destroy(&t->w.lock);
         safe_close(t->fd);
 }
 
-/* Append a copy of @syspath to t->paths. */
-static int add_path(struct trigger *t, const char *syspath, size_t *cap)
+/* The batch arrays, HP_CONTROL_UUIDS_MAX entries each (untouched pages cost nothing). */
+static int trigger_alloc(struct trigger *t)
 {
-        if (t->n_paths == *cap) {
-                size_t n = *cap ? *cap * 2 : 256;
-                char **p = realloc(t->paths, n * sizeof(*p));
+        size_t cap = HP_CONTROL_UUIDS_MAX;
 
-                if (!p)
-                        return -ENOMEM;
-                t->paths = p;
-                *cap = n;
-        }
-        t->paths[t->n_paths] = strdup(syspath);
-        if (!t->paths[t->n_paths])
+        t->paths = calloc(cap, sizeof(*t->paths));
+        t->uuid = calloc(cap, sizeof(*t->uuid));
+        t->failed = calloc(cap, sizeof(*t->failed));
+        t->err = calloc(cap, sizeof(*t->err));
+        t->parent = calloc(cap, sizeof(*t->parent));
+        t->segment = calloc(cap, sizeof(*t->segment));
+        t->w.done = calloc(cap, sizeof(*t->w.done));
+        if (!t->paths || !t->uuid || !t->failed || !t->err || !t->parent || !t->segment || !t->w.done)
                 return -ENOMEM;
-        t->n_paths++;
         return 0;
-}
-
-static int enumerate(struct trigger *t)
-{
-        struct udev *udev = udev_new();
-        struct udev_enumerate *e = udev ? udev_enumerate_new(udev) : NULL;
-        struct udev_list_entry *entry;
-        size_t cap = 0;
-        int r = -ENOMEM;
-
-        if (!e)
-                goto out;
-        for (size_t i = 0; i < t->match.n; i++)
-                if ((r = udev_enumerate_add_match_subsystem(e, t->match.p[i])) < 0)
-                        goto out;
-        for (size_t i = 0; i < t->nomatch.n; i++)
-                if ((r = udev_enumerate_add_nomatch_subsystem(e, t->nomatch.p[i])) < 0)
-                        goto out;
-        for (size_t i = 0; i < t->sysname.n; i++)
-                if ((r = udev_enumerate_add_match_sysname(e, t->sysname.p[i])) < 0)
-                        goto out;
-        r = udev_enumerate_scan_devices(e);
-        if (r < 0)
-                goto out;
-        udev_list_entry_foreach(entry, udev_enumerate_get_list_entry(e))
-                if ((r = add_path(t, udev_list_entry_get_name(entry), &cap)) < 0)
-                        goto out;
-        r = 0;
-out:
-        udev_enumerate_unref(e);
-        udev_unref(udev);
-        return r;
 }
 
 static bool any_matches(const struct patterns *ps, const char *s)
@@ -162,41 +149,19 @@ static bool any_matches(const struct patterns *ps, const char *s)
         return false;
 }
 
-/*
- * The DEVICEs named, each once, in the order given, that pass the match
- * options as an enumeration would (shell patterns, as libudev matches).
- * Return: CTL_EXIT_OK, or CTL_EXIT_FAILURE after naming a DEVICE that is not one.
- */
-static int named_devices(struct trigger *t)
+/* Does a device pass the match options?  Its sysname as libudev has it: '!' for '/'. */
+static bool passes(const struct trigger *t, const char *syspath, const char *subsystem)
 {
-        char devpath[PATH_MAX], syspath[PATH_MAX + sizeof(SYSFS_ROOT)], subsystem[PATH_MAX];
-        _cleanup_close_ int rootfd = sysfs_open_root(SYSFS_ROOT);
-        size_t cap = 0;
-        int r;
+        char sysname[NAME_MAX + 1];
 
-        for (size_t i = 0; i < t->n_devices; i++) {
-                _cleanup_close_ int fd = -1;
-                bool seen = false;
-
-                if (ctl_device("trigger", SYSFS_ROOT, t->devices[i], devpath, sizeof(devpath)) < 0)
-                        return CTL_EXIT_FAILURE;
-                snprintf(syspath, sizeof(syspath), SYSFS_ROOT "%s", devpath);
-                for (size_t k = 0; k < t->n_paths && !seen; k++)
-                        seen = strcmp(t->paths[k], syspath) == 0;
-                /* No subsystem link (a module, say): only a --subsystem-match can refuse it. */
-                fd = rootfd < 0 ? rootfd : sysfs_open_dir(rootfd, devpath);
-                if (fd < 0 || sysfs_link_name(fd, devpath, "subsystem", subsystem, sizeof(subsystem)) < 0)
-                        subsystem[0] = '\0';
-                if (seen || (t->match.n && !any_matches(&t->match, subsystem)) ||
-                    any_matches(&t->nomatch, subsystem) ||
-                    (t->sysname.n && !any_matches(&t->sysname, sysfs_basename(devpath))))
-                        continue;
-                if ((r = add_path(t, syspath, &cap)) < 0) {
-                        ctl_err("trigger", "%s", strerror(-r));
-                        return CTL_EXIT_FAILURE;
-                }
-        }
-        return CTL_EXIT_OK;
+        if ((t->match.n && !any_matches(&t->match, subsystem)) || any_matches(&t->nomatch, subsystem))
+                return false;
+        if (!t->sysname.n)
+                return true;
+        snprintf(sysname, sizeof(sysname), "%s", sysfs_basename(syspath));
+        for (char *c = sysname; (c = strchr(c, '!')); c++)
+                *c = '/';
+        return any_matches(&t->sysname, sysname);
 }
 
 static void progress(const struct trigger *t, const char *what, size_t done, size_t total, bool last)
@@ -255,25 +220,30 @@ static int write_one(const struct trigger *t, size_t i)
 }
 
 /* May device @i be written now: its segment's predecessors and its parent are. */
-static bool may_write(const struct writers *w, size_t i)
+static bool may_write(const struct trigger *t, size_t i)
 {
-        size_t p = w->t->parent[i];
+        size_t p = t->parent[i];
 
-        return w->prefix >= w->t->segment[i] && (p == TRIGGER_NO_PARENT || p < w->from || w->done[p - w->from]);
+        return t->w.prefix >= t->segment[i] && (p == TRIGGER_NO_PARENT || t->w.done[p]);
 }
 
-/* One writer: claim the next device, wait until it may be written, write it. */
+/* One writer: claim the next device published, wait until it may be written, write it. */
 static void *writer(void *userdata)
 {
-        struct writers *w = userdata;
-        struct trigger *t = w->t;
+        struct trigger *t = userdata;
+        struct writers *w = &t->w;
 
         pthread_mutex_lock(&w->lock);
-        while (w->next < w->to) {
-                size_t i = w->next++;
+        for (;;) {
+                size_t i;
                 int e;
 
-                while (!may_write(w, i)) {
+                while (w->next >= w->to && !w->closed)
+                        pthread_cond_wait(&w->cond, &w->lock);
+                if (w->next >= w->to)
+                        break;
+                i = w->next++;
+                while (!may_write(t, i)) {
                         w->waiting++;
                         pthread_cond_wait(&w->cond, &w->lock);
                         w->waiting--;
@@ -282,51 +252,65 @@ static void *writer(void *userdata)
                 e = write_one(t, i);
                 pthread_mutex_lock(&w->lock);
                 t->err[i] = e;
-                w->done[i - w->from] = true;
-                while (w->prefix < w->to && w->done[w->prefix - w->from])
+                w->done[i] = true;
+                while (w->prefix < w->to && w->done[w->prefix])
                         w->prefix++;
                 if (w->waiting)
                         pthread_cond_broadcast(&w->cond);
                 if (++w->written % 16 == 0)
-                        progress(t, "triggered", w->from + w->written, t->n_paths, false);
+                        progress(t, "triggered", t->base + w->written, t->base + w->to, false);
         }
         pthread_mutex_unlock(&w->lock);
         return NULL;
 }
 
 /*
- * Write every uevent file of [from, to) with up to t->jobs writers (this
- * thread is one), then name the failures and, with --verbose, the devices
- * written, in the list's order.  Return: number of failures.
+ * Hand the devices gathered since the last call to the writers, after
+ * telling the daemon their UUIDs (--settle), so that none is processed
+ * unnoticed.  The first call of a batch starts the writers.
+ * Return: exit status.
  */
-static size_t write_uevents(struct trigger *t, size_t from, size_t to)
+static int publish(struct trigger *t)
 {
-        struct writers w = { .t = t, .next = from, .to = to, .prefix = from, .from = from };
-        pthread_t threads[HP_TRIGGER_JOBS_MAX];
-        size_t n_threads = 0, failures = 0;
+        struct writers *w = &t->w;
+        int r;
+
+        if (w->to == t->n)
+                return CTL_EXIT_OK;
+        if (t->settle && (r = send_uuids(t, "watch-uuids", w->to, t->n, false)) != CTL_EXIT_OK)
+                return r;
+        /* Too few threads (none at all) only means fewer writes at once: the main thread writes too, at the end. */
+        while (w->n_threads < t->jobs && pthread_create(&w->threads[w->n_threads], NULL, writer, t) == 0)
+                w->n_threads++;
+        pthread_mutex_lock(&w->lock);
+        w->to = t->n;
+        pthread_cond_broadcast(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+        return CTL_EXIT_OK;
+}
+
+/* No more devices in this batch: help write what is left, then wait for the writers. */
+static void close_writers(struct trigger *t)
+{
+        struct writers *w = &t->w;
+
+        pthread_mutex_lock(&w->lock);
+        w->closed = true;
+        pthread_cond_broadcast(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+        (void)writer(t);
+        for (size_t k = 0; k < w->n_threads; k++)
+                pthread_join(w->threads[k], NULL);
+        w->n_threads = 0;
+}
+
+/* Name the failed writes and, with --verbose, the devices written, in the list's order. */
+static size_t report_writes(struct trigger *t)
+{
+        size_t failures = 0;
         char esc[8192];
 
-        w.done = calloc(to - from, sizeof(*w.done));
-        if (!w.done) {
-                ctl_err("trigger", "%s", strerror(ENOMEM));
-                for (size_t i = from; i < to; i++)
-                        t->failed[i] = true;
-                return to - from;
-        }
-        pthread_mutex_init(&w.lock, NULL);
-        pthread_cond_init(&w.cond, NULL);
-        /* Too few threads (none at all) only means fewer writes at once. */
-        while (n_threads + 1 < MIN((size_t)t->jobs, to - from) &&
-               pthread_create(&threads[n_threads], NULL, writer, &w) == 0)
-                n_threads++;
-        (void)writer(&w);
-        for (size_t k = 0; k < n_threads; k++)
-                pthread_join(threads[k], NULL);
-        pthread_cond_destroy(&w.cond);
-        pthread_mutex_destroy(&w.lock);
-        free(w.done);
-
-        for (size_t i = from; i < to; i++) {
+        for (size_t i = 0; i < t->w.to; i++) {
                 if (t->err[i]) {
                         char path[4096];
 
@@ -341,25 +325,24 @@ static size_t write_uevents(struct trigger *t, size_t from, size_t to)
                         printf("%s %s\n", escape_cstr(t->paths[i], esc, sizeof(esc)), t->uuid[i]);
                 }
         }
-        progress(t, "triggered", to, t->n_paths, to == t->n_paths && !t->settle);
         return failures;
 }
 
 /* Print the devices whose UUID the daemon did not see. */
-static void report_missing(const struct trigger *t, const char *rec, size_t from, size_t to)
+static void report_missing(const struct trigger *t, const char *rec)
 {
         char missing[HP_CONTROL_RECORD_MAX], esc[8192];
 
         if (ctlmsg_get(rec, "missing", missing, sizeof(missing)) < 0)
                 return;
-        for (size_t i = from; i < to; i++)
+        for (size_t i = 0; i < t->n; i++)
                 if (!t->failed[i] && strstr(missing, t->uuid[i]))
                         fprintf(stderr, "  not processed: %s (SYNTH_UUID=%s)\n",
                                 escape_cstr(t->paths[i], esc, sizeof(esc)), t->uuid[i]);
 }
 
 /* wait-uuids for the current batch; reads progress records. Return: exit status. */
-static int wait_batch(struct trigger *t, size_t from, size_t to)
+static int wait_batch(struct trigger *t, bool last)
 {
         char req[64], rec[CTL_RECORD_SIZE];
         uint64_t done = 0, total = 0;
@@ -370,13 +353,13 @@ static int wait_batch(struct trigger *t, size_t from, size_t to)
         while (r == CTL_EXIT_OK && ctlmsg_is(rec, "progress")) {
                 (void)ctlmsg_get_u64(rec, "done", &done);
                 (void)ctlmsg_get_u64(rec, "total", &total);
-                progress(t, "processed", from + done, t->n_paths, false);
+                progress(t, "processed", t->base + done, t->base + t->n, false);
                 r = ctl_recv(t->fd, rec, -1) < 0 ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
         }
         if (r != CTL_EXIT_OK)
                 return r;
         if (ctlmsg_is(rec, "ok")) {
-                progress(t, "processed", to, t->n_paths, to == t->n_paths);
+                progress(t, "processed", t->base + t->n, t->base + t->n, last);
                 return CTL_EXIT_OK;
         }
         if (ctlmsg_is(rec, "timeout")) {
@@ -385,7 +368,7 @@ static int wait_batch(struct trigger *t, size_t from, size_t to)
                 if (t->tty)
                         fputs("\r\033[K", stderr);
                 ctl_err("trigger", "timed out, %" PRIu64 " of %" PRIu64 " events not processed", total - done, total);
-                report_missing(t, rec, from, to);
+                report_missing(t, rec);
                 return CTL_EXIT_TIMEOUT;
         }
         if (ctlmsg_is(rec, "error"))
@@ -394,30 +377,130 @@ static int wait_batch(struct trigger *t, size_t from, size_t to)
         return CTL_EXIT_FAILURE;
 }
 
-static int run(struct trigger *t)
+/*
+ * End the current batch: publish the rest, wait for every write, report,
+ * forget the UUIDs of failed writes and (--settle) wait until the daemon
+ * processed the others; then start an empty batch.  @last: no batch follows.
+ * Return: exit status.
+ */
+static int batch_end(struct trigger *t, bool last)
 {
-        size_t failures = 0;
+        int r = publish(t);
+        size_t f;
+
+        close_writers(t);
+        f = report_writes(t);
+        t->failures += f;
+        progress(t, "triggered", t->base + t->w.to, t->base + t->w.to, last && !t->settle);
+        if (r == CTL_EXIT_OK && t->settle && f > 0)
+                r = send_uuids(t, "forget-uuids", 0, t->w.to, true);
+        if (r == CTL_EXIT_OK && t->settle && t->w.to > 0)
+                r = wait_batch(t, last);
+        t->base += t->n;
+        free_paths(t);
+        memset(t->w.done, 0, t->w.to * sizeof(*t->w.done));
+        memset(t->failed, 0, t->w.to * sizeof(*t->failed));
+        t->w.next = t->w.to = t->w.prefix = t->w.written = 0;
+        t->w.closed = false;
+        return r;
+}
+
+/*
+ * Add the device @syspath to the batch (ending the batch first if it is
+ * full); publish what was gathered once there is a chunk of it.  With
+ * --dry-run, print it instead.  Return: exit status.
+ */
+static int device_add(struct trigger *t, const char *syspath, bool publish_now)
+{
+        char esc[8192];
+        size_t i;
         int r;
 
-        for (size_t from = 0; from < t->n_paths; from += HP_CONTROL_UUIDS_MAX) {
-                size_t to = MIN(t->n_paths, from + (size_t)HP_CONTROL_UUIDS_MAX);
-                size_t f;
-
-                for (size_t i = from; i < to; i++)
-                        if ((r = uuid_random(t->uuid[i])) < 0) {
-                                ctl_err("trigger", "no random bytes: %s", strerror(-r));
-                                return CTL_EXIT_FAILURE;
-                        }
-                if (t->settle && (r = send_uuids(t, "watch-uuids", from, to, false)) != CTL_EXIT_OK)
-                        return r;
-                f = write_uevents(t, from, to);
-                failures += f;
-                if (t->settle && f > 0 && (r = send_uuids(t, "forget-uuids", from, to, true)) != CTL_EXIT_OK)
-                        return r;
-                if (t->settle && (r = wait_batch(t, from, to)) != CTL_EXIT_OK)
-                        return r;
+        if (t->dry_run) {
+                printf("%s\n", escape_cstr(syspath, esc, sizeof(esc)));
+                return CTL_EXIT_OK;
         }
-        return failures ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
+        if (t->n == HP_CONTROL_UUIDS_MAX && (r = batch_end(t, false)) != CTL_EXIT_OK)
+                return r;
+        i = t->n;
+        t->paths[i] = strdup(syspath);
+        if (!t->paths[i]) {
+                ctl_err("trigger", "%s", strerror(ENOMEM));
+                return CTL_EXIT_FAILURE;
+        }
+        t->n++;
+        if ((r = uuid_random(t->uuid[i])) < 0) {
+                ctl_err("trigger", "no random bytes: %s", strerror(-r));
+                return CTL_EXIT_FAILURE;
+        }
+        t->segment[i] = trigger_segment(t->paths, i, i > 0 ? t->segment[i - 1] : 0);
+        t->parent[i] = trigger_parent(t->paths, t->segment[i], i);
+        if (!publish_now || t->n - t->w.to < t->chunk)
+                return CTL_EXIT_OK;
+        t->chunk = MIN(t->chunk * 2, (size_t)HP_TRIGGER_PUBLISH_MAX);
+        return publish(t);
+}
+
+/* trigger_walk()'s callback: each device the match options select. */
+static int walked(void *userdata, const char *syspath, const char *subsystem)
+{
+        struct trigger *t = userdata;
+
+        if (!passes(t, syspath, subsystem))
+                return 0;
+        t->status = device_add(t, syspath, true);
+        return t->status == CTL_EXIT_OK ? 0 : -ECANCELED;
+}
+
+/*
+ * The DEVICEs named, each once, in the order given, that pass the match
+ * options as the walk's would.  All are checked before any is written.
+ * Return: exit status (CTL_EXIT_FAILURE after naming a DEVICE that is not one).
+ */
+static int named_devices(struct trigger *t)
+{
+        char devpath[PATH_MAX], syspath[PATH_MAX + sizeof(SYSFS_ROOT)], subsystem[PATH_MAX];
+        _cleanup_close_ int rootfd = sysfs_open_root(SYSFS_ROOT);
+        char **take = calloc(MAX(t->n_devices, (size_t)1), sizeof(*take));
+        size_t n = 0;
+        int r = CTL_EXIT_OK;
+
+        if (!take) {
+                ctl_err("trigger", "%s", strerror(ENOMEM));
+                return CTL_EXIT_FAILURE;
+        }
+
+        for (size_t i = 0; r == CTL_EXIT_OK && i < t->n_devices; i++) {
+                _cleanup_close_ int fd = -1;
+                bool seen = false;
+
+                if (ctl_device("trigger", SYSFS_ROOT, t->devices[i], devpath, sizeof(devpath)) < 0) {
+                        r = CTL_EXIT_FAILURE;
+                        break;
+                }
+                snprintf(syspath, sizeof(syspath), SYSFS_ROOT "%s", devpath);
+                for (size_t k = 0; k < n && !seen; k++)
+                        seen = strcmp(take[k], syspath) == 0;
+                /* No subsystem link (a module, say): only a --subsystem-match can refuse it. */
+                fd = rootfd < 0 ? rootfd : sysfs_open_dir(rootfd, devpath);
+                if (fd < 0 || sysfs_link_name(fd, devpath, "subsystem", subsystem, sizeof(subsystem)) < 0)
+                        subsystem[0] = '\0';
+                if (seen || !passes(t, syspath, subsystem))
+                        continue;
+                if ((take[n] = strdup(syspath))) {
+                        n++;
+                } else {
+                        ctl_err("trigger", "%s", strerror(ENOMEM));
+                        r = CTL_EXIT_FAILURE;
+                }
+        }
+        for (size_t k = 0; k < n; k++) {
+                if (r == CTL_EXIT_OK)
+                        r = device_add(t, take[k], false);
+                free(take[k]);
+        }
+        free(take);
+        return r;
 }
 
 static const char help[] =
@@ -531,52 +614,42 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
 int verb_trigger(int argc, char *argv[])
 {
         struct trigger t = { .action = "add", .timeout_ms = TRIGGER_DEFAULT_TIMEOUT_SEC * 1000,
-                             .jobs = HP_TRIGGER_JOBS_DEFAULT, .fd = -1 };
+                             .jobs = HP_TRIGGER_JOBS_DEFAULT, .chunk = 1, .fd = -1,
+                             .w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER } };
         int r;
 
         r = parse_args(&t, argc, argv);
         if (r != CTL_RUN)
                 return r;
         t.tty = isatty(STDERR_FILENO) == 1;
-        if (t.n_devices) {
-                r = named_devices(&t);
-                if (r != CTL_EXIT_OK) {
-                        trigger_done(&t);
-                        return r;
-                }
-        } else if ((r = enumerate(&t)) < 0) {
-                ctl_err("trigger", "cannot enumerate devices: %s", strerror(-r));
-                trigger_done(&t);
-                return CTL_EXIT_FAILURE;
-        }
-        if (t.dry_run) {
-                char esc[8192];
-
-                for (size_t i = 0; i < t.n_paths; i++)
-                        printf("%s\n", escape_cstr(t.paths[i], esc, sizeof(esc)));
-                trigger_done(&t);
-                return CTL_EXIT_OK;
-        }
-        t.uuid = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.uuid));
-        t.failed = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.failed));
-        t.err = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.err));
-        t.parent = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.parent));
-        t.segment = calloc(MAX(t.n_paths, (size_t)1), sizeof(*t.segment));
-        if (!t.uuid || !t.failed || !t.err || !t.parent || !t.segment) {
+        if (trigger_alloc(&t) < 0) {
                 ctl_err("trigger", "%s", strerror(ENOMEM));
                 trigger_done(&t);
                 return CTL_EXIT_FAILURE;
         }
-        for (size_t from = 0, end; from < t.n_paths; from = end) {
-                end = trigger_segment_end(t.paths, from, t.n_paths);
-                for (size_t i = from; i < end; i++) {
-                        t.segment[i] = from;
-                        t.parent[i] = trigger_parent(t.paths, from, i);
+        r = t.settle && !t.dry_run ? ctl_open("trigger", &t.fd) : CTL_EXIT_OK;
+        if (r == CTL_EXIT_OK && t.n_devices) {
+                r = named_devices(&t);
+        } else if (r == CTL_EXIT_OK) {
+                /* Written as found: the first events go out while the tree is still being read. */
+                int e = trigger_walk(SYSFS_ROOT, walked, &t);
+
+                if (e == -ECANCELED) {
+                        r = t.status;
+                } else if (e < 0) {
+                        ctl_err("trigger", "cannot enumerate devices: %s", strerror(-e));
+                        r = CTL_EXIT_FAILURE;
                 }
         }
-        r = t.settle ? ctl_open("trigger", &t.fd) : CTL_EXIT_OK;
-        if (r == CTL_EXIT_OK)
-                r = run(&t);
+        if (!t.dry_run && r == CTL_EXIT_OK) {
+                r = batch_end(&t, true);
+                if (r == CTL_EXIT_OK && t.failures)
+                        r = CTL_EXIT_FAILURE;
+        } else if (!t.dry_run) {
+                /* Given up: what was published is written (the daemon was told of it) and named. */
+                close_writers(&t);
+                (void)report_writes(&t);
+        }
         trigger_done(&t);
         return r;
 }

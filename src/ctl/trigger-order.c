@@ -36,12 +36,9 @@ static int prefix_cmp(const char *a, size_t len, const char *b)
         return (int)(k < len ? rank((unsigned char)a[k]) : 0) - (int)rank((unsigned char)b[k]);
 }
 
-size_t trigger_segment_end(char *const *paths, size_t from, size_t n)
+size_t trigger_segment(char *const *paths, size_t i, size_t prev)
 {
-        for (size_t i = from + 1; i < n; i++)
-                if (trigger_path_cmp(paths[i - 1], paths[i]) >= 0)
-                        return i;
-        return n;
+        return i > 0 && trigger_path_cmp(paths[i - 1], paths[i]) < 0 ? prev : i;
 }
 
 /* Binary search of the first @len bytes of @p among the sorted [lo, hi). */

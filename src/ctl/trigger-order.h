@@ -30,15 +30,15 @@
 int trigger_path_cmp(const char *a, const char *b);
 
 /**
- * trigger_segment_end() - the end of the segment that starts at @from
- * @paths: the list (borrowed)
- * @from: the first index of the segment, < @n
- * @n: the list's length
+ * trigger_segment() - the first index of @i's segment, as the list grows
+ * @paths: the list up to @i (borrowed)
+ * @i: an index
+ * @prev: trigger_segment() of @i - 1 (ignored when @i is 0)
  *
- * Return: the first index after @from whose path sorts before (or equals)
- * the one before it, or @n.
+ * Return: @prev if @i's path sorts after the one before it, else @i (a new
+ * segment starts where the list steps back or repeats a path).
  */
-size_t trigger_segment_end(char *const *paths, size_t from, size_t n);
+size_t trigger_segment(char *const *paths, size_t i, size_t prev);
 
 /**
  * trigger_parent() - the device whose write must return before @i's starts

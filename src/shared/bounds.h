@@ -103,6 +103,12 @@
  * few writers cover a machine's CPUs and more only wait on each other. */
 #define HP_TRIGGER_JOBS_MAX 16
 #define HP_TRIGGER_JOBS_DEFAULT 4
+/* hotplugctl trigger's walk of the device tree: directories deep (sysfs
+ * paths hold ~20; deeper is a loop of bind mounts, not devices), and the
+ * devices found before the first uevent files are written, doubling up to
+ * the most written at once between two watch-uuids requests. */
+#define HP_TRIGGER_WALK_DEPTH_MAX 64
+#define HP_TRIGGER_PUBLISH_MAX 64
 /* Datagrams read from the uevent socket per wakeup of the loop: a sender
  * that keeps the socket full (a flood of events, or of datagrams the trust
  * policy drops) cannot keep agents' exits, timeouts and hotplugctl waiting. */

@@ -5,6 +5,8 @@
 #    those devices and no others, each once;
 #  - --subsystem-nomatch and --sysname-match, with DEVICEs and on the
 #    enumeration, leave out what they should;
+#  - without DEVICEs, the walk of sysfs lists what libudev's enumeration
+#    lists, in the same order;
 #  - a DEVICE that is not one is named and nothing at all is triggered;
 #  - written several at once (--jobs), every device of the enumeration gets
 #    its event once, each after its ancestors' (the machine's ACPI tree, when
@@ -74,6 +76,20 @@ trigger_ok enum1 --sysname-match "$a*" --sysname-match null --subsystem-nomatch 
 trigger_ok enum2 --sysname-match "$a*" --sysname-match null --subsystem-nomatch 'n?t'
 [ "$(triggered enum2)" = "/sys$null " ] || t_fail "enumeration -S 'n?t': $(cat "$T_DIR/enum2")"
 echo "ok: --subsystem-nomatch on the enumeration"
+
+# --- the walk lists what libudev's enumeration lists, in its order -----------------------------------
+# (other tests add and remove devices meanwhile: the two lists are taken
+# again until they were taken from the same tree, at most 10 times)
+for i in $(seq 10); do
+        "$HOTPLUGCTL" trigger --dry-run >"$T_DIR/walk" || t_fail "trigger --dry-run: exit $?"
+        "$UDEV_ENUMERATE" >"$T_DIR/udev" || t_fail "udev-enumerate: exit $?"
+        cmp -s "$T_DIR/walk" "$T_DIR/udev" && break
+        [ "$i" != 10 ] || t_fail "trigger --dry-run and libudev's enumeration differ: $(diff "$T_DIR/udev" "$T_DIR/walk" | head -20)"
+        sleep 0.5
+done
+[ "$(wc -l <"$T_DIR/walk")" -ge 3 ] || t_fail "the walk found $(wc -l <"$T_DIR/walk") devices"
+grep -qx "/sys/devices/virtual/net/$a" "$T_DIR/walk" || t_fail "the walk missed $a"
+echo "ok: the walk lists the $(wc -l <"$T_DIR/walk") devices libudev's enumeration lists, in its order"
 
 # --- a DEVICE that is not one: named, and nothing triggered -----------------------------------------
 before_a=$(changes_of "/devices/virtual/net/$a")

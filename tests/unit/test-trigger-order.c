@@ -26,14 +26,18 @@ static void test_segments(void)
         char *paths[] = { "/d/pci0", "/d/pci0/sda", "/d/pci0/sda/sda1", "/d/v/block/loop0", "/d/v/block/dm-0",
                           "/d/v/block/md0" };
         char *given[] = { "/d/b", "/d/a", "/d/a/x", "/d/c", "/d/c" };
+        size_t want_paths[] = { 0, 0, 0, 0, 4, 4 }, want_given[] = { 0, 1, 1, 1, 4 }, s = 0;
 
-        check_int(trigger_segment_end(paths, 0, N(paths)), 4);
-        check_int(trigger_segment_end(paths, 4, N(paths)), N(paths));
-        check_int(trigger_segment_end(paths, 5, N(paths)), N(paths));
+        for (size_t i = 0; i < N(paths); i++) {
+                s = trigger_segment(paths, i, s);
+                check_int(s, want_paths[i]);
+        }
         /* DEVICEs as given: each step back starts a segment; so does a repeat. */
-        check_int(trigger_segment_end(given, 0, N(given)), 1);
-        check_int(trigger_segment_end(given, 1, N(given)), 4);
-        check_int(trigger_segment_end(given, 4, N(given)), N(given));
+        s = 99;
+        for (size_t i = 0; i < N(given); i++) {
+                s = trigger_segment(given, i, s);
+                check_int(s, want_given[i]);
+        }
 }
 
 static void test_parents(void)
