@@ -211,7 +211,7 @@ int options_parse_argv(struct options *o, int argc, char *argv[])
         return 1;
 }
 
-int options_resolve_paths(struct options *o)
+int options_resolve_paths(struct options *o, char *why, size_t why_size)
 {
         for (size_t i = 0; i < option_table_size; i++) {
                 const struct option_info *oi = &option_table[i];
@@ -227,8 +227,7 @@ int options_resolve_paths(struct options *o)
                 if (!abs) {
                         int r = negative_errno();
 
-                        fprintf(stderr, "hotplugd: --%s: cannot resolve '%s': %s\n" TRY_HELP, oi->name, path,
-                                strerror(-r));
+                        snprintf(why, why_size, "--%s: cannot resolve '%s': %s", oi->name, path, strerror(-r));
                         return r;
                 }
                 memcpy((char *)o + oi->offset, &abs, sizeof(abs)); /* lives as long as the process */

@@ -229,10 +229,12 @@ int options_parse_argv(struct options *o, int argc, char *argv[]);
 /**
  * options_resolve_paths() - make every relative path option absolute.
  * @o: options (borrowed; resolved paths are allocated and live as long as the process)
+ * @why: receives "--NAME: cannot resolve 'PATH': REASON" on failure
+ * @why_size: size of @why
  *
- * Return: 0, or a negative errno with the option and path on stderr.
+ * Return: 0, or a negative errno with the reason in @why.
  */
-int options_resolve_paths(struct options *o);
+int options_resolve_paths(struct options *o, char *why, size_t why_size);
 
 /**
  * options_load() - read the configuration file and apply it under the command line.

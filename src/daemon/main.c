@@ -16,6 +16,7 @@
  * on a --listen-fd socket; nothing at run time can make hotplugd do that.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,7 @@ int main(int argc, char *argv[])
         struct options o;
         struct manager *m = NULL;
         struct service svc = SERVICE_INIT;
+        char why[PATH_MAX + 128];
         int r;
 
         /* Files and sockets hotplugd creates are for root unless it says
@@ -156,7 +158,11 @@ int main(int argc, char *argv[])
                 return r < 0 ? EXIT_USAGE : 0;
         log_set_max_level(o.log_level);
         /* Paths are resolved before the daemon moves to "/" (agents run with cwd "/"). */
-        if (options_resolve_paths(&o) < 0 || chdir("/") < 0)
+        if (options_resolve_paths(&o, why, sizeof(why)) < 0) {
+                fprintf(stderr, "hotplugd: %s\nTry 'hotplugd --help' for more information.\n", why);
+                return EXIT_USAGE;
+        }
+        if (chdir("/") < 0)
                 return EXIT_USAGE;
         base = o;
         r = load_config(&o, &conf);

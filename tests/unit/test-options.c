@@ -727,7 +727,7 @@ static void test_messages(void)
 /* Relative paths on the command line become absolute (agents run with cwd "/"). */
 static void test_resolve(void)
 {
-        char cwd[PATH_MAX], real[PATH_MAX], want[PATH_MAX + 16], agent[PATH_MAX + 16];
+        char cwd[PATH_MAX], real[PATH_MAX], want[PATH_MAX + 16], agent[PATH_MAX + 16], why[PATH_MAX + 128];
         struct options o;
 
         check(getcwd(cwd, sizeof(cwd)) != NULL);
@@ -737,7 +737,7 @@ static void test_resolve(void)
         check(chdir(dir) == 0);
 
         check_int(from_argv(&o, (const char *const[]){ "--agent=agent", "--sysfs=.", "--hotplug-d=/x/y", NULL }), 1);
-        check_int(options_resolve_paths(&o), 0);
+        check_int(options_resolve_paths(&o, why, sizeof(why)), 0);
         snprintf(want, sizeof(want), "%s/agent", real);
         check_str(o.cfg.agent, want);
         check_str(o.cfg.sysfs_root, real);
@@ -747,7 +747,8 @@ static void test_resolve(void)
         free((char *)o.cfg.sysfs_root);
 
         check_int(from_argv(&o, (const char *const[]){ "--agent=missing", NULL }), 1);
-        check_int(options_resolve_paths(&o), -ENOENT);
+        check_int(options_resolve_paths(&o, why, sizeof(why)), -ENOENT);
+        check(strstr(why, "--agent: cannot resolve 'missing'") != NULL);
 
         check(chdir(cwd) == 0);
         check(unlink(agent) == 0);
