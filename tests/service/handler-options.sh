@@ -52,7 +52,7 @@ printf 'firmware-loader = yes\nfirmware-path = %s/tests/fixtures/firmware:/lib/f
 chmod 0600 "$conf"
 run "$tmp/a" "$usbif" --config "$conf"
 grep -qx "config: $conf" "$tmp/a" || fail "config line: $(cat "$tmp/a")"
-grep -q '^argv: /usr/local/sbin/agent usb$' "$tmp/a" || fail "agent from the file: $(cat "$tmp/a")"
+grep -qxF "agent: /usr/local/sbin/agent (from $conf)" "$tmp/a" || fail "agent from the file: $(cat "$tmp/a")"
 run "$tmp/a" "$input" --config "$conf"
 grep -qx 'verdict: filtered by policy; no agent would run' "$tmp/a" || fail "filter-policy from the file: $(cat "$tmp/a")"
 run "$tmp/a" "$input" --config "$conf" --filter-policy "input=handlers"
