@@ -131,7 +131,7 @@ int option_set_arg(void *o, size_t limit, const struct option_info *oi, const ch
 
         snprintf(name, sizeof(name), "--%s", oi->name);
         if (arg && option_parse(oi, name, arg, true, &v, why, why_size) < 0) {
-                /* The value, and what the option is for ("netlink group 2..32"). */
+                /* The value, and what the option is for ("re-send processed events on this netlink group"). */
                 k = (int)strlen(why);
                 snprintf(why + k, why_size - (size_t)k, ": '%s' (%s)", arg, oi->help);
                 return -EINVAL;
@@ -154,6 +154,8 @@ static int set_option(struct options *o, const struct option_info *oi, const cha
         }
         if (oi->key)
                 o->set |= CONF_BIT(oi->conf);
+        if (oi - option_table < 64)
+                o->given |= UINT64_C(1) << (oi - option_table);
         return 0;
 }
 
@@ -199,6 +201,10 @@ int options_parse_argv(struct options *o, int argc, char *argv[])
 
                 fprintf(stderr, "hotplugd: unexpected argument '%s': hotplugd takes options only\n" TRY_HELP,
                         escape_cstr(argv[optind], esc, sizeof(esc)));
+                return -EINVAL;
+        }
+        if (o->verbose && !o->check_config) {
+                fprintf(stderr, "hotplugd: --verbose goes with --check-config only\n" TRY_HELP);
                 return -EINVAL;
         }
         /* Not inherited by agents: it closes only when we are ready. */
