@@ -100,6 +100,15 @@ run 64 frobnicate
 err_has "unknown verb 'frobnicate'"
 echo "ok: values and arguments"
 
+# --- timeline's errors read like every verb's -------------------------------------------------
+run 1 timeline "$tmp/no-such-recording"
+err_has "hotplugctl: timeline: $tmp/no-such-recording: No such file or directory"
+printf 'not a recording\n' >"$tmp/junk"
+run 1 timeline "$tmp/junk"
+err_has "hotplugctl: timeline: $tmp/junk: not a hotplugd recording"
+! grep -v "^hotplugctl: timeline: " "$tmp/err" || fail "timeline: a line without the prefix: $(cat "$tmp/err")"
+echo "ok: timeline errors"
+
 # --- --action: the kernel's actions ------------------------------------------------------------
 for v in test trigger; do
         run 64 "$v" --action frob /sys/class/net/lo
