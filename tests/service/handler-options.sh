@@ -58,7 +58,7 @@ grep -qx 'verdict: filtered by policy; no agent would run' "$tmp/a" || fail "fil
 run "$tmp/a" "$input" --config "$conf" --filter-policy "input=handlers"
 grep -qx '  NAME=Logitech USB Keyboard' "$tmp/a" ||
         fail "file's input-strip-quotes, option's filter-policy: $(cat "$tmp/a")"
-"$HOTPLUGD" --check-config --config "$conf" >/dev/null 2>&1 || fail "hotplugd rejects the handler keys"
+"$HOTPLUGD" --check-config --config "$conf" --agent /bin/sh >/dev/null 2>&1 || fail "hotplugd rejects the handler keys"
 echo "ok: configuration keys and precedence"
 
 # Bad values: hotplugctl test and hotplugd say the same; usage error 64 on the command line.
