@@ -526,7 +526,8 @@ int verb_test(int argc, char *argv[])
 {
         _cleanup_close_ int rootfd = -1;
         _cleanup_free_ struct conf *conf = NULL;
-        struct test_args a;
+        /* Static: options_resolve_paths() gives it paths that live as long as the process. */
+        static struct test_args a;
         char devpath[PATH_MAX];
         int r;
 
