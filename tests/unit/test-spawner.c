@@ -546,12 +546,12 @@ static void mkd(const char *rel)
         check_int(mkdir(p, 0755), 0);
 }
 
-static void check_list(const char *dir, const char *name, const char *const *want)
+/* @paths (@n of them, freed) are DIR/@want..., in that order. */
+static void check_paths(const char *dir, char **paths, size_t n, const char *const *want)
 {
-        char **paths = NULL, full[256];
-        size_t n = 99, i;
+        char full[256];
+        size_t i;
 
-        check_int(hotplug_d_list(dir, name, &paths, &n), 0);
         for (i = 0; want[i]; i++) {
                 check(i < n);
                 snprintf(full, sizeof(full), "%s/%s", dir, want[i]);
@@ -561,6 +561,15 @@ static void check_list(const char *dir, const char *name, const char *const *wan
         for (i = 0; i < n; i++)
                 free(paths[i]);
         free(paths);
+}
+
+static void check_list(const char *dir, const char *name, const char *const *want)
+{
+        char **paths = NULL;
+        size_t n = 99;
+
+        check_int(hotplug_d_list(dir, name, &paths, &n), 0);
+        check_paths(dir, paths, n, want);
 }
 
 /* What hotplug_d_list_explained() passed over: "REL: WHY" lines, REL below the directory listed. */
@@ -584,19 +593,11 @@ static void on_skipped(const char *path, const char *why, const struct stat *st,
 static void check_explained(const char *dir, const char *name, const char *const *want, const char *const *skip)
 {
         struct skipped s = { .prefix = strlen(dir) + 1 };
-        char **paths = NULL, full[256];
+        char **paths = NULL;
         size_t n = 99, i;
 
         check_int(hotplug_d_list_explained(dir, name, on_skipped, &s, &paths, &n), 0);
-        for (i = 0; want[i]; i++) {
-                check(i < n);
-                snprintf(full, sizeof(full), "%s/%s", dir, want[i]);
-                check_str(paths[i], full);
-        }
-        check_int(n, i);
-        for (i = 0; i < n; i++)
-                free(paths[i]);
-        free(paths);
+        check_paths(dir, paths, n, want);
         for (i = 0; skip[i]; i++) {
                 char line[256];
 
