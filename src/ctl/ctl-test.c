@@ -117,9 +117,9 @@ static int parse_args(int argc, char *argv[], struct test_args *a)
                 CTL_OPTION_HELP,
         };
         const struct ctl_getopt g = { "test", "a:c:h", opts, test_help(), "DEVICE" };
+        char why[PATH_MAX + 128];
         size_t n = 3;
         int c, r;
-        char why[PATH_MAX + 128];
 
         if (options_getopt(daemon_options, ELEMENTSOF(daemon_options), opts, ELEMENTSOF(opts), &n) < 0) {
                 ctl_err("test", "no room for hotplugd's options"); /* opts is sized for them */
@@ -331,13 +331,12 @@ static int walk_place(const struct programs *l, const char *path, const char **f
         return 2;
 }
 
-static const struct programs *sort_list;
-
-static int program_cmp(const void *x, const void *y)
+/* qsort_r() order of @x and @y: the walk's (@userdata: the list). */
+static int program_cmp(const void *x, const void *y, void *userdata)
 {
         const struct program *a = x, *b = y;
         const char *fa, *fb;
-        int pa = walk_place(sort_list, a->path, &fa), pb = walk_place(sort_list, b->path, &fb);
+        int pa = walk_place(userdata, a->path, &fa), pb = walk_place(userdata, b->path, &fb);
 
         return pa != pb ? pa - pb : strcmp(fa, fb);
 }
@@ -378,8 +377,7 @@ static int print_multiplexer(const char *dir, const char *name)
                 programs_done(&l);
                 return r;
         }
-        sort_list = &l;
-        qsort(l.p, l.n, sizeof(*l.p), program_cmp);
+        qsort_r(l.p, l.n, sizeof(*l.p), program_cmp, &l);
         for (size_t i = 0; i < l.n; i++) {
                 print_program(&l.p[i], name);
                 runs += !l.p[i].why;
