@@ -131,7 +131,7 @@ int option_set_arg(void *o, size_t limit, const struct option_info *oi, const ch
 
         snprintf(name, sizeof(name), "--%s", oi->name);
         if (arg && option_parse(oi, name, arg, true, &v, why, why_size) < 0) {
-                /* The value, and what the option is for ("netlink group 2..32"). */
+                /* The value, and what the option is for ("re-send processed events on this netlink group"). */
                 k = (int)strlen(why);
                 snprintf(why + k, why_size - (size_t)k, ": '%s' (%s)", arg, oi->help);
                 return -EINVAL;
@@ -154,6 +154,8 @@ static int set_option(struct options *o, const struct option_info *oi, const cha
         }
         if (oi->key)
                 o->set |= CONF_BIT(oi->conf);
+        if (oi - option_table < 64)
+                o->given |= UINT64_C(1) << (oi - option_table);
         return 0;
 }
 
@@ -201,6 +203,10 @@ int options_parse_argv(struct options *o, int argc, char *argv[])
                         escape_cstr(argv[optind], esc, sizeof(esc)));
                 return -EINVAL;
         }
+        if (o->verbose && !o->check_config) {
+                fprintf(stderr, "hotplugd: --verbose goes with --check-config only\n" TRY_HELP);
+                return -EINVAL;
+        }
         /* Not inherited by agents: it closes only when we are ready. */
         if (o->ready_fd >= 0 && fcntl(o->ready_fd, F_SETFD, FD_CLOEXEC) < 0) {
                 fprintf(stderr, "hotplugd: --ready-fd must be an open descriptor: '%d' is not open\n" TRY_HELP,
@@ -211,7 +217,7 @@ int options_parse_argv(struct options *o, int argc, char *argv[])
         return 1;
 }
 
-int options_resolve_paths(struct options *o)
+int options_resolve_paths(struct options *o, char *why, size_t why_size)
 {
         for (size_t i = 0; i < option_table_size; i++) {
                 const struct option_info *oi = &option_table[i];
@@ -227,8 +233,7 @@ int options_resolve_paths(struct options *o)
                 if (!abs) {
                         int r = negative_errno();
 
-                        fprintf(stderr, "hotplugd: --%s: cannot resolve '%s': %s\n" TRY_HELP, oi->name, path,
-                                strerror(-r));
+                        snprintf(why, why_size, "--%s: cannot resolve '%s': %s", oi->name, path, strerror(-r));
                         return r;
                 }
                 memcpy((char *)o + oi->offset, &abs, sizeof(abs)); /* lives as long as the process */

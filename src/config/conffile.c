@@ -25,6 +25,7 @@
 
 #include "config/conffile.h"
 #include "config/options.h"
+#include "shared/distance.h"
 #include "shared/escape.h"
 #include "shared/log.h"
 #include "shared/macro.h"
@@ -160,6 +161,34 @@ int conf_set_handler_option(enum conf_key k, const char *value, struct handler_c
         return 0;
 }
 
+/*
+ * The file key nearest to @key (edit_distance()): at most one slip for a
+ * key of up to 4 characters, two for a longer one, and nearer than every
+ * other key; else NULL.
+ */
+static const struct option_info *nearest_key(const char *key)
+{
+        const struct option_info *best = NULL;
+        size_t best_d = SIZE_MAX, limit = strlen(key) <= 4 ? 1 : 2;
+        bool tie = false;
+
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                size_t d;
+
+                if (!oi->key)
+                        continue;
+                d = edit_distance(key, oi->key);
+                if (d < best_d) {
+                        best = oi;
+                        best_d = d;
+                        tie = false;
+                } else if (d == best_d)
+                        tie = true;
+        }
+        return best && best_d <= limit && !tie ? best : NULL;
+}
+
 static int fail_unknown_key(struct conf_error *err, const char *file, unsigned line, const char *key)
 {
         const struct option_info *oi = option_by_name(key);
@@ -179,6 +208,10 @@ static int fail_unknown_key(struct conf_error *err, const char *file, unsigned l
                 *p = *p == '_' ? '-' : (char)(*p | ((*p >= 'A' && *p <= 'Z') ? 0x20 : 0));
         if (option_by_key(alt))
                 return conf_fail(err, file, line, "unknown key '%s' (did you mean '%s'?)", esc, alt);
+        /* A typing slip: the one key nearest, if it is near enough. */
+        oi = nearest_key(alt);
+        if (oi)
+                return conf_fail(err, file, line, "unknown key '%s' (did you mean '%s'?)", esc, oi->key);
         return conf_fail(err, file, line, "unknown key '%s'", esc);
 }
 

@@ -209,7 +209,7 @@ const struct option_info option_table[] = {
                 .name = "rebroadcast", .type = OPTION_UINT,
                 KEY("rebroadcast", CONF_REBROADCAST, rebroadcast), FIELD(cfg.rebroadcast_group),
                 .min = 2, .max = 32,
-                .arg = "GROUP", .help = "re-send processed events on netlink group 2..32",
+                .arg = "GROUP", .help = "re-send processed events on this netlink group",
         },
         {
                 .name = "config", .short_name = 'c', .type = OPTION_PATH, FIELD(config),
@@ -217,8 +217,12 @@ const struct option_info option_table[] = {
                 .arg = "FILE", .help = "configuration file",
         },
         {
-                .name = "check-config", .type = OPTION_BOOL, FIELD(check_config),
-                .help = "check the configuration, warn about an agent that cannot run, exit (0 valid, 2 invalid)",
+                .name = "check-config", .type = OPTION_FLAG, FIELD(check_config),
+                .help = "check the configuration and the agent, exit (0 valid, 2 invalid)",
+        },
+        {
+                .name = "verbose", .short_name = 'v', .type = OPTION_FLAG, FIELD(verbose),
+                .help = "with --check-config: print every setting, its value and where it came from",
         },
         { .name = "help", .short_name = 'h', .type = OPTION_HELP, .help = "this text" },
         { .name = "version", .short_name = 'V', .type = OPTION_VERSION, .help = "version" },
@@ -529,6 +533,7 @@ bool option_store(void *o, const struct option_info *oi, const union option_valu
                 store_uint(p, oi->size, v->u * USEC_PER_SEC);
                 break;
         case OPTION_BOOL:
+        case OPTION_FLAG:
                 memcpy(p, &v->b, sizeof(v->b));
                 break;
         case OPTION_SPEED:

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "config/conffile.h"
 #include "loop/manager.h"
@@ -41,8 +42,10 @@ struct options {
         enum log_target log_target;
         const char *config;         /* --config; NULL: the default file, whose absence is fine */
         bool check_config;          /* --check-config: validate and exit */
+        bool verbose;               /* --verbose: --check-config prints every setting */
         int ready_fd;               /* --ready-fd, -1: none */
         uint32_t set;               /* CONF_BIT() of every file key given on the command line */
+        uint64_t given;             /* bit i: row i of option_table given on the command line */
         bool default_agent_missing; /* options_default_agent() chose the multiplexer */
 };
 
@@ -57,6 +60,7 @@ enum option_type {
         OPTION_SIZE,       /* decimal with an optional K, M or G suffix (KiB, MiB, GiB), min..max */
         OPTION_SECONDS,    /* decimal seconds, min..max; kept in microseconds */
         OPTION_BOOL,       /* yes/true/on/1 or no/false/off/0, any case; --NAME, --no-NAME, --NAME=BOOL */
+        OPTION_FLAG,       /* a command-line switch that asks for something: --NAME only (bool member) */
         OPTION_ORDERING,   /* enum ordering */
         OPTION_LOG_LEVEL,  /* syslog level name or 0-7 */
         OPTION_LOG_TARGET, /* enum log_target */
@@ -229,10 +233,12 @@ int options_parse_argv(struct options *o, int argc, char *argv[]);
 /**
  * options_resolve_paths() - make every relative path option absolute.
  * @o: options (borrowed; resolved paths are allocated and live as long as the process)
+ * @why: receives "--NAME: cannot resolve 'PATH': REASON" on failure
+ * @why_size: size of @why
  *
- * Return: 0, or a negative errno with the option and path on stderr.
+ * Return: 0, or a negative errno with the reason in @why.
  */
-int options_resolve_paths(struct options *o);
+int options_resolve_paths(struct options *o, char *why, size_t why_size);
 
 /**
  * options_load() - read the configuration file and apply it under the command line.
@@ -263,6 +269,19 @@ int options_load(struct options *o, struct conf *conf, struct conf_error *err);
  * options_load() calls this; at every start and reload the choice is made again.
  */
 void options_default_agent(struct options *o, uint32_t chosen, const char *dir);
+
+/**
+ * options_print_effective() - every setting, its value and where it came from.
+ * @o: options after options_load() (borrowed)
+ * @conf: the file that was applied, or NULL when there was none (borrowed)
+ * @path: the file's name, for "FILE:LINE" (borrowed)
+ * @out: where to print (borrowed)
+ *
+ * One line per row of the table that holds a setting, "NAME VALUE # SOURCE"
+ * as `sshd -T` prints them, SOURCE being "default", "FILE:LINE" or
+ * "command line"; for --check-config --verbose.
+ */
+void options_print_effective(const struct options *o, const struct conf *conf, const char *path, FILE *out);
 
 /* The configuration file read when --config is not given. */
 const char *options_config_path(const char *config);

@@ -4,8 +4,12 @@
  * the kernel datagram from sysfs (header ACTION@DEVPATH, ACTION, DEVPATH,
  * SUBSYSTEM from the "subsystem" link, the keys of the device's "uevent"
  * file, and a synthetic SEQNUM), parses it with the daemon's parser, runs
- * the handler chain, and prints the filter verdict, argv and the complete
- * agent environment exactly as spawn_env_build() makes it.  Runs nothing.
+ * the handler chain, and prints the filter verdict, the handler that gave
+ * each variable, the complete agent environment exactly as
+ * spawn_env_build() makes it, and each program that would run with its
+ * argv: the agent, or the hotplug.d scripts, chosen and walked by the
+ * daemon's own code (options_load(), hotplug_d_list_explained()), with
+ * every script that would be passed over and why.  Runs nothing.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "config/conffile.h"
@@ -27,20 +33,20 @@
 #include "loop/manager.h"
 #include "pipeline/spawner.h"
 #include "shared/sysfs.h"
+#include "shared/trust.h"
 #include "uevent/uevent.h"
 
 struct test_args {
         const char *devpath;         /* as given */
         const char *action;
-        const char *config;          /* --config; NULL: the default file, if it exists */
-        uint32_t set;                /* CONF_BIT() of every option given: they override the file */
-        struct manager_config cfg;   /* the daemon's defaults, the file, then the options */
+        struct options o;            /* the daemon's defaults, the file, then the options (o.config, o.set) */
+        const char *agent_from;      /* who chose the agent: "the command line", the file, or NULL: nobody */
 };
 
 /* hotplugd's options that test takes, parsed and described by hotplugd's option table. */
 static const char *const daemon_options[] = {
-        "sysfs", "handler-dir", "all", "filter-policy", "firmware-loader", "firmware-path", "handler-cache",
-        "input-strip-quotes",
+        "agent", "hotplug-d", "sysfs", "handler-dir", "all", "filter-policy", "firmware-loader", "firmware-path",
+        "handler-cache", "input-strip-quotes",
 };
 
 /* The full usage, with the daemon options' lines as hotplugd --help has them (HELP in column 25, as ours). */
@@ -55,7 +61,10 @@ static const char *test_help(void)
                 "Show what hotplugd would do for an existing DEVICE (a path below the sysfs root,\n"
                 "links resolved, or a DEVPATH /devices/...): build its event from sysfs, run the\n"
                 "handler chain, and print the configuration read, the handlers, the filter\n"
-                "verdict, the agent's argv and its complete environment. Runs nothing.\n\n"
+                "verdict, the agent's complete environment with the handler that added each\n"
+                "variable, and each program that would run, in order, with its argv: the agent,\n"
+                "or the hotplug.d scripts, chosen as hotplugd chooses them, with every script\n"
+                "it would pass over and why. Runs nothing.\n\n"
                 "Options:\n"
                 "  -a, --action=ACTION    the event's action (default add); one of\n"
                 "                         " CTL_KERNEL_ACTIONS "\n"
@@ -69,8 +78,8 @@ static const char *test_help(void)
                                                         option_help_line(&option_table[i], 25, line, sizeof(line)));
         if (len < sizeof(help))
                 snprintf(help + len, sizeof(help) - len, CTL_HELP_HELP "\n"
-                         "Exit status: 0 shown, 1 DEVICE is not a device or the configuration file is\n"
-                         "broken, 64 usage.\n");
+                         "Exit status: 0 shown, 1 DEVICE is not a device, or hotplugd would refuse the\n"
+                         "configuration (the file, an untrusted agent), 64 usage.\n");
         return help;
 }
 
@@ -86,16 +95,16 @@ static int parse_option(struct test_args *a, int c, const char *arg)
                 a->action = arg;
                 return ctl_check_action("test", arg);
         case 'c':
-                a->config = arg;
+                a->o.config = arg;
                 return CTL_EXIT_OK;
         }
         oi = options_getopt_row(c, &neg);
         if (!oi || !oi->key)
                 return ctl_usage_error("test", "unexpected option");
-        if (option_set_arg(&a->cfg, sizeof(a->cfg), oi, neg ? "no" : arg, why, sizeof(why)) < 0)
+        if (option_set_arg(&a->o, sizeof(a->o), oi, neg ? "no" : arg, why, sizeof(why)) < 0)
                 return ctl_usage_error("test", "%s", why);
-        a->cfg.handlers.sysfs_root = a->cfg.sysfs_root;
-        a->set |= CONF_BIT(oi->conf);
+        a->o.cfg.handlers.sysfs_root = a->o.cfg.sysfs_root;
+        a->o.set |= CONF_BIT(oi->conf);
         return CTL_EXIT_OK;
 }
 
@@ -108,6 +117,7 @@ static int parse_args(int argc, char *argv[], struct test_args *a)
                 CTL_OPTION_HELP,
         };
         const struct ctl_getopt g = { "test", "a:c:h", opts, test_help(), "DEVICE" };
+        char why[PATH_MAX + 128];
         size_t n = 3;
         int c, r;
 
@@ -116,40 +126,44 @@ static int parse_args(int argc, char *argv[], struct test_args *a)
                 return CTL_EXIT_FAILURE;
         }
         *a = (struct test_args){ .action = "add" };
-        options_defaults(&a->cfg);
-        a->cfg.handlers.dry_run = true; /* test runs nothing and writes nothing (the firmware loader) */
+        options_init(&a->o);
         while ((c = ctl_getopt(&g, argc, argv)) >= 0)
                 if ((r = parse_option(a, c, optarg)) != CTL_EXIT_OK)
                         return r;
         if (c != CTL_GETOPT_END)
                 return ctl_getopt_exit(c);
+        if (options_resolve_paths(&a->o, why, sizeof(why)) < 0)
+                return ctl_usage_error("test", "%s", why);
         a->devpath = argv[optind];
         return CTL_RUN;
 }
 
 /*
- * The configuration file under the options, as hotplugd applies it.  A
- * missing default file means built-in defaults; a missing --config file is
- * an error.  @conf must outlive a->cfg (its strings are referenced).
+ * The configuration file under the options, and then the agent, as hotplugd
+ * settles them (options_load()).  A missing default file means built-in
+ * defaults; a missing --config file is an error, and so is an agent
+ * hotplugd would refuse to run.  @conf must outlive a->o (its strings are
+ * referenced).
  */
 static int load_config(struct test_args *a, struct conf *conf)
 {
-        const char *path = options_config_path(a->config);
+        const char *path = options_config_path(a->o.config);
+        const uint32_t agent_bits = CONF_BIT(CONF_AGENT) | CONF_BIT(CONF_HOTPLUG_D);
         struct conf_error err;
         int r;
 
-        r = conf_load(path, conf, &err);
-        if (r == -ENOENT && !a->config) {
-                printf("config: %s absent, built-in defaults\n", path);
-                return 0;
-        }
+        r = options_load(&a->o, conf, &err);
         if (r < 0) {
                 ctl_err("test", "%s", err.msg);
                 return r;
         }
-        printf("config: %s\n", path);
-        conf_apply(conf, &a->cfg, a->set);
-        a->cfg.handlers.sysfs_root = a->cfg.sysfs_root;
+        printf(r > 0 ? "config: %s absent, built-in defaults\n" : "config: %s\n", path);
+        a->o.cfg.handlers.sysfs_root = a->o.cfg.sysfs_root;
+        a->o.cfg.handlers.dry_run = true; /* test runs nothing and writes nothing (the firmware loader) */
+        if (a->o.set & agent_bits)
+                a->agent_from = "the command line";
+        else if (r == 0 && (conf->set & agent_bits))
+                a->agent_from = path;
         return 0;
 }
 
@@ -235,8 +249,209 @@ static void print_handlers(const struct handler_chain *c)
         printf("\n");
 }
 
-static int print_result(const struct manager_config *cfg, const struct uevent *view, const struct envbuf *env,
-                        const char *name)
+/* A hotplug.d path the walk reported: one that would run (@why NULL) or one passed over. */
+struct program {
+        char *path;
+        char *why;
+        mode_t mode;
+        uid_t uid;
+        bool has_stat;
+};
+
+struct programs {
+        struct program *p;
+        size_t n, cap;
+        const char *dir, *name;
+        bool failed;                 /* no memory for one */
+};
+
+static int programs_add(struct programs *l, const char *path, const char *why, const struct stat *st)
+{
+        struct program *p;
+
+        if (l->n == l->cap) {
+                size_t cap = l->cap ? 2 * l->cap : 16;
+                struct program *np = reallocarray(l->p, cap, sizeof(*np));
+
+                if (!np)
+                        return -ENOMEM;
+                l->p = np;
+                l->cap = cap;
+        }
+        p = &l->p[l->n];
+        *p = (struct program){ .path = strdup(path), .why = why ? strdup(why) : NULL, .has_stat = st != NULL };
+        if (!p->path || (why && !p->why)) {
+                free(p->path);
+                free(p->why);
+                return -ENOMEM;
+        }
+        if (st) {
+                p->mode = st->st_mode & 07777;
+                p->uid = st->st_uid;
+        }
+        l->n++;
+        return 0;
+}
+
+static void programs_skipped(const char *path, const char *why, const struct stat *st, void *userdata)
+{
+        struct programs *l = userdata;
+
+        if (programs_add(l, path, why, st) < 0)
+                l->failed = true;
+}
+
+static void programs_done(struct programs *l)
+{
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->p[i].path);
+                free(l->p[i].why);
+        }
+        free(l->p);
+}
+
+/*
+ * Where @path comes in the walk: DIR itself (0), DIR/NAME and its files (1),
+ * DIR/default and its files (2); *@file: the file's name, "" for a directory.
+ */
+static int walk_place(const struct programs *l, const char *path, const char **file)
+{
+        size_t dl = strlen(l->dir), nl = strlen(l->name);
+        const char *rest = path + dl;
+
+        *file = "";
+        if (strncmp(path, l->dir, dl) != 0 || *rest != '/')
+                return 0;
+        rest++;
+        if (strncmp(rest, l->name, nl) == 0 && (rest[nl] == '/' || !rest[nl])) {
+                *file = rest[nl] ? rest + nl + 1 : "";
+                return 1;
+        }
+        *file = strchr(rest, '/') ? strchr(rest, '/') + 1 : "";
+        return 2;
+}
+
+/* qsort_r() order of @x and @y: the walk's (@userdata: the list). */
+static int program_cmp(const void *x, const void *y, void *userdata)
+{
+        const struct program *a = x, *b = y;
+        const char *fa, *fb;
+        int pa = walk_place(userdata, a->path, &fa), pb = walk_place(userdata, b->path, &fb);
+
+        return pa != pb ? pa - pb : strcmp(fa, fb);
+}
+
+/* One line: "argv: PATH NAME", or "not run: PATH: WHY (mode, uid)". */
+static void print_program(const struct program *p, const char *name)
+{
+        char esc[PATH_MAX * 4];
+
+        escape_cstr(p->path, esc, sizeof(esc));
+        if (!p->why)
+                printf("argv: %s %s\n", esc, name);
+        else if (p->has_stat)
+                printf("not run: %s: %s (mode %04o, uid %u)\n", esc, p->why, (unsigned)p->mode, (unsigned)p->uid);
+        else
+                printf("not run: %s: %s\n", esc, p->why);
+}
+
+/* The hotplug.d multiplexer's programs for @name, as the daemon walks them, and what it passes over. */
+static int print_multiplexer(const char *dir, const char *name)
+{
+        struct programs l = { .dir = dir, .name = name };
+        char **paths = NULL;
+        size_t n = 0, runs = 0;
+        int r;
+
+        r = hotplug_d_list_explained(dir, name, programs_skipped, &l, &paths, &n);
+        for (size_t i = 0; i < n; i++) {
+                if (r >= 0 && programs_add(&l, paths[i], NULL, NULL) < 0)
+                        r = -ENOMEM;
+                free(paths[i]);
+        }
+        free(paths);
+        if (r >= 0 && l.failed)
+                r = -ENOMEM;
+        if (r < 0) {
+                ctl_err("test", "cannot list %s for %s: %s", dir, name, strerror(-r));
+                programs_done(&l);
+                return r;
+        }
+        qsort_r(l.p, l.n, sizeof(*l.p), program_cmp, &l);
+        for (size_t i = 0; i < l.n; i++) {
+                print_program(&l.p[i], name);
+                runs += !l.p[i].why;
+        }
+        if (runs == 0)
+                printf("argv: none: no program in %s/%s or %s/default would run\n", dir, name, dir);
+        programs_done(&l);
+        return 0;
+}
+
+/* The single agent: "argv: AGENT NAME", or why exec would fail for every event. */
+static void print_agent(const char *agent, const char *name)
+{
+        struct program p = { .path = (char *)agent };
+        const char *why = NULL;
+        struct stat st;
+        int r;
+
+        r = trust_check_path(agent, false, &st, &why);
+        if (r == -ENOENT)
+                p.why = (char *)"does not exist; hotplugd tries it for every event";
+        else if (r < 0 && why)
+                p.why = (char *)why;
+        else if (r < 0)
+                p.why = strerror(-r);
+        else if (access(agent, X_OK) < 0)
+                p.why = (char *)"not executable; hotplugd tries it for every event";
+        if (p.why && r != -ENOENT) {
+                p.has_stat = true;
+                p.mode = st.st_mode & 07777;
+                p.uid = st.st_uid;
+        }
+        print_program(&p, name);
+}
+
+/* Which agent runs, and who chose it. */
+static void print_choice(const struct test_args *a)
+{
+        const struct manager_config *cfg = &a->o.cfg;
+        char from[PATH_MAX + 16] = "the default";
+
+        if (a->agent_from)
+                snprintf(from, sizeof(from), "%s", a->agent_from);
+        if (a->o.default_agent_missing)
+                printf("agent: hotplug.d multiplexer over %s (%s is not installed or not executable)\n",
+                       cfg->hotplug_d, HOTPLUGD_DEFAULT_AGENT);
+        else if (cfg->hotplug_d)
+                printf("agent: hotplug.d multiplexer over %s (from %s)\n", cfg->hotplug_d, from);
+        else
+                printf("agent: %s (from %s)\n", cfg->agent, from);
+}
+
+/* "variables added by handlers:", each with the handler that gave it (the last to set it). */
+static void print_added(const struct envbuf *env, const struct handler_trace *t, const struct spawn_env *se)
+{
+        char esc[HP_ENV_ADD_MAX_BYTES * 4];
+
+        printf("variables added by handlers:%s%s\n", env->n ? "" : " none",
+               t->from_cache ? " (recalled from the device's earlier events)" : "");
+        for (unsigned i = 0; i < env->n; i++) {
+                const char *e = envbuf_entry(env, i);
+                size_t klen = strcspn(e, "=");
+                bool passed = false;
+
+                for (size_t k = 0; k < se->n && !passed; k++)
+                        passed = strcmp(se->envp[k], e) == 0;
+                escape_cstr(e, esc, sizeof(esc));
+                printf("  %.*s by %s%s\n", (int)klen, esc, t->added_by[i],
+                       passed ? "" : " (refused: not passed to the agent)");
+        }
+}
+
+static int print_result(const struct test_args *a, const struct uevent *view, const struct envbuf *env,
+                        const char *name, const struct handler_trace *t)
 {
         _cleanup_free_ struct uevent *ev = NULL;
         struct spawn_env se;
@@ -249,15 +464,15 @@ static int print_result(const struct manager_config *cfg, const struct uevent *v
                 return r;
         }
         spawn_env_build(ev, &se);
-        escape_cstr(ev->name, esc, sizeof(esc));
-        if (cfg->hotplug_d)
-                printf("argv: each %s/%s/*.hotplug, then %s/default/*.hotplug, as FILE %s\n", cfg->hotplug_d, esc,
-                       cfg->hotplug_d, esc);
-        else
-                printf("argv: %s %s\n", cfg->agent, esc);
+        print_added(env, t, &se);
         printf("environment:\n");
         for (size_t i = 0; i < se.n; i++)
                 printf("  %s\n", escape_cstr(se.envp[i], esc, sizeof(esc)));
+        print_choice(a);
+        escape_cstr(ev->name, esc, sizeof(esc));
+        if (a->o.cfg.hotplug_d)
+                return print_multiplexer(a->o.cfg.hotplug_d, ev->name);
+        print_agent(a->o.cfg.agent, esc);
         return 0;
 }
 
@@ -281,7 +496,7 @@ static int run_test_event(const struct test_args *a, int rootfd, const char *dev
                         uevent_reject_to_string(why));
                 return -EBADMSG;
         }
-        r = handler_chain_new(&a->cfg.handlers, &c);
+        r = handler_chain_new(&a->o.cfg.handlers, &c);
         if (r < 0) {
                 ctl_err("test", "cannot set up handlers: %s", strerror(-r));
                 return r;
@@ -300,16 +515,17 @@ static int run_test_event(const struct test_args *a, int rootfd, const char *dev
                 printf("verdict: filtered by %s; no agent would run\n", trace.filtered_by);
                 return 0;
         }
-        printf("verdict: run%s%s%s\n", a->cfg.handlers.pass_all ? " (--all)" : "", trace.named_by ? ", argv[1] from handler " : "",
-               trace.named_by ? trace.named_by : "");
-        return print_result(&a->cfg, &view, &env, name);
+        printf("verdict: run%s%s%s\n", a->o.cfg.handlers.pass_all ? " (--all)" : "",
+               trace.named_by ? ", argv[1] from handler " : "", trace.named_by ? trace.named_by : "");
+        return print_result(a, &view, &env, name, &trace);
 }
 
 int verb_test(int argc, char *argv[])
 {
         _cleanup_close_ int rootfd = -1;
         _cleanup_free_ struct conf *conf = NULL;
-        struct test_args a;
+        /* Static: options_resolve_paths() gives it paths that live as long as the process. */
+        static struct test_args a;
         char devpath[PATH_MAX];
         int r;
 
@@ -323,11 +539,11 @@ int verb_test(int argc, char *argv[])
         }
         if (load_config(&a, conf) < 0)
                 return CTL_EXIT_FAILURE;
-        if (ctl_device("test", a.cfg.sysfs_root, a.devpath, devpath, sizeof(devpath)) < 0)
+        if (ctl_device("test", a.o.cfg.sysfs_root, a.devpath, devpath, sizeof(devpath)) < 0)
                 return CTL_EXIT_FAILURE;
-        rootfd = sysfs_open_root(a.cfg.sysfs_root);
+        rootfd = sysfs_open_root(a.o.cfg.sysfs_root);
         if (rootfd < 0) {
-                ctl_err("test", "cannot open %s: %s", a.cfg.sysfs_root, strerror(-rootfd));
+                ctl_err("test", "cannot open %s: %s", a.o.cfg.sysfs_root, strerror(-rootfd));
                 return CTL_EXIT_FAILURE;
         }
         r = run_test_event(&a, rootfd, devpath);

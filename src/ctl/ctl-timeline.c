@@ -111,7 +111,7 @@ static int load(const char *path, struct timeline *tl)
 
         r = record_reader_open(path, &rd);
         if (r < 0) {
-                fprintf(stderr, "hotplugctl timeline: %s: %s\n", escape_cstr(path, esc, sizeof(esc)),
+                ctl_err("timeline", "%s: %s", escape_cstr(path, esc, sizeof(esc)),
                         r == -EBADMSG ? "not a hotplugd recording"
                         : r == -ENODATA ? "empty file"
                         : r == -EPROTONOSUPPORT ? "recording format version not supported"
@@ -120,7 +120,7 @@ static int load(const char *path, struct timeline *tl)
         }
         while ((r = record_reader_next(rd, &rec)) > 0) {
                 if (r == RECORD_NEXT_PROBLEM) {
-                        fprintf(stderr, "hotplugctl timeline: %s: %s\n", escape_cstr(path, esc, sizeof(esc)),
+                        ctl_err("timeline", "%s: %s", escape_cstr(path, esc, sizeof(esc)),
                                 record_problem_format(record_reader_problem(rd), msg, sizeof(msg)));
                         continue;
                 }
@@ -129,7 +129,7 @@ static int load(const char *path, struct timeline *tl)
                         break;
         }
         if (r < 0)
-                fprintf(stderr, "hotplugctl timeline: %s: %s\n", escape_cstr(path, esc, sizeof(esc)), strerror(-r));
+                ctl_err("timeline", "%s: %s", escape_cstr(path, esc, sizeof(esc)), strerror(-r));
         record_reader_free(rd);
         return r;
 }
@@ -258,13 +258,13 @@ int verb_timeline(int argc, char *argv[])
                 r = timeline_finish(tl, a.lanes);
         if (r >= 0) {
                 if (tl->rejected)
-                        fprintf(stderr, "hotplugctl timeline: %" PRIu64 " invalid datagram(s) left out\n", tl->rejected);
+                        ctl_err("timeline", "%" PRIu64 " invalid datagram(s) left out", tl->rejected);
                 if (tl->ignored)
-                        fprintf(stderr, "hotplugctl timeline: %" PRIu64 " record(s) past the limits (%d runs, %d events) left out\n",
+                        ctl_err("timeline", "%" PRIu64 " record(s) past the limits (%d runs, %d events) left out",
                                 tl->ignored, HP_TIMELINE_MAX_RUNS, HP_TIMELINE_MAX_EVENTS);
                 r = render(&a, tl);
                 if (r < 0)
-                        fprintf(stderr, "hotplugctl timeline: cannot write %s: %s\n", a.output ? a.output : "output",
+                        ctl_err("timeline", "cannot write %s: %s", a.output ? a.output : "output",
                                 strerror(-r));
         }
         timeline_free(tl);

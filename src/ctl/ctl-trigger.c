@@ -510,8 +510,10 @@ static const char help[] =
         "SYNTH_UUID=UUID). Without DEVICEs, every device the match options select; with\n"
         "DEVICEs (/sys/... or /devices/..., links resolved), those that pass them.\n\n"
         "Options:\n"
-        "  -a, --action=ACTION    the action to request (default add); one of\n"
+        "  -a, -c, --action=ACTION\n"
+        "                         the action to request (default add); one of\n"
         "                         " CTL_KERNEL_ACTIONS "\n"
+        "                         (-c as udevadm trigger spells it)\n"
         "  -s, --subsystem-match=SUBSYSTEM\n"
         "                         only devices of this subsystem (shell pattern)\n"
         "  -S, --subsystem-nomatch=SUBSYSTEM\n"
@@ -559,12 +561,13 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
                 { "jobs", required_argument, NULL, 'j' },
                 CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "trigger", "a:s:S:y:wt:nvj:h", opts, help, "DEVICE..." };
+        const struct ctl_getopt g = { "trigger", "a:c:s:S:y:wt:nvj:h", opts, help, "DEVICE..." };
         int c, r = CTL_EXIT_OK;
 
         while (r == CTL_EXIT_OK && (c = ctl_getopt(&g, argc, argv)) >= 0) {
                 switch (c) {
                 case 'a':
+                case 'c': /* udevadm trigger's spelling */
                         r = ctl_check_action("trigger", optarg);
                         t->action = optarg;
                         break;

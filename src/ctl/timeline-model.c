@@ -657,7 +657,7 @@ const char *timeline_wall(const struct timeline *tl, usec_t t, enum tl_wall how,
 
         snprintf(buf, size, "?");
         if (tl->n_clock == 0)
-                return NULL;
+                return buf;
         /* The last sample at or before @t, else the first. */
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -669,10 +669,10 @@ const char *timeline_wall(const struct timeline *tl, usec_t t, enum tl_wall how,
         wall = t + tl->t0 + tl->clock[lo > 0 ? lo - 1 : 0].offset;
         sec = (time_t)(wall / USEC_PER_SEC);
         if (wall / USEC_PER_SEC > (usec_t)INT64_MAX / 2 || !localtime_r(&sec, &tm))
-                return NULL;
+                return buf;
         n = strftime(buf, size, how == TL_WALL_DATE ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
         if (n == 0)
-                return snprintf(buf, size, "?"), NULL;
+                return snprintf(buf, size, "?"), buf;
         if (how == TL_WALL_US)
                 snprintf(buf + n, size - n, ".%06u", (unsigned)(wall % USEC_PER_SEC));
         else

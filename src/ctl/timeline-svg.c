@@ -180,7 +180,7 @@ static void put_summary(const struct svg *g)
         if (tl->n_rows > g->rows)
                 fprintf(g->f, "; the last row holds what did not fit");
         fputs("</text>\n<text class=\"summary\" x=\"12\" y=\"62\">", g->f);
-        if (timeline_wall(tl, 0, TL_WALL_DATE, from, sizeof(from)) &&
+        if (tl->n_clock > 0 && timeline_wall(tl, 0, TL_WALL_DATE, from, sizeof(from)) &&
             timeline_wall(tl, tl->span, TL_WALL_DATE, to, sizeof(to)))
                 fprintf(g->f, "from %s to %s (local time, as the journal shows it; bottom axis)", from, to);
         else

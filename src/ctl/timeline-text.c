@@ -209,7 +209,7 @@ static void put_when(const struct timeline *tl, FILE *f)
 {
         char from[64], to[64];
 
-        if (timeline_wall(tl, 0, TL_WALL_DATE, from, sizeof(from)) &&
+        if (tl->n_clock > 0 && timeline_wall(tl, 0, TL_WALL_DATE, from, sizeof(from)) &&
             timeline_wall(tl, tl->span, TL_WALL_DATE, to, sizeof(to)))
                 fprintf(f, "from %s to %s (local time, as the journal shows it)\n", from, to);
         else

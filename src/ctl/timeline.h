@@ -164,8 +164,9 @@ enum tl_wall {
  * @t: time relative to t0
  * @how: format
  * @buf: output (at least 48 bytes for TL_WALL_DATE)
- * Return: @buf, or NULL if the recording holds no wall-clock time (no
- * datagram) or the time cannot be shown; then @buf holds "?".
+ * Return: @buf, holding "?" if the recording holds no wall-clock time
+ * (tl->n_clock is 0: no datagram) or the time cannot be shown; never NULL,
+ * so that it can go straight into a printf.
  */
 const char *timeline_wall(const struct timeline *tl, usec_t t, enum tl_wall how, char *buf, size_t size);
 

@@ -16,6 +16,7 @@
  * on a --listen-fd socket; nothing at run time can make hotplugd do that.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,43 +34,58 @@
 #define EXIT_CONFIG 2
 #define EXIT_USAGE 64
 
+/* Why @path is not a @dir (directory) or not executable, or NULL if it is one. */
+static const char *path_problem(const char *path, bool dir)
+{
+        struct stat st;
+
+        if (stat(path, &st) < 0)
+                return errno == ENOENT ? "does not exist" : strerror(errno);
+        if (dir && !S_ISDIR(st.st_mode))
+                return "is not a directory";
+        if (!dir && !S_ISREG(st.st_mode))
+                return "is not a regular file";
+        if (!dir && access(path, X_OK) < 0)
+                return "is not executable";
+        return NULL;
+}
+
 /* "hotplugd: warning: WHAT PATH WHY: CONSEQUENCE" on stderr when @path is not a @dir (directory) or not executable. */
 static void warn_path(const char *what, const char *path, bool dir, const char *consequence)
 {
-        struct stat st;
-        const char *why = NULL;
+        const char *why = path_problem(path, dir);
 
-        if (stat(path, &st) < 0)
-                why = errno == ENOENT ? "does not exist" : strerror(errno);
-        else if (dir && !S_ISDIR(st.st_mode))
-                why = "is not a directory";
-        else if (!dir && !S_ISREG(st.st_mode))
-                why = "is not a regular file";
-        else if (!dir && access(path, X_OK) < 0)
-                why = "is not executable";
         if (why)
                 fprintf(stderr, "hotplugd: warning: %s %s %s: %s\n", what, path, why, consequence);
 }
 
 /*
- * --check-config: what would run for an event, checked.  A missing or
- * unusable agent is a warning, not an error: the daemon starts and tries
- * it for every event (it may be installed later).  @chosen: the keys the
- * command line or the file set.
+ * --check-config: what would run for an event, checked.  An agent chosen
+ * (by the command line or the file) that cannot be executed is an error:
+ * the daemon would start, but every event's agent would fail.  A missing
+ * hotplug.d or handler directory is a warning (nothing there yet is a
+ * valid state), and so is the default agent's absence (the multiplexer
+ * runs instead).  @chosen: the keys the command line or the file set.
+ * Return: 0, or EXIT_CONFIG.
  */
-static void check_paths(const struct options *o, uint32_t chosen)
+static int check_paths(const struct options *o, uint32_t chosen)
 {
         const struct manager_config *c = &o->cfg;
+        const char *why;
 
         if (o->default_agent_missing)
                 fprintf(stderr, "hotplugd: warning: agent %s is not installed or not executable: the hotplug.d "
                         "multiplexer over %s runs instead\n", c->agent, c->hotplug_d);
-        if (c->hotplug_d)
-                warn_path("hotplug-d", c->hotplug_d, true, "no program runs for any event");
-        else if (c->agent)
-                warn_path("agent", c->agent, false, "every event's agent fails to start");
         if (c->handlers.handler_dir && (chosen & CONF_BIT(CONF_HANDLER_DIR)))
                 warn_path("handler-dir", c->handlers.handler_dir, true, "no external handler is loaded");
+        if (c->hotplug_d) {
+                warn_path("hotplug-d", c->hotplug_d, true, "no program runs for any event");
+                return 0;
+        }
+        if (!c->agent || !(why = path_problem(c->agent, false)))
+                return 0;
+        fprintf(stderr, "hotplugd: agent %s %s: every event's agent would fail to start\n", c->agent, why);
+        return EXIT_CONFIG;
 }
 
 /*
@@ -90,7 +106,10 @@ static int load_config(struct options *o, struct conf *conf)
         }
         if (o->check_config) {
                 printf(r > 0 ? "%s: absent, built-in defaults\n" : "%s: valid\n", path);
-                check_paths(o, o->set | (r == 0 ? conf->set : 0));
+                if (o->verbose)
+                        options_print_effective(o, r == 0 ? conf : NULL, path, stdout);
+                if (check_paths(o, o->set | (r == 0 ? conf->set : 0)) != 0)
+                        return EXIT_CONFIG;
         }
         log_set_max_level(o->log_level);
         return 0;
@@ -141,6 +160,7 @@ int main(int argc, char *argv[])
         struct options o;
         struct manager *m = NULL;
         struct service svc = SERVICE_INIT;
+        char why[PATH_MAX + 128];
         int r;
 
         /* Files and sockets hotplugd creates are for root unless it says
@@ -156,7 +176,11 @@ int main(int argc, char *argv[])
                 return r < 0 ? EXIT_USAGE : 0;
         log_set_max_level(o.log_level);
         /* Paths are resolved before the daemon moves to "/" (agents run with cwd "/"). */
-        if (options_resolve_paths(&o) < 0 || chdir("/") < 0)
+        if (options_resolve_paths(&o, why, sizeof(why)) < 0) {
+                fprintf(stderr, "hotplugd: %s\nTry 'hotplugd --help' for more information.\n", why);
+                return EXIT_USAGE;
+        }
+        if (chdir("/") < 0)
                 return EXIT_USAGE;
         base = o;
         r = load_config(&o, &conf);

@@ -3,7 +3,9 @@
  * The replay source (--replay FILE, source.h): a recording stands in for the
  * kernel socket.  Datagrams go through the same parser, ledger, handlers and
  * scheduler as live ones, at the recorded pace scaled by --speed (0: as fast
- * as possible); a recorded overflow is reported as one.
+ * as possible); a recorded overflow is reported as one.  Observers hear each
+ * datagram as they do from the socket, so a --record of the replay holds
+ * the events beside their agent runs.
  *
  * With --dry-run (and a speed above 0) the replay hands the dry-run spawner
  * (spawner-dry.c) each event's recorded agent time, scaled the same way, so
@@ -162,6 +164,8 @@ static void feed(struct replay_state *st)
                 return;
         }
         m->stats.received++;
+        /* A --record of the replay holds the datagrams as this run fed them, beside its agent runs. */
+        observe_datagram(m, st->item.data, st->item.size, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME));
         manager_process_datagram(m, st->item.data, st->item.size, now_usec(CLOCK_MONOTONIC),
                                  st->item.realtime);
 }

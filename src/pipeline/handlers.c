@@ -474,7 +474,35 @@ static void envbuf_copy(struct envbuf *dst, const struct envbuf *src)
         memcpy(dst->data, src->data, src->used);
 }
 
-static int run_add_env(struct handler_chain *c, const struct hotplugd_event *e, struct hotplugd_env *env)
+/*
+ * Who gave each entry of @now, @before being the environment before handler
+ * @id ran and @owner its owners (updated).  envbuf_add() keeps the entries
+ * it does not replace in their order and appends what it adds or replaces:
+ * the entries of @now that match @before's in order are the earlier ones',
+ * and from the first that does not, every entry is @id's.
+ */
+static void trace_owners(const struct envbuf *before, const struct envbuf *now, const char *id,
+                         const char *owner[HP_ENV_ADD_MAX_VARS])
+{
+        const char *kept[HP_ENV_ADD_MAX_VARS];
+        unsigned j = 0, i;
+
+        for (i = 0; i < now->n; i++) {
+                while (j < before->n && strcmp(envbuf_entry(before, j), envbuf_entry(now, i)) != 0)
+                        j++;
+                if (j == before->n)
+                        break;
+                kept[i] = owner[j++];
+        }
+        for (unsigned k = 0; k < i; k++)
+                owner[k] = kept[k];
+        for (; i < now->n; i++)
+                owner[i] = id;
+}
+
+/* Each handler's add_env() in turn; @t (or NULL) receives who added what. */
+static int run_add_env(struct handler_chain *c, const struct hotplugd_event *e, struct hotplugd_env *env,
+                       struct handler_trace *t)
 {
         for (size_t i = 0; i < c->n; i++) {
                 struct handler_entry *h = &c->entries[i];
@@ -482,7 +510,7 @@ static int run_add_env(struct handler_chain *c, const struct hotplugd_event *e, 
 
                 if (!h->ops.add_env || !entry_wants(h, e->ev->subsystem))
                         continue;
-                if (h->dl)
+                if (h->dl || t)
                         envbuf_copy(&c->snapshot, env->buf);
                 r = h->ops.add_env(&h->host, h->data, e, env);
                 if (r == -ENOMEM || env->overflow)
@@ -492,6 +520,8 @@ static int run_add_env(struct handler_chain *c, const struct hotplugd_event *e, 
                                 envbuf_copy(env->buf, &c->snapshot);
                         disable(h, "add_env", r);
                 }
+                if (t)
+                        trace_owners(&c->snapshot, env->buf, h->ops.id, t->added_by);
         }
         return 0;
 }
@@ -517,14 +547,15 @@ int handler_chain_run_traced(struct handler_chain *c, const struct uevent *ev, s
 {
         struct hotplugd_event e = { .ev = ev, .sysfs_fd = c->sysfs_fd, .cfg = &c->cfg };
         struct hotplugd_env henv = { .buf = env };
-        struct handler_trace dummy;
+        struct handler_trace dummy, *want = trace;
         struct devmodel_event m;
         bool learnt = false;
         int r;
 
         if (!trace)
                 trace = &dummy;
-        *trace = (struct handler_trace){ 0 };
+        trace->filtered_by = trace->named_by = NULL;
+        trace->from_cache = 0;
         name[0] = '\0';
         c->current = ev;
         model_begin(c, &e, &m);
@@ -532,7 +563,7 @@ int handler_chain_run_traced(struct handler_chain *c, const struct uevent *ev, s
         if (r == HANDLER_RUN) {
                 run_names(c, &e, name, trace);
                 trace->from_cache = e.recalled != NULL;
-                r = run_add_env(c, &e, &henv);
+                r = run_add_env(c, &e, &henv, want);
                 learnt = r >= 0 && !e.recalled;
                 if (r >= 0)
                         r = HANDLER_RUN;

@@ -74,6 +74,9 @@ struct handler_trace {
         const char *filtered_by;  /* handler id, "policy" or "pass-all"; NULL: kept by default */
         const char *named_by;     /* handler id whose name() set argv[1], or NULL */
         int from_cache;           /* legacy variables came from the DEVPATH cache */
+        /* The id of the handler whose add_env() gave entry i of the
+         * environment, for each of its entries (the last to set a key). */
+        const char *added_by[HP_ENV_ADD_MAX_VARS];
 };
 
 /* handler_chain_run() that also fills @trace (may be NULL). */

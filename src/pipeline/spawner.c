@@ -431,12 +431,29 @@ static void refused_forget(const char *path)
                 }
 }
 
+/* One walk of hotplug_d_list_explained(): what runs, and who hears of what does not. */
+struct hd_walk {
+        char **paths;             /* HP_HOTPLUG_D_MAX_FILES entries */
+        size_t n;
+        hotplug_d_skip_fn skip;   /* NULL: refusals are logged once instead */
+        void *userdata;
+};
+
+/* @path is not run, for @why (@st: what was refused, or NULL). */
+static void passed_over(const struct hd_walk *w, const char *path, const char *why, const struct stat *st, bool refusal)
+{
+        if (w->skip)
+                w->skip(path, why, st, w->userdata);
+        else if (refusal)
+                refused_log(path, why, st);
+}
+
 /*
  * Check DIR/SUB (or DIR itself, @dirfd, when @sub is NULL).  Return 1 if it
  * is trusted (with DIR/SUB opened in @ret), 0 if it is missing or refused
- * (refusals are logged once), negative errno on other errors.
+ * (refusals are logged once, or told to w->skip), negative errno on other errors.
  */
-static int open_trusted_dir(int dirfd, const char *path, const char *sub, int *ret)
+static int open_trusted_dir(const struct hd_walk *w, int dirfd, const char *path, const char *sub, int *ret)
 {
         const char *why = NULL;
         struct stat st;
@@ -450,12 +467,17 @@ static int open_trusted_dir(int dirfd, const char *path, const char *sub, int *r
         if (r == 0 && !sub && (why = trust_reason(&st)))
                 r = -EPERM;
         if (r == -EPERM) {
-                refused_log(path, why, &st);
+                passed_over(w, path, why, &st, true);
                 return 0;
         }
-        if (r < 0)
-                return r == -ENOENT || r == -ENOTDIR || r == -EINVAL || r == -EMEDIUMTYPE ? 0 : r;
-        refused_forget(path);
+        if (r < 0) {
+                if (r != -ENOENT && r != -ENOTDIR && r != -EINVAL && r != -EMEDIUMTYPE)
+                        return r;
+                passed_over(w, path, why ? why : r == -ENOENT ? "does not exist" : "not a directory", NULL, false);
+                return 0;
+        }
+        if (!w->skip)
+                refused_forget(path);
         if (!sub)
                 return 1;
         fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -465,16 +487,67 @@ static int open_trusted_dir(int dirfd, const char *path, const char *sub, int *r
         return 1;
 }
 
+/* Why DIR/SUB/@name is not a candidate at all, or NULL if it is named like one. */
+static const char *name_refusal(const char *name)
+{
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                return "";
+        if (name[0] == '.')
+                return "hidden (its name starts with '.')";
+        if (!suffix_is(name, ".hotplug"))
+                return "not named *.hotplug";
+        return NULL;
+}
+
+/* The entry @de of DIR/SUB (@d, path @dpath) into w's selection @sel, or told to w->skip.  Return: 0 or -ENOMEM. */
+static int consider(struct hd_walk *w, struct selection *sel, DIR *d, const char *dpath, const char *name)
+{
+        const char *why = name_refusal(name);
+        char fpath[4096 + 256];
+        struct stat st;
+        size_t pos;
+        int k;
+
+        snprintf(fpath, sizeof(fpath), "%s/%s", dpath, name);
+        if (why) {
+                if (why[0] && w->skip)
+                        w->skip(fpath, why, NULL, w->userdata);
+                return 0;
+        }
+        pos = selection_pos(sel, name);
+        if (pos >= sel->cap) {
+                if (w->skip)
+                        w->skip(fpath, "beyond the first HP_HOTPLUG_D_MAX_FILES files", NULL, w->userdata);
+                return 0;
+        }
+        /* Follows symlinks, as the old shell multiplexer's [ -f ] did, if the target is trusted. */
+        why = NULL;
+        k = trust_check_at(dirfd(d), name, false, &st, &why);
+        if (k == -EPERM) {
+                passed_over(w, fpath, why, &st, true);
+                return 0;
+        }
+        if (k < 0 || !(st.st_mode & 0111)) {
+                if (w->skip)
+                        w->skip(fpath, k >= 0 ? "not executable" : why ? why : k == -ENOENT ?
+                                "link target does not exist" : strerror(-k), k < 0 ? NULL : &st, w->userdata);
+                return 0;
+        }
+        if (!w->skip)
+                refused_forget(fpath);
+        return selection_insert(sel, pos, dpath, name);
+}
+
 /*
  * Append DIR/SUB/ *.hotplug (executable regular files, the lexically first
  * that fit) to the list.  Only what root alone can have written runs: DIR,
  * DIR/SUB and the file (for a symbolic link: its target and the directories
  * leading to it) pass trust_check_at(); a refusal is logged once per path.
  */
-static int list_one(int topfd, const char *dir, const char *sub, char **paths, size_t *n)
+static int list_one(struct hd_walk *w, int topfd, const char *dir, const char *sub)
 {
-        struct selection sel = { .paths = paths + *n, .cap = HP_HOTPLUG_D_MAX_FILES - *n };
-        char dpath[4096], fpath[4096 + 256];
+        struct selection sel = { .paths = w->paths + w->n, .cap = HP_HOTPLUG_D_MAX_FILES - w->n };
+        char dpath[4096];
         struct dirent *de;
         int r = 0, fd;
         DIR *d;
@@ -482,7 +555,7 @@ static int list_one(int topfd, const char *dir, const char *sub, char **paths, s
         if ((size_t)snprintf(dpath, sizeof(dpath), "%s/%s", dir, sub) >= sizeof(dpath))
                 return -ENAMETOOLONG;
         sel.prefix = strlen(dpath) + 1;
-        r = open_trusted_dir(topfd, dpath, sub, &fd);
+        r = open_trusted_dir(w, topfd, dpath, sub, &fd);
         if (r <= 0)
                 return r;
         r = 0;
@@ -492,70 +565,53 @@ static int list_one(int topfd, const char *dir, const char *sub, char **paths, s
                 close(fd);
                 return r;
         }
-
-        for (errno = 0; (de = readdir(d)); errno = 0) {
-                const char *why = NULL;
-                struct stat st;
-                size_t pos;
-                int k;
-
-                if (de->d_name[0] == '.' || !suffix_is(de->d_name, ".hotplug"))
-                        continue;
-                pos = selection_pos(&sel, de->d_name);
-                if (pos >= sel.cap)
-                        continue;
-                /* Follows symlinks, as the old shell multiplexer's [ -f ] did, if the target is trusted. */
-                snprintf(fpath, sizeof(fpath), "%s/%s", dpath, de->d_name);
-                k = trust_check_at(dirfd(d), de->d_name, false, &st, &why);
-                if (k == -EPERM) {
-                        refused_log(fpath, why, &st);
-                        continue;
-                }
-                if (k < 0 || !(st.st_mode & 0111))
-                        continue;
-                refused_forget(fpath);
-                r = selection_insert(&sel, pos, dpath, de->d_name);
-                if (r < 0)
-                        break;
-        }
+        for (errno = 0; r == 0 && (de = readdir(d)); errno = 0)
+                r = consider(w, &sel, d, dpath, de->d_name);
         if (r == 0 && errno != 0)
                 r = negative_errno();
         closedir(d);
-        *n += sel.n;
+        w->n += sel.n;
         return r;
 }
 
-int hotplug_d_list(const char *dir, const char *name, char ***ret_paths, size_t *ret_n)
+int hotplug_d_list_explained(const char *dir, const char *name, hotplug_d_skip_fn skip, void *userdata,
+                             char ***ret_paths, size_t *ret_n)
 {
-        char **paths;
-        size_t n = 0;
+        struct hd_walk w = { .skip = skip, .userdata = userdata };
         int r, topfd, fd;
 
         if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
                 return -EINVAL;
-        paths = calloc(HP_HOTPLUG_D_MAX_FILES, sizeof(char *));
-        if (!paths)
+        w.paths = calloc(HP_HOTPLUG_D_MAX_FILES, sizeof(char *));
+        if (!w.paths)
                 return -ENOMEM;
         /* DIR itself must be trusted too; a missing or refused DIR lists nothing. */
         topfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (topfd < 0)
+        if (topfd < 0) {
                 r = errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
-        else
-                r = open_trusted_dir(topfd, dir, NULL, &fd);
+                if (r == 0)
+                        passed_over(&w, dir, errno == ENOENT ? "does not exist" : "not a directory", NULL, false);
+        } else
+                r = open_trusted_dir(&w, topfd, dir, NULL, &fd);
         if (r > 0) {
-                r = list_one(topfd, dir, name, paths, &n);
-                if (r >= 0 && strcmp(name, "default") != 0 && n < HP_HOTPLUG_D_MAX_FILES)
-                        r = list_one(topfd, dir, "default", paths, &n);
+                r = list_one(&w, topfd, dir, name);
+                if (r >= 0 && strcmp(name, "default") != 0 && w.n < HP_HOTPLUG_D_MAX_FILES)
+                        r = list_one(&w, topfd, dir, "default");
         }
         if (topfd >= 0)
                 close(topfd);
         if (r < 0) {
-                for (size_t i = 0; i < n; i++)
-                        free(paths[i]);
-                free(paths);
+                for (size_t i = 0; i < w.n; i++)
+                        free(w.paths[i]);
+                free(w.paths);
                 return r;
         }
-        *ret_paths = paths;
-        *ret_n = n;
+        *ret_paths = w.paths;
+        *ret_n = w.n;
         return 0;
+}
+
+int hotplug_d_list(const char *dir, const char *name, char ***ret_paths, size_t *ret_n)
+{
+        return hotplug_d_list_explained(dir, name, NULL, NULL, ret_paths, ret_n);
 }

@@ -117,3 +117,32 @@ int spawn_agent_to(const char *path, const char *name, const struct spawn_env *e
  * Return: 0 or negative errno.
  */
 int hotplug_d_list(const char *dir, const char *name, char ***ret_paths, size_t *ret_n);
+
+struct stat;
+
+/**
+ * hotplug_d_skip_fn - told of a path hotplug_d_list_explained() does not run.
+ * @path: the file or directory (borrowed, for the call only)
+ * @why: the reason: trust_check_at()'s ("not owned by root", "writable by
+ *       group or others", "link target ..."), "not executable", "not named
+ *       *.hotplug", "does not exist", ... (borrowed, for the call only)
+ * @st: the stat of what was looked at (a refused link: of what was refused), or NULL
+ * @userdata: as given
+ */
+typedef void (*hotplug_d_skip_fn)(const char *path, const char *why, const struct stat *st, void *userdata);
+
+/**
+ * hotplug_d_list_explained() - hotplug_d_list(), telling @skip of each path it passes over.
+ * @skip: called for every entry of DIR, DIR/NAME and DIR/default that does
+ *        not run, and for each of those directories that is missing or
+ *        refused; NULL: as hotplug_d_list() (refusals logged once)
+ * @userdata: passed to @skip
+ *
+ * The daemon's own walk (the multiplexer runs what hotplug_d_list() lists),
+ * so that hotplugctl test shows what would run and why the rest would not.
+ * With @skip, nothing is logged and the once-only memory of refusals is
+ * left as it was.
+ * Return: as hotplug_d_list().
+ */
+int hotplug_d_list_explained(const char *dir, const char *name, hotplug_d_skip_fn skip, void *userdata,
+                             char ***ret_paths, size_t *ret_n);

@@ -799,6 +799,39 @@ def case_replay(c):
     print(f"ok: replay ran the {len(live)} recorded events with the same argv and environment, in order")
 
 
+def case_replay_record(c):
+    """--record during --replay: the new recording holds the datagrams beside the runs; timeline shows both."""
+    agent = c.agent()
+    rec = c.path("live.rec")
+    d = c.daemon(f"--agent={agent}", f"--record={rec}")
+    d.send(uevent(1, "add", PCI, "pci", "PCI_SLOT_NAME=0000:00:1f.6"),
+           uevent(2, "add", NET, "net", "INTERFACE=enp0s31f6", "IFINDEX=2"),
+           uevent(3, "add", RX, "queues"))
+    c.settle()
+    d.stop()
+    again = c.path("again.rec")
+    # A dry run records what it read, and no agent runs.
+    for name, runs, extra in (("agents", 3, [f"--agent={c.agent('replay')}"]),
+                              ("dry", 0, ["--dry-run", f"--agent={agent}"])):
+        if os.path.exists(again):
+            os.unlink(again)
+        r = Daemon(c, f"--replay={rec}", "--speed=0", f"--record={again}", "--control-socket=", *extra,
+                   binary=env("HOTPLUGD"), source=False, log=f"replay-{name}.log", ready=False)
+        c.daemons.append(r)
+        r.start()
+        check(r.wait_exit() == 0, f"replay ({name}) with --record failed:\n{r.log_text()}")
+        out = subprocess.run([env("HOTPLUGCTL"), "timeline", again, "--text"], capture_output=True, text=True)
+        check(out.returncode == 0, f"timeline of the replay's recording: exit {out.returncode}: {out.stderr}")
+        text = out.stdout
+        check("(null)" not in text, f"timeline prints (null):\n{text}")
+        check("event not in recording" not in text, f"the replay's recording lacks its datagrams:\n{text}")
+        check(re.search(rf"^{runs} agent run\(s\), 3 event\(s\)", text, re.M),
+              f"the replay's recording ({name}): not {runs} runs of 3 events:\n{text}")
+        for lane in (PCI, NET, RX):
+            check(lane[-24:] in text, f"the replay's recording ({name}): no lane for {lane}:\n{text}")
+    print("ok: a recording made during a replay holds the datagrams and the runs; timeline shows no (null)")
+
+
 def datagram(seqnum, action, devpath, subsystem, *extra):
     """uevent() with bytes values: each extra is (KEY, bytes)."""
     keys = [(b"ACTION", action.encode()), (b"DEVPATH", devpath.encode()), (b"SUBSYSTEM", subsystem.encode())]
@@ -1150,6 +1183,7 @@ CASES = {
     "record-trust": case_record_trust,
     "monitor-json": case_monitor_json,
     "poison": case_poison,
+    "replay-record": case_replay_record,
 }
 
 

@@ -50,8 +50,10 @@ for nic in /sys/class/net/*; do
 done
 
 # hotplugctl test shows the same, running nothing.
-out=$("$HOTPLUGCTL" test /sys/class/net/lo --action change --handler-dir "$hdir" 2>&1) || t_fail "hotplugctl test failed: $out"
-echo "$out" | grep -q "^argv: .* net-virtual$" || t_fail "hotplugctl test: argv: $out"
+out=$("$HOTPLUGCTL" test /sys/class/net/lo --action change --handler-dir "$hdir" --agent "$T_AGENT" 2>&1) ||
+        t_fail "hotplugctl test failed: $out"
+echo "$out" | grep -qxF "argv: $T_AGENT net-virtual" || t_fail "hotplugctl test: argv: $out"
+echo "$out" | grep -qx "  EXAMPLE_HANDLER by example" || t_fail "hotplugctl test: handler of EXAMPLE_HANDLER: $out"
 echo "$out" | grep -qx "  EXAMPLE_HANDLER=1" || t_fail "hotplugctl test: environment: $out"
 echo "$out" | grep -qx "  ACTION=change" || t_fail "hotplugctl test: action: $out"
 echo "$out" | grep -q "synthetic" || t_fail "hotplugctl test: SEQNUM not marked synthetic"

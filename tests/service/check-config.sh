@@ -76,13 +76,44 @@ expect 64 "--resync must be yes, true, on, 1 or no, false, off, 0 (any case): 'm
 "$HOTPLUGD" --help | grep -qE '^ +--max-queue=N +events held at most \(1\.\.[0-9]+, default [0-9]+\)$' ||
         fail "--help lacks the range of --max-queue: $("$HOTPLUGD" --help | grep -- --max-queue)"
 
+# --check-config and --verbose ask for something: no --no- form; a range is said once.
+"$HOTPLUGD" --help >"$tmp/help"
+! grep -q -- "--\[no-\]check-config\|--\[no-\]verbose" "$tmp/help" || fail "--help offers --no-check-config"
+grep -qE '^ +--check-config +check' "$tmp/help" || fail "--help lacks --check-config: $(cat "$tmp/help")"
+grep -qE '^  -v, --verbose +with --check-config' "$tmp/help" || fail "--help lacks -v: $(cat "$tmp/help")"
+grep -qE -- '--rebroadcast=GROUP +re-send processed events on this netlink group \(2\.\.32\)$' "$tmp/help" ||
+        fail "--rebroadcast's range: $(grep -- --rebroadcast "$tmp/help")"
+! grep -E '\(([0-9]+\.\.[0-9]+)[^)]*\).*\(\1' "$tmp/help" && ! grep -E '[0-9]+\.\.[0-9]+.*\([0-9]+\.\.[0-9]+' "$tmp/help" ||
+        fail "--help says a range twice"
+expect 64 "hotplugd: unknown option '--no-check-config'" --no-check-config
+expect 64 "hotplugd: --verbose goes with --check-config only" -v
+
+# --check-config -v: every setting, its value and where it came from.
+printf '#!/bin/sh\n' >"$tmp/agent"
+chmod 0755 "$tmp/agent"
+printf '# settings\nordering = strict\n\nmax-children = 3\nagent = %s\n' "$tmp/agent" >"$conf"
+expect 0 "" --check-config -v --config "$conf" --max-children 5 --timeout=9 --dry-run
+for want in "ordering strict # $conf:2" "max-children 5 # command line" "agent $tmp/agent # $conf:5" \
+        "timeout 9 # command line" "kill-grace 5 # default" "dry-run yes # command line" "all no # default" \
+        "hotplug-d (none) # default" "rebroadcast (none) # default" "config $conf # command line" \
+        "speed 1 # default" "log-level info # default"; do
+        grep -qxF "$want" "$tmp/out" || fail "--check-config -v lacks '$want': $(cat "$tmp/out")"
+done
+# One line per setting: every row of --help that sets something.
+n_help=$("$HOTPLUGD" --help | grep -cE '^ +(-., )?--')
+n_out=$(grep -c ' # ' "$tmp/out")
+[ "$n_out" = $((n_help - 4)) ] || fail "--check-config -v: $n_out settings, --help lists $n_help options (4 ask for something)"
+echo "ok: --check-config -v"
+
 # A command-line option in the file is named as one.
 printf 'dry-run = yes\n' >"$conf"
 expect 2 "$conf:1: 'dry-run' is a command-line option only (--dry-run)" --check-config --config "$conf"
 
-# The agent: missing, not executable, not a file, or a missing hotplug.d or
-# handler directory is a warning on stderr naming the path and why; the
-# configuration is still valid (exit 0), as the daemon would still start.
+# The agent chosen (by the file or the command line): missing, not
+# executable or not a file is an error naming the path and why (exit 2),
+# although the daemon would start and try it for every event.  A missing
+# hotplug.d or handler directory is a warning on stderr naming the path and
+# why; the configuration is still valid (exit 0).
 mkdir "$tmp/hotplug.d" "$tmp/handlers"
 printf '#!/bin/sh\n' >"$tmp/agent"
 chmod 0755 "$tmp/agent"
@@ -95,12 +126,19 @@ warns() {
         grep -qF "$conf: valid" "$tmp/out" || fail "$1: not valid on stdout"
         [ "$(wc -l <"$tmp/err")" = 1 ] || fail "$1: not one line on stderr: $(cat "$tmp/err")"
 }
-warns "agent = $tmp/absent" \
-        "hotplugd: warning: agent $tmp/absent does not exist: every event's agent fails to start"
-warns "agent = $tmp/not-exec" \
-        "hotplugd: warning: agent $tmp/not-exec is not executable: every event's agent fails to start"
-warns "agent = $tmp/hotplug.d" \
-        "hotplugd: warning: agent $tmp/hotplug.d is not a regular file: every event's agent fails to start"
+# refuses CONF-LINE STDERR-LINE: check-config of a file holding CONF-LINE exits 2 with exactly STDERR-LINE.
+refuses() {
+        printf '%s\n' "$1" >"$conf"
+        expect 2 "$2" --check-config --config "$conf"
+        [ "$(wc -l <"$tmp/err")" = 1 ] || fail "$1: not one line on stderr: $(cat "$tmp/err")"
+}
+refuses "agent = $tmp/absent" \
+        "hotplugd: agent $tmp/absent does not exist: every event's agent would fail to start"
+refuses "agent = $tmp/not-exec" \
+        "hotplugd: agent $tmp/not-exec is not executable: every event's agent would fail to start"
+refuses "agent = $tmp/hotplug.d" \
+        "hotplugd: agent $tmp/hotplug.d is not a regular file: every event's agent would fail to start"
+expect 2 "hotplugd: agent /nonexistent does not exist" --check-config --config "$conf" --agent=/nonexistent
 warns "hotplug-d = $tmp/absent.d" \
         "hotplugd: warning: hotplug-d $tmp/absent.d does not exist: no program runs for any event"
 warns "hotplug-d = $tmp/agent" \
@@ -112,7 +150,7 @@ expect 0 "hotplugd: warning: handler-dir $tmp/absent.so.d does not exist: no ext
 printf 'agent = %s\nhandler-dir = %s/handlers\n' "$tmp/agent" "$tmp" >"$conf"
 expect 0 "" --check-config --config "$conf"
 [ ! -s "$tmp/err" ] || fail "warnings for a usable agent: $(cat "$tmp/err")"
-expect 0 "hotplugd: warning: agent $tmp/not-exec is not executable" --check-config --config "$conf" \
+expect 2 "hotplugd: agent $tmp/not-exec is not executable" --check-config --config "$conf" \
         --agent "$tmp/not-exec"
 expect 0 "" --check-config --config "$conf" --hotplug-d "$tmp/hotplug.d"
 [ ! -s "$tmp/err" ] || fail "warnings for a usable hotplug.d: $(cat "$tmp/err")"

@@ -100,7 +100,23 @@ run 64 frobnicate
 err_has "unknown verb 'frobnicate'"
 echo "ok: values and arguments"
 
+# --- timeline's errors read like every verb's -------------------------------------------------
+run 1 timeline "$tmp/no-such-recording"
+err_has "hotplugctl: timeline: $tmp/no-such-recording: No such file or directory"
+printf 'not a recording\n' >"$tmp/junk"
+run 1 timeline "$tmp/junk"
+err_has "hotplugctl: timeline: $tmp/junk: not a hotplugd recording"
+! grep -v "^hotplugctl: timeline: " "$tmp/err" || fail "timeline: a line without the prefix: $(cat "$tmp/err")"
+echo "ok: timeline errors"
+
 # --- --action: the kernel's actions ------------------------------------------------------------
+# trigger -c ACTION, as udevadm spells it.
+run 64 trigger -c frob /sys/class/net/lo
+err_has "hotplugctl: trigger: invalid value 'frob' for --action"
+if [ -e /sys/class/net/lo/uevent ]; then
+        run 0 trigger --dry-run -c change /sys/class/net/lo
+        [ "$(cat "$tmp/out")" = /sys/devices/virtual/net/lo ] || fail "trigger -n -c change: $(cat "$tmp/out")"
+fi
 for v in test trigger; do
         run 64 "$v" --action frob /sys/class/net/lo
         err_has "hotplugctl: $v: invalid value 'frob' for --action" \

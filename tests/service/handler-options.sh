@@ -52,13 +52,13 @@ printf 'firmware-loader = yes\nfirmware-path = %s/tests/fixtures/firmware:/lib/f
 chmod 0600 "$conf"
 run "$tmp/a" "$usbif" --config "$conf"
 grep -qx "config: $conf" "$tmp/a" || fail "config line: $(cat "$tmp/a")"
-grep -q '^argv: /usr/local/sbin/agent usb$' "$tmp/a" || fail "agent from the file: $(cat "$tmp/a")"
+grep -qxF "agent: /usr/local/sbin/agent (from $conf)" "$tmp/a" || fail "agent from the file: $(cat "$tmp/a")"
 run "$tmp/a" "$input" --config "$conf"
 grep -qx 'verdict: filtered by policy; no agent would run' "$tmp/a" || fail "filter-policy from the file: $(cat "$tmp/a")"
 run "$tmp/a" "$input" --config "$conf" --filter-policy "input=handlers"
 grep -qx '  NAME=Logitech USB Keyboard' "$tmp/a" ||
         fail "file's input-strip-quotes, option's filter-policy: $(cat "$tmp/a")"
-"$HOTPLUGD" --check-config --config "$conf" >/dev/null 2>&1 || fail "hotplugd rejects the handler keys"
+"$HOTPLUGD" --check-config --config "$conf" --agent /bin/sh >/dev/null 2>&1 || fail "hotplugd rejects the handler keys"
 echo "ok: configuration keys and precedence"
 
 # Bad values: hotplugctl test and hotplugd say the same; usage error 64 on the command line.

@@ -141,6 +141,19 @@ for r in rows:
     elif f"{lo} to {hi}" not in text:
         errors.append(f"hotplugd.conf.5: '{key}' does not give its range {lo} to {hi}")
 
+# README's list of the settings the command line alone takes: every row
+# without a file key, less those that say what to do (help, version, the
+# configuration file and its check).
+readme = read("README.md")
+m = re.search(r"Every setting except (.*?) can also be set in", readme, re.S)
+if not m:
+    errors.append("README.md: no 'Every setting except ... can also be set in' sentence")
+else:
+    listed = set(re.findall(r"`--([a-z0-9-]+)`", m.group(1)))
+    cli_only = {field(r, "name", r'"([a-z0-9-]+)"') for r in rows
+                if "KEY(" not in r and ".type = OPTION_HELP" not in r and ".type = OPTION_VERSION" not in r}
+    compare("command-line-only option", cli_only, listed, "README.md")
+
 for e in errors:
     print("FAIL:", e, file=sys.stderr)
 print(f"checked {len(code_opts)} options, {len(code_keys)} keys, {len(code_verbs)} verbs, {len(defined)} bounds")

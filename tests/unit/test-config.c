@@ -166,6 +166,15 @@ static void test_syntax_errors(void)
         expect_error("no-resync = yes\n", 1, "t.conf:1: unknown key 'no-resync' (did you mean 'resync = no'?)");
         expect_error("no-all = 1\n", 1, "t.conf:1: unknown key 'no-all' (did you mean 'all = no'?)");
         expect_error("no-timeout = 1\n", 1, "t.conf:1: unknown key 'no-timeout'");
+        /* A typing slip: the nearest key, if one is near enough and nearest alone. */
+        expect_error("max-chidren = 3\n", 1, "t.conf:1: unknown key 'max-chidren' (did you mean 'max-children'?)");
+        expect_error("max-chlidren = 3\n", 1, "t.conf:1: unknown key 'max-chlidren' (did you mean 'max-children'?)");
+        expect_error("maxchildren = 3\n", 1, "t.conf:1: unknown key 'maxchildren' (did you mean 'max-children'?)");
+        expect_error("timout = 3\n", 1, "t.conf:1: unknown key 'timout' (did you mean 'timeout'?)");
+        expect_error("Concurency = 3\n", 1, "t.conf:1: unknown key 'Concurency' (did you mean 'concurrency'?)");
+        expect_error("al = yes\n", 1, "t.conf:1: unknown key 'al' (did you mean 'all'?)");
+        expect_error("children = 3\n", 1, "t.conf:1: unknown key 'children'");
+        expect_error("ordered = strict\n", 1, "t.conf:1: unknown key 'ordered'");
         expect_error("timeout = 30 # seconds\n", 1,
                      "t.conf:1: 'timeout' must be a number 1..86400: '30 # seconds'");
         expect_error("timeout = 5\n\n# x\ntimeout = 6\n", 4,

@@ -57,6 +57,17 @@ static void test_usb_device_rebuilt(void)
         handler_chain_free(c);
 }
 
+/* The handler that gave @key in the last run (its trace), or NULL if none did. */
+static const char *added_by(const struct run *r, const char *key)
+{
+        size_t k = strlen(key);
+
+        for (unsigned i = 0; i < r->env.n; i++)
+                if (strncmp(envbuf_entry(&r->env, i), key, k) == 0 && envbuf_entry(&r->env, i)[k] == '=')
+                        return r->trace.added_by[i];
+        return NULL;
+}
+
 /* Kernel values pass through untouched; DEVICE comes from BUSNUM/DEVNUM. */
 static void test_usb_device_passthrough(void)
 {
@@ -150,6 +161,17 @@ static void test_pci_and_net(void)
         check_str(agent_env(&R, "PHYSDEVPATH"), PCI_NIC);
         check_str(agent_env(&R, "PHYSDEVBUS"), "pci");
         check_str(agent_env(&R, "PHYSDEVDRIVER"), "e1000e");
+        /* The trace names the handler of each addition, and of nothing the kernel sent. */
+        for (unsigned i = 0; i < R.env.n; i++)
+                check(R.trace.added_by[i] != NULL);
+        check_str(added_by(&R, "PHYSDEVPATH"), "physdev");
+        check_str(added_by(&R, "PHYSDEVBUS"), "physdev");
+        check_str(added_by(&R, "PHYSDEVDRIVER"), "physdev");
+        check_str(added_by(&R, "INTERFACE"), "net"); /* the event above has none: rebuilt */
+        check(!added_by(&R, "IFINDEX"));
+        check_int(run_event(c, &R, "add", KBD_IF, "usb", "DEVTYPE=usb_interface", NULL), HANDLER_RUN);
+        check_str(added_by(&R, "DEVICE"), "usb");
+        check_str(added_by(&R, "PHYSDEVBUS"), "physdev");
         run_release(&R);
         handler_chain_free(c);
 }

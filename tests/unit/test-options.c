@@ -422,7 +422,17 @@ static void test_spellings(void)
         check(o.cfg.replay_speed == 0);
         check_int(o.log_target, LOG_TARGET_JOURNAL);
         check(o.check_config);
+        check(!o.verbose);
         check_int(o.set, 0);
+        check(o.given & (UINT64_C(1) << (option_by_name("listen-fd") - option_table)));
+        check(!(o.given & (UINT64_C(1) << (option_by_name("ready-fd") - option_table))));
+        /* --check-config and --verbose ask for something: no --no-NAME, no value; -v only with --check-config. */
+        check_int(from_argv(&o, (const char *const[]){ "--check-config", "-v", NULL }), 1);
+        check(o.check_config && o.verbose);
+        check_int(from_argv(&o, (const char *const[]){ "--no-check-config", NULL }), -EINVAL);
+        check_int(from_argv(&o, (const char *const[]){ "--check-config=yes", NULL }), -EINVAL);
+        check_int(from_argv(&o, (const char *const[]){ "--verbose", NULL }), -EINVAL);
+        check(option_table_size <= 64); /* struct options.given has a bit per row */
         /* The last word wins: --no-NAME after --NAME, and the other way round. */
         check_int(from_argv(&o, (const char *const[]){ "--resync", "--no-resync", "--no-all", "--all", NULL }), 1);
         check(!o.cfg.resync);
@@ -699,7 +709,7 @@ static void test_messages(void)
         check_int(option_set_arg(&o, sizeof(o), option_by_name("handler-cache"), "0", why, sizeof(why)), -EINVAL);
         check_str(why, "--handler-cache must be a number 1..65536: '0' (devices whose legacy variables are kept)");
         check_int(option_set_arg(&o, sizeof(o), option_by_name("rebroadcast"), "1", why, sizeof(why)), -EINVAL);
-        check_str(why, "--rebroadcast must be a number 2..32: '1' (re-send processed events on netlink group 2..32)");
+        check_str(why, "--rebroadcast must be a number 2..32: '1' (re-send processed events on this netlink group)");
         check_int(option_set_arg(&o, sizeof(o), option_by_name("concurrency"), "Auto", why, sizeof(why)), -EINVAL);
         check_str(why, "--concurrency must be auto or a number 1..2048: 'Auto' "
                        "(agents at once: one per CPU plus those asleep, up to max-children, or N)");
@@ -727,7 +737,7 @@ static void test_messages(void)
 /* Relative paths on the command line become absolute (agents run with cwd "/"). */
 static void test_resolve(void)
 {
-        char cwd[PATH_MAX], real[PATH_MAX], want[PATH_MAX + 16], agent[PATH_MAX + 16];
+        char cwd[PATH_MAX], real[PATH_MAX], want[PATH_MAX + 16], agent[PATH_MAX + 16], why[PATH_MAX + 128];
         struct options o;
 
         check(getcwd(cwd, sizeof(cwd)) != NULL);
@@ -737,7 +747,7 @@ static void test_resolve(void)
         check(chdir(dir) == 0);
 
         check_int(from_argv(&o, (const char *const[]){ "--agent=agent", "--sysfs=.", "--hotplug-d=/x/y", NULL }), 1);
-        check_int(options_resolve_paths(&o), 0);
+        check_int(options_resolve_paths(&o, why, sizeof(why)), 0);
         snprintf(want, sizeof(want), "%s/agent", real);
         check_str(o.cfg.agent, want);
         check_str(o.cfg.sysfs_root, real);
@@ -747,7 +757,8 @@ static void test_resolve(void)
         free((char *)o.cfg.sysfs_root);
 
         check_int(from_argv(&o, (const char *const[]){ "--agent=missing", NULL }), 1);
-        check_int(options_resolve_paths(&o), -ENOENT);
+        check_int(options_resolve_paths(&o, why, sizeof(why)), -ENOENT);
+        check(strstr(why, "--agent: cannot resolve 'missing'") != NULL);
 
         check(chdir(cwd) == 0);
         check(unlink(agent) == 0);

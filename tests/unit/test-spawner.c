@@ -546,12 +546,12 @@ static void mkd(const char *rel)
         check_int(mkdir(p, 0755), 0);
 }
 
-static void check_list(const char *dir, const char *name, const char *const *want)
+/* @paths (@n of them, freed) are DIR/@want..., in that order. */
+static void check_paths(const char *dir, char **paths, size_t n, const char *const *want)
 {
-        char **paths = NULL, full[256];
-        size_t n = 99, i;
+        char full[256];
+        size_t i;
 
-        check_int(hotplug_d_list(dir, name, &paths, &n), 0);
         for (i = 0; want[i]; i++) {
                 check(i < n);
                 snprintf(full, sizeof(full), "%s/%s", dir, want[i]);
@@ -561,6 +561,52 @@ static void check_list(const char *dir, const char *name, const char *const *wan
         for (i = 0; i < n; i++)
                 free(paths[i]);
         free(paths);
+}
+
+static void check_list(const char *dir, const char *name, const char *const *want)
+{
+        char **paths = NULL;
+        size_t n = 99;
+
+        check_int(hotplug_d_list(dir, name, &paths, &n), 0);
+        check_paths(dir, paths, n, want);
+}
+
+/* What hotplug_d_list_explained() passed over: "REL: WHY" lines, REL below the directory listed. */
+struct skipped {
+        size_t prefix;
+        char text[4096];
+        size_t len, n;
+};
+
+static void on_skipped(const char *path, const char *why, const struct stat *st, void *userdata)
+{
+        struct skipped *s = userdata;
+
+        check(strlen(path) > s->prefix);
+        s->len += (size_t)snprintf(s->text + s->len, sizeof(s->text) - s->len, "%s: %s\n", path + s->prefix, why);
+        check(s->len < sizeof(s->text));
+        s->n++;
+}
+
+/* The same list as hotplug_d_list(), and every entry passed over with its reason. */
+static void check_explained(const char *dir, const char *name, const char *const *want, const char *const *skip)
+{
+        struct skipped s = { .prefix = strlen(dir) + 1 };
+        char **paths = NULL;
+        size_t n = 99, i;
+
+        check_int(hotplug_d_list_explained(dir, name, on_skipped, &s, &paths, &n), 0);
+        check_paths(dir, paths, n, want);
+        for (i = 0; skip[i]; i++) {
+                char line[256];
+
+                snprintf(line, sizeof(line), "%s\n", skip[i]);
+                if (!strstr(s.text, line))
+                        fprintf(stderr, "not reported: %s; reported:\n%s", skip[i], s.text);
+                check(strstr(s.text, line) != NULL);
+        }
+        check_int(s.n, i);
 }
 
 static void test_hotplug_d(void)
@@ -602,6 +648,14 @@ static void test_hotplug_d(void)
         mk("hotplug.d/default/off.hotplug", 0600);
 
         check_list(dir, "net", want_net);
+        check_explained(dir, "net", want_net, (const char *const[]){
+                "net/noexec.hotplug: not executable", "net/.hidden.hotplug: hidden (its name starts with '.')",
+                "net/README: not named *.hotplug", "net/c.hotplug.bak: not named *.hotplug",
+                "net/c.hotplugx: not named *.hotplug", "net/dir.hotplug: not a regular file",
+                "net/fifo.hotplug: not a regular file", "net/dangling.hotplug: link target does not exist",
+                "default/off.hotplug: not executable", NULL });
+        check_explained(dir, "usb", want_default, (const char *const[]){
+                "usb: does not exist", "default/off.hotplug: not executable", NULL });
         check_list(dir, "usb", want_default); /* no usb/: default only */
         check_list(dir, "default", want_default); /* listed once */
 
