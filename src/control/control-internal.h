@@ -42,6 +42,7 @@ struct client {
         bool monitor_properties;  /* "env" records after received, queued and started */
         uint64_t settle_target;
         bool settle_synced;       /* the uevent socket was read to the end since the request */
+        char *settle_devpath;     /* settle of one device (owned), NULL: of every event */
         struct uuid_set uuids;
         size_t progress_step, progress_next;
         struct outq out;

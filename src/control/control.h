@@ -15,9 +15,13 @@
  *   status                          -> "status ..." "gap ..."* "agent ..."* "end"
  *   pause | resume                  -> "ok"
  *   reload                          -> "ok" | "error ..." (message says why)
- *   settle SEQNUM TIMEOUT_MS        -> "ok seqnum=N last=L" once every event
+ *   settle SEQNUM TIMEOUT_MS [DEVPATH]
+ *                                   -> "ok seqnum=N last=L" once every event
  *                                      with SEQNUM <= N was processed, or
- *                                      "timeout seqnum=N lowest_held=S last=L"
+ *                                      "timeout seqnum=N lowest_held=S last=L";
+ *                                      with DEVPATH, only the events whose
+ *                                      DEVPATH or DEVPATH_OLD is DEVPATH
+ *                                      count (hotplugctl wait)
  *   watch-uuids UUID...             -> "ok watched=TOTAL pending=P": from now
  *                                      on these SYNTH_UUIDs are ticked off as
  *                                      processed.  Watch before writing the
@@ -86,7 +90,7 @@
  * concurrency=.
  *
  * Settle rule: settle N is satisfied when no held (queued or running) event
- * has SEQNUM <= N, and either the ledger has seen N or the uevent socket was
+ * has SEQNUM <= N (with DEVPATH: no such event on that path), and either the ledger has seen N or the uevent socket was
  * read to the end after the request arrived (so any event <= N still
  * unseen was not sent to us: another network namespace).
  *
@@ -156,6 +160,10 @@ struct control_ops {
         /* Call @fn once per running agent. */
         void (*for_each_agent)(void *userdata, void (*fn)(const struct control_agent *a, void *arg), void *arg);
         void (*progress)(void *userdata, struct control_progress *ret);
+        /* Lowest SEQNUM held (queued or running) on @devpath, as DEVPATH or
+         * DEVPATH_OLD; 0 if none.  Optional: without it a device settle
+         * waits for every event, as a plain settle does. */
+        uint64_t (*lowest_held_on)(void *userdata, const char *devpath);
         /* Read the uevent socket now (a bounded amount; not dispatching is
          * fine).  Return: 1 if it was read to the end, 0 if not (the bound,
          * or reading switched off: queue full; control_notify_input_drained()

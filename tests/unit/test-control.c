@@ -38,6 +38,7 @@ struct fake {
         int pauses, resumes, reloads, syncs;
         int sync_result;
         bool reload_fails;
+        uint64_t held_on_x;     /* lowest SEQNUM held on /devices/x (and its DEVPATH_OLD) */
 };
 
 static void fake_status(void *userdata, struct control_status *ret)
@@ -64,6 +65,11 @@ static void fake_agents(void *userdata, void (*fn)(const struct control_agent *a
 static void fake_progress(void *userdata, struct control_progress *ret)
 {
         *ret = ((struct fake *)userdata)->progress;
+}
+
+static uint64_t fake_held_on(void *userdata, const char *devpath)
+{
+        return strcmp(devpath, "/devices/x") == 0 ? ((struct fake *)userdata)->held_on_x : 0;
 }
 
 static int fake_sync(void *userdata)
@@ -103,6 +109,7 @@ static const struct control_ops fake_ops = {
         .status = fake_status,
         .for_each_agent = fake_agents,
         .progress = fake_progress,
+        .lowest_held_on = fake_held_on,
         .sync_input = fake_sync,
         .pause = fake_pause,
         .resume = fake_resume,
@@ -447,6 +454,49 @@ static void test_settle(void)
         pump(&t);
         check_int(control_clients(t.c), 0);
         control_notify_processed(t.c, 133);
+        env_down(&t);
+}
+
+/* settle with a DEVPATH (hotplugctl wait): only the events on that path hold it. */
+static void test_settle_device(void)
+{
+        struct env t;
+        char rec[CTL_RECORD_SIZE];
+        int fd;
+
+        env_up(&t);
+        fd = connect_to(t.path);
+        /* Another device's event 100 is held: /devices/y is settled at once. */
+        t.f.progress = (struct control_progress){ .last_seen = 120, .lowest_held = 100 };
+        t.f.held_on_x = 110;
+        send_req(fd, "settle 120 5000 /devices/y");
+        expect_word(&t, fd, "ok", rec);
+        /* /devices/x waits for its own event 110, not for 100. */
+        send_req(fd, "settle 120 5000 /devices/x");
+        check(!try_recv(&t, fd, rec, 30));
+        control_notify_processed(t.c, 100);
+        check(!try_recv(&t, fd, rec, 20));
+        t.f.held_on_x = 0;
+        control_notify_processed(t.c, 110);
+        expect_word(&t, fd, "ok", rec);
+        check_int(u64_of(rec, "seqnum"), 120);
+        /* Held above the target only: done. */
+        t.f.held_on_x = 121;
+        send_req(fd, "settle 120 5000 /devices/x");
+        expect_word(&t, fd, "ok", rec);
+        /* A timeout names the device's lowest held event, not the whole queue's. */
+        t.f.held_on_x = 115;
+        send_req(fd, "settle 120 40 /devices/x");
+        expect_word(&t, fd, "timeout", rec);
+        check_int(u64_of(rec, "lowest_held"), 115);
+        /* The device is forgotten with the wait: a plain settle sees the whole queue again. */
+        t.f.held_on_x = 0;
+        send_req(fd, "settle 120 40");
+        expect_word(&t, fd, "timeout", rec);
+        check_int(u64_of(rec, "lowest_held"), 100);
+        expect_error(&t, fd, "settle 120 40 devices/x", EINVAL);
+        expect_error(&t, fd, "settle 120 40 /a /b", EINVAL);
+        close(fd);
         env_down(&t);
 }
 
@@ -1058,6 +1108,7 @@ int main(void)
         run_test(test_status);
         run_test(test_reload);
         run_test(test_settle);
+        run_test(test_settle_device);
         run_test(test_uuids);
         run_test(test_monitor);
         run_test(test_monitor_properties);
