@@ -372,15 +372,44 @@ static void req_wait_uuids(struct client *cl, char **w, size_t n)
         }
 }
 
+/* A filter word of the monitor request, "KIND=VALUE" with VALUE escaped as in records. */
+static int monitor_filter_word(struct client *cl, const char *word)
+{
+        char rec[HP_CONTROL_REQUEST_MAX + 3], kind[16], value[HP_CONTROL_REQUEST_MAX + 1];
+        size_t klen = strcspn(word, "=");
+
+        if (!word[klen] || klen >= sizeof(kind))
+                return -EINVAL;
+        memcpy(kind, word, klen);
+        kind[klen] = '\0';
+        snprintf(rec, sizeof(rec), "m %s", word);
+        if (ctlmsg_get(rec, kind, value, sizeof(value)) < 0)
+                return -EINVAL;
+        return monitor_filter_add(&cl->filter, kind, value);
+}
+
 static void req_monitor(struct client *cl, char **w, size_t n)
 {
         bool processed = false, properties = false;
+        int r;
 
+        monitor_filter_clear(&cl->filter);
         for (size_t i = 1; i < n; i++) {
                 bool *flag = strcmp(w[i], "processed") == 0 ? &processed
                              : strcmp(w[i], "properties") == 0 ? &properties : NULL;
+
+                if (!flag) {
+                        r = strchr(w[i], '=') ? monitor_filter_word(cl, w[i]) : -EINVAL;
+                        if (r == -E2BIG) {
+                                client_error(cl, r, "too many monitor filters");
+                                return;
+                        }
+                        if (r == 0)
+                                continue;
+                }
                 if (!flag || *flag) {
-                        client_error(cl, -EINVAL, "usage: monitor [processed] [properties]");
+                        client_error(cl, -EINVAL, "usage: monitor [processed] [properties] "
+                                                  "[subsystem=SUBSYSTEM[/DEVTYPE]]... [property=KEY=GLOB]...");
                         return;
                 }
                 *flag = true;

@@ -32,9 +32,17 @@
  *                                      "ok done=T total=T" or
  *                                      "timeout done=D total=T missing=UUID..."
  *                                      (the watch list is then cleared)
- *   monitor [processed] [properties] -> "ok", then records as events go
- *                                      until the client closes (the two words
- *                                      in either order, each at most once)
+ *   monitor [processed] [properties] [subsystem=SUBSYSTEM[/DEVTYPE]]...
+ *           [property=KEY=GLOB]...
+ *                                   -> "ok", then records as events go
+ *                                      until the client closes (the words
+ *                                      in any order, the first two at most
+ *                                      once; the values escaped as in
+ *                                      records).  subsystem= and property=
+ *                                      filter in the daemon (monitor-filter.h):
+ *                                      the records of an event that does not
+ *                                      pass are not sent; gap and overflow
+ *                                      records always are
  *
  * Replies are records (control-proto.h): a word, then " key=value" fields
  * with values escaped.  Every failure is "error errno=N message=TEXT"; a
@@ -58,8 +66,9 @@
  *   and with "processed" also:
  *   queued seqnum= time= devpath=
  *   filtered seqnum= time= devpath=               (left without running anything)
- *   started seqnum= time= pid= devpath= program=
- *   finished seqnum= time= devpath= program= status= duration_us=
+ *   started seqnum= time= pid= devpath= program= name=
+ *   finished seqnum= time= devpath= program= name= status= duration_us=
+ *   (name= is the program's argv[1], the handler's NAME)
  *   and with "properties", right after each received, queued and started
  *   record, nothing between, its entries (see below):
  *   env seqnum= set=kernel|handlers|argv|agent more=0|1 (var=ENTRY | cont=REST)*
@@ -200,6 +209,8 @@ struct control_event {
         struct ledger_gap gap;        /* GAP */
         pid_t pid;                    /* STARTED */
         const char *program;          /* STARTED, FINISHED */
+        const char *name;             /* STARTED, FINISHED: argv[1] */
+        const struct uevent *ev;      /* the event, for monitor filters; NULL for GAP, OVERFLOW */
         const char *status;           /* FINISHED: "exit 0", "signal 9 (Killed)", ... */
         usec_t duration_usec;         /* FINISHED */
         /* For monitors that asked for "properties" ("env" records), borrowed:

@@ -161,6 +161,7 @@ static struct control_event event_of(enum control_event_kind kind, const struct 
                 .action = ev->action,
                 .devpath = ev->devpath,
                 .subsystem = ev->subsystem,
+                .ev = ev,
         };
 }
 
@@ -257,6 +258,7 @@ static struct control_event agent_event(const struct manager_agent *a, enum cont
 
         e.pid = a->pid;
         e.program = a->program;
+        e.name = a->ev->name;
         return e;
 }
 

@@ -25,6 +25,8 @@
 #include "shared/json.h"
 #include "test.h"
 #include "control/uuid-set.h"
+#include "control/monitor-filter.h"
+#include "uevent/uevent.h"
 
 #define U1 "0f8fad5b-d9cb-469f-a165-70867728950e"
 #define U2 "7c9e6679-7425-40de-944b-e07fc1f90ae7"
@@ -740,6 +742,128 @@ static uint64_t expect_env(struct env *t, int fd, uint64_t seqnum, const char *s
         return u64_of(rec, "more");
 }
 
+/* A parsed event for the monitor filters: "KEY=VALUE" entries after the header. */
+struct fev {
+        char buf[512];
+        uint16_t vars[HP_UEVENT_MAX_VARS];
+        struct uevent ev;
+};
+
+static void fev_make(struct fev *f, const char *action, const char *devpath, const char *subsystem, uint64_t seq,
+                     const char *extra)
+{
+        int n = snprintf(f->buf, sizeof(f->buf), "%s@%s%cACTION=%s%cDEVPATH=%s%cSUBSYSTEM=%s%cSEQNUM=%llu%c%s",
+                         action, devpath, 0, action, 0, devpath, 0, subsystem, 0, (unsigned long long)seq, 0,
+                         extra ? extra : "");
+        size_t size = (size_t)n + (extra && *extra ? 1 : 0);
+
+        for (char *p = f->buf; p < f->buf + size; p++) /* extra holds its entries separated by '|' */
+                if (*p == '|')
+                        *p = '\0';
+        check_int(uevent_parse(f->buf, size, f->vars, &f->ev, NULL), 0);
+}
+
+static void test_monitor_filter_match(void)
+{
+        struct monitor_filter *f = calloc(1, sizeof(*f));
+        struct fev disk, part, net, loop;
+
+        check(f);
+        fev_make(&disk, "add", "/devices/virtual/block/zram0", "block", 1, "DEVTYPE=disk|MAJOR=252");
+        fev_make(&part, "add", "/devices/x/block/sda/sda1", "block", 2, "DEVTYPE=partition");
+        fev_make(&net, "change", "/devices/virtual/net/lo", "net", 3, "INTERFACE=lo|SYNTH_UUID=" U1);
+        fev_make(&loop, "add", "/devices/virtual/bdi/7:0", "bdi", 4, NULL);
+        monitor_filter_clear(f);
+        check(monitor_filter_match(f, &loop.ev)); /* empty: everything */
+        check_int(monitor_filter_add(f, "subsystem", "block/disk"), 0);
+        check(monitor_filter_match(f, &disk.ev));
+        check(!monitor_filter_match(f, &part.ev));
+        check(!monitor_filter_match(f, &net.ev));
+        check_int(monitor_filter_add(f, "subsystem", "net"), 0); /* alternatives of a kind */
+        check(monitor_filter_match(f, &net.ev));
+        check(!monitor_filter_match(f, &loop.ev));
+        check_int(monitor_filter_add(f, "property", "SYNTH_UUID=0f8fad5b-*"), 0); /* and across kinds */
+        check(monitor_filter_match(f, &net.ev));
+        check(!monitor_filter_match(f, &disk.ev));
+        monitor_filter_clear(f);
+        check_int(monitor_filter_add(f, "property", "MAJOR=25[0-9]"), 0);
+        check_int(monitor_filter_add(f, "property", "ACTION=change"), 0);
+        check(monitor_filter_match(f, &disk.ev));
+        check(monitor_filter_match(f, &net.ev));
+        check(!monitor_filter_match(f, &part.ev));
+        /* Refused: no subsystem, a slash too many, empty DEVTYPE, no '=', a lower-case key, an unknown kind. */
+        check_int(monitor_filter_add(f, "subsystem", ""), -EINVAL);
+        check_int(monitor_filter_add(f, "subsystem", "block/disk/x"), -EINVAL);
+        check_int(monitor_filter_add(f, "subsystem", "block/"), -EINVAL);
+        check_int(monitor_filter_add(f, "property", "MAJOR"), -EINVAL);
+        check_int(monitor_filter_add(f, "property", "major=1"), -EINVAL);
+        check_int(monitor_filter_add(f, "tag", "x"), -EINVAL);
+        /* Bounded: HP_CONTROL_MONITOR_MATCHES_MAX of a kind. */
+        monitor_filter_clear(f);
+        for (int i = 0; i < HP_CONTROL_MONITOR_MATCHES_MAX; i++)
+                check_int(monitor_filter_add(f, "subsystem", "net"), 0);
+        check_int(monitor_filter_add(f, "subsystem", "net"), -E2BIG);
+        free(f);
+}
+
+/* The filter travels in the request: what does not pass is never sent, gaps always are. */
+static void test_monitor_filter(void)
+{
+        struct env t;
+        char rec[CTL_RECORD_SIZE], val[64];
+        struct control_event e;
+        struct fev disk, net;
+        int nets, disks, all;
+
+        env_up(&t);
+        fev_make(&disk, "add", "/devices/virtual/block/zram0", "block", 10, "DEVTYPE=disk");
+        fev_make(&net, "change", "/devices/virtual/net/lo", "net", 11, "INTERFACE=lo");
+        nets = monitor_client(&t, "monitor processed subsystem=net");
+        /* Values are escaped as in records: "block/disk" with its slash as \x2f works too. */
+        disks = monitor_client(&t, "monitor property=DEVTYPE=d\\x69sk subsystem=block\\x2fdisk");
+        all = monitor_client(&t, "monitor processed");
+        e = (struct control_event){ .kind = CONTROL_EVENT_RECEIVED, .seqnum = 10, .devpath = disk.ev.devpath,
+                                    .subsystem = "block", .ev = &disk.ev };
+        control_notify_event(t.c, &e);
+        e = (struct control_event){ .kind = CONTROL_EVENT_GAP, .gap = { .first = 9, .last = 9 } };
+        control_notify_event(t.c, &e);
+        e = (struct control_event){ .kind = CONTROL_EVENT_RECEIVED, .seqnum = 11, .devpath = net.ev.devpath,
+                                    .subsystem = "net", .ev = &net.ev };
+        control_notify_event(t.c, &e);
+        e = (struct control_event){ .kind = CONTROL_EVENT_STARTED, .seqnum = 10, .pid = 7, .devpath = disk.ev.devpath,
+                                    .program = "/sbin/hotplug", .name = "block", .ev = &disk.ev };
+        control_notify_event(t.c, &e);
+        e = (struct control_event){ .kind = CONTROL_EVENT_STARTED, .seqnum = 11, .pid = 8, .devpath = net.ev.devpath,
+                                    .program = "/sbin/hotplug", .name = "net", .ev = &net.ev };
+        control_notify_event(t.c, &e);
+
+        expect_word(&t, nets, "gap", rec);
+        expect_word(&t, nets, "received", rec);
+        check_int(u64_of(rec, "seqnum"), 11);
+        expect_word(&t, nets, "started", rec);
+        check_int(u64_of(rec, "seqnum"), 11);
+        check_int(ctlmsg_get(rec, "name", val, sizeof(val)), 0);
+        check_str(val, "net");
+        check(!try_recv(&t, nets, rec, 20));
+        expect_word(&t, disks, "received", rec);
+        check_int(u64_of(rec, "seqnum"), 10);
+        expect_word(&t, disks, "gap", rec);
+        check(!try_recv(&t, disks, rec, 20));
+        for (int i = 0; i < 5; i++)
+                check(try_recv(&t, all, rec, 200));
+        /* Bad filters are refused with the usage, and the connection stays usable. */
+        close(all);
+        all = connect_to(t.path);
+        expect_error(&t, all, "monitor subsystem=a/b/c", EINVAL);
+        expect_error(&t, all, "monitor tag=x", EINVAL);
+        expect_error(&t, all, "monitor property=lower=1", EINVAL);
+        expect_error(&t, all, "monitor subsystem=", EINVAL);
+        close(nets);
+        close(disks);
+        close(all);
+        env_down(&t);
+}
+
 static void test_monitor_properties(void)
 {
         static char big[6000], got[30000];
@@ -1109,6 +1233,8 @@ int main(void)
         run_test(test_reload);
         run_test(test_settle);
         run_test(test_settle_device);
+        run_test(test_monitor_filter_match);
+        run_test(test_monitor_filter);
         run_test(test_uuids);
         run_test(test_monitor);
         run_test(test_monitor_properties);
