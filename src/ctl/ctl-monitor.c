@@ -409,21 +409,6 @@ static int check_match(int c, const char *value)
                              c == 's' ? "SUBSYSTEM or SUBSYSTEM/DEVTYPE" : "KEY=GLOB, KEY of A-Z, 0-9 and _");
 }
 
-/* SIGINT and SIGTERM as a file descriptor (they are blocked).  Return: the fd or negative errno. */
-static int signals_fd(void)
-{
-        sigset_t mask;
-        int fd;
-
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return negative_errno();
-        fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-        return fd < 0 ? negative_errno() : fd;
-}
-
 int verb_monitor(int argc, char *argv[])
 {
         static const struct option options[] = {
@@ -459,7 +444,7 @@ int verb_monitor(int argc, char *argv[])
         if (snprintf(request, sizeof(request), "monitor%s%s%s", processed ? " processed" : "",
                      properties ? " properties" : "", filters) >= (int)sizeof(request))
                 return ctl_usage_error("monitor", "too many or too long matches");
-        sigfd = signals_fd();
+        sigfd = ctl_signalfd();
         if (sigfd < 0) {
                 ctl_err("monitor", "cannot watch for signals: %s", strerror(-sigfd));
                 return CTL_EXIT_FAILURE;
