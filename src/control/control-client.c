@@ -32,6 +32,7 @@ struct client *client_free(struct client *cl)
         sd_event_source_disable_unref(cl->timer);
         safe_close(cl->fd);
         uuid_set_clear(&cl->uuids);
+        free(cl->settle_devpath);
         free(cl->out.buf);
         free(cl);
         return NULL;
@@ -196,4 +197,6 @@ void client_wait_over(struct client *cl)
 {
         cl->state = CLIENT_IDLE;
         cl->timer = sd_event_source_disable_unref(cl->timer);
+        free(cl->settle_devpath);
+        cl->settle_devpath = NULL;
 }

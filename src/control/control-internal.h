@@ -13,6 +13,7 @@
 
 #include "control/control-proto.h"
 #include "control/control.h"
+#include "control/monitor-filter.h"
 #include "control/uuid-set.h"
 #include "shared/list.h"
 #define MAX_WORDS (HP_CONTROL_REQUEST_MAX / 2 + 1)
@@ -40,8 +41,10 @@ struct client {
         enum client_state state;
         bool monitor_processed;
         bool monitor_properties;  /* "env" records after received, queued and started */
+        struct monitor_filter filter; /* which events the monitor is sent */
         uint64_t settle_target;
         bool settle_synced;       /* the uevent socket was read to the end since the request */
+        char *settle_devpath;     /* settle of one device (owned), NULL: of every event */
         struct uuid_set uuids;
         size_t progress_step, progress_next;
         struct outq out;

@@ -18,9 +18,17 @@
 
 /* ---- settle ---------------------------------------------------------------- */
 
-static bool settle_satisfied(struct control *c, const struct client *cl, struct control_progress *p)
+/* The progress that counts for @cl: with a device, only the events on its path are held. */
+static void settle_progress(struct control *c, const struct client *cl, struct control_progress *p)
 {
         c->ops->progress(c->userdata, p);
+        if (cl->settle_devpath && c->ops->lowest_held_on)
+                p->lowest_held = c->ops->lowest_held_on(c->userdata, cl->settle_devpath);
+}
+
+static bool settle_satisfied(struct control *c, const struct client *cl, struct control_progress *p)
+{
+        settle_progress(c, cl, p);
         /* Replaying: the SEQNUMs are the recording's, not the kernel's; settled
          * once every event replayed so far is done. */
         if (p->replaying)
@@ -58,7 +66,7 @@ static int on_settle_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         struct control_progress p;
         struct ctlmsg m;
 
-        cl->ctl->ops->progress(cl->ctl->userdata, &p);
+        settle_progress(cl->ctl, cl, &p);
         client_wait_over(cl);
         ctlmsg_init(&m, "timeout");
         ctlmsg_add_u64(&m, "seqnum", cl->settle_target);
@@ -264,8 +272,9 @@ static void req_settle(struct client *cl, char **w, size_t n)
         usec_t timeout;
         int r;
 
-        if (n != 3 || parse_u64(w[1], &target) < 0 || parse_timeout(w[2], &timeout) < 0) {
-                client_error(cl, -EINVAL, "usage: settle SEQNUM TIMEOUT_MS");
+        if (n < 3 || n > 4 || parse_u64(w[1], &target) < 0 || parse_timeout(w[2], &timeout) < 0 ||
+            (n == 4 && (w[3][0] != '/' || strlen(w[3]) > HP_UEVENT_MAX_SIZE))) {
+                client_error(cl, -EINVAL, "usage: settle SEQNUM TIMEOUT_MS [DEVPATH]");
                 return;
         }
         /* Everything the kernel sent before the request is read now (or
@@ -277,6 +286,10 @@ static void req_settle(struct client *cl, char **w, size_t n)
         }
         if (cl->fd < 0)
                 return;
+        if (n == 4 && !(cl->settle_devpath = strdup(w[3]))) {
+                client_error(cl, -ENOMEM, "out of memory");
+                return;
+        }
         cl->state = CLIENT_SETTLE;
         cl->settle_target = target;
         cl->settle_synced = r > 0;
@@ -359,15 +372,44 @@ static void req_wait_uuids(struct client *cl, char **w, size_t n)
         }
 }
 
+/* A filter word of the monitor request, "KIND=VALUE" with VALUE escaped as in records. */
+static int monitor_filter_word(struct client *cl, const char *word)
+{
+        char rec[HP_CONTROL_REQUEST_MAX + 3], kind[16], value[HP_CONTROL_REQUEST_MAX + 1];
+        size_t klen = strcspn(word, "=");
+
+        if (!word[klen] || klen >= sizeof(kind))
+                return -EINVAL;
+        memcpy(kind, word, klen);
+        kind[klen] = '\0';
+        snprintf(rec, sizeof(rec), "m %s", word);
+        if (ctlmsg_get(rec, kind, value, sizeof(value)) < 0)
+                return -EINVAL;
+        return monitor_filter_add(&cl->filter, kind, value);
+}
+
 static void req_monitor(struct client *cl, char **w, size_t n)
 {
         bool processed = false, properties = false;
+        int r;
 
+        monitor_filter_clear(&cl->filter);
         for (size_t i = 1; i < n; i++) {
                 bool *flag = strcmp(w[i], "processed") == 0 ? &processed
                              : strcmp(w[i], "properties") == 0 ? &properties : NULL;
+
+                if (!flag) {
+                        r = strchr(w[i], '=') ? monitor_filter_word(cl, w[i]) : -EINVAL;
+                        if (r == -E2BIG) {
+                                client_error(cl, r, "too many monitor filters");
+                                return;
+                        }
+                        if (r == 0)
+                                continue;
+                }
                 if (!flag || *flag) {
-                        client_error(cl, -EINVAL, "usage: monitor [processed] [properties]");
+                        client_error(cl, -EINVAL, "usage: monitor [processed] [properties] "
+                                                  "[subsystem=SUBSYSTEM[/DEVTYPE]]... [property=KEY=GLOB]...");
                         return;
                 }
                 *flag = true;

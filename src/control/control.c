@@ -356,6 +356,7 @@ static void event_record(const struct control_event *e, struct ctlmsg *m)
                 ctlmsg_add_i64(m, "pid", e->pid);
         ctlmsg_add_str(m, "devpath", e->devpath);
         ctlmsg_add_str(m, "program", e->program);
+        ctlmsg_add_str(m, "name", e->name);
         if (e->kind == CONTROL_EVENT_FINISHED) {
                 ctlmsg_add_str(m, "status", e->status);
                 ctlmsg_add_u64(m, "duration_us", e->duration_usec);
@@ -418,6 +419,8 @@ void control_notify_event(struct control *c, const struct control_event *e)
                 int r;
 
                 if (cl->state != CLIENT_MONITOR || (processed_only && !cl->monitor_processed))
+                        continue;
+                if (e->ev && !monitor_filter_match(&cl->filter, e->ev))
                         continue;
                 if (!built) {
                         event_record(e, &m);

@@ -15,9 +15,13 @@
  *   status                          -> "status ..." "gap ..."* "agent ..."* "end"
  *   pause | resume                  -> "ok"
  *   reload                          -> "ok" | "error ..." (message says why)
- *   settle SEQNUM TIMEOUT_MS        -> "ok seqnum=N last=L" once every event
+ *   settle SEQNUM TIMEOUT_MS [DEVPATH]
+ *                                   -> "ok seqnum=N last=L" once every event
  *                                      with SEQNUM <= N was processed, or
- *                                      "timeout seqnum=N lowest_held=S last=L"
+ *                                      "timeout seqnum=N lowest_held=S last=L";
+ *                                      with DEVPATH, only the events whose
+ *                                      DEVPATH or DEVPATH_OLD is DEVPATH
+ *                                      count (hotplugctl wait)
  *   watch-uuids UUID...             -> "ok watched=TOTAL pending=P": from now
  *                                      on these SYNTH_UUIDs are ticked off as
  *                                      processed.  Watch before writing the
@@ -28,9 +32,17 @@
  *                                      "ok done=T total=T" or
  *                                      "timeout done=D total=T missing=UUID..."
  *                                      (the watch list is then cleared)
- *   monitor [processed] [properties] -> "ok", then records as events go
- *                                      until the client closes (the two words
- *                                      in either order, each at most once)
+ *   monitor [processed] [properties] [subsystem=SUBSYSTEM[/DEVTYPE]]...
+ *           [property=KEY=GLOB]...
+ *                                   -> "ok", then records as events go
+ *                                      until the client closes (the words
+ *                                      in any order, the first two at most
+ *                                      once; the values escaped as in
+ *                                      records).  subsystem= and property=
+ *                                      filter in the daemon (monitor-filter.h):
+ *                                      the records of an event that does not
+ *                                      pass are not sent; gap and overflow
+ *                                      records always are
  *
  * Replies are records (control-proto.h): a word, then " key=value" fields
  * with values escaped.  Every failure is "error errno=N message=TEXT"; a
@@ -54,8 +66,9 @@
  *   and with "processed" also:
  *   queued seqnum= time= devpath=
  *   filtered seqnum= time= devpath=               (left without running anything)
- *   started seqnum= time= pid= devpath= program=
- *   finished seqnum= time= devpath= program= status= duration_us=
+ *   started seqnum= time= pid= devpath= program= name=
+ *   finished seqnum= time= devpath= program= name= status= duration_us=
+ *   (name= is the program's argv[1], the handler's NAME)
  *   and with "properties", right after each received, queued and started
  *   record, nothing between, its entries (see below):
  *   env seqnum= set=kernel|handlers|argv|agent more=0|1 (var=ENTRY | cont=REST)*
@@ -86,7 +99,7 @@
  * concurrency=.
  *
  * Settle rule: settle N is satisfied when no held (queued or running) event
- * has SEQNUM <= N, and either the ledger has seen N or the uevent socket was
+ * has SEQNUM <= N (with DEVPATH: no such event on that path), and either the ledger has seen N or the uevent socket was
  * read to the end after the request arrived (so any event <= N still
  * unseen was not sent to us: another network namespace).
  *
@@ -156,6 +169,10 @@ struct control_ops {
         /* Call @fn once per running agent. */
         void (*for_each_agent)(void *userdata, void (*fn)(const struct control_agent *a, void *arg), void *arg);
         void (*progress)(void *userdata, struct control_progress *ret);
+        /* Lowest SEQNUM held (queued or running) on @devpath, as DEVPATH or
+         * DEVPATH_OLD; 0 if none.  Optional: without it a device settle
+         * waits for every event, as a plain settle does. */
+        uint64_t (*lowest_held_on)(void *userdata, const char *devpath);
         /* Read the uevent socket now (a bounded amount; not dispatching is
          * fine).  Return: 1 if it was read to the end, 0 if not (the bound,
          * or reading switched off: queue full; control_notify_input_drained()
@@ -192,6 +209,8 @@ struct control_event {
         struct ledger_gap gap;        /* GAP */
         pid_t pid;                    /* STARTED */
         const char *program;          /* STARTED, FINISHED */
+        const char *name;             /* STARTED, FINISHED: argv[1] */
+        const struct uevent *ev;      /* the event, for monitor filters; NULL for GAP, OVERFLOW */
         const char *status;           /* FINISHED: "exit 0", "signal 9 (Killed)", ... */
         usec_t duration_usec;         /* FINISHED */
         /* For monitors that asked for "properties" ("env" records), borrowed:

@@ -2,9 +2,11 @@
 /* hotplugctl's command-line conventions (cli.h): names, messages, --help, --socket. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -13,6 +15,7 @@
 #include "ctl/ctl.h"
 #include "shared/escape.h"
 #include "shared/getopt-refusal.h"
+#include "shared/macro.h"
 
 const char *ctl_program = "hotplugctl";
 
@@ -203,4 +206,18 @@ int ctl_device(const char *verb, const char *root, const char *arg, char *ret, s
                 return device_error(verb, arg, -ENAMETOOLONG, "path too long");
         strcpy(ret, real + rl);
         return 0;
+}
+
+int ctl_signalfd(void)
+{
+        sigset_t mask;
+        int fd;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return negative_errno();
+        fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        return fd < 0 ? negative_errno() : fd;
 }

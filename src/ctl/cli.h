@@ -154,3 +154,10 @@ int ctl_parse_seconds(const char *verb, const char *option, const char *text, ui
  * Return: 0, or a negative errno after printing why.
  */
 int ctl_device(const char *verb, const char *root, const char *arg, char *ret, size_t size);
+
+/**
+ * ctl_signalfd() - SIGINT and SIGTERM as a file descriptor.
+ * Blocks both signals in the process, so that they arrive only there.
+ * Return: the fd (owned by the caller, CLOEXEC, non-blocking) or negative errno.
+ */
+int ctl_signalfd(void);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hotplugctl monitor [--property] [--processed] [--json]: print events as
+ * hotplugctl monitor [--property] [--processed] [--json] [--subsystem-match
+ * S[/DEVTYPE]]... [--property-match KEY=GLOB]...: print events as
  * the daemon receives them (SEQNUM, time, gap markers) and, with
  * --processed, as they are queued, started and finished (agent status and
- * duration).  --property adds each event's entries: the kernel's KEY=value
+ * duration).  The matches travel in the request: the daemon sends nothing
+ * of an event that does not pass them.  --property adds each event's entries: the kernel's KEY=value
  * list, and with --processed the handlers' additions and the agent's argv
- * and environment ("env" records, control.h).  Runs until interrupted or
- * the daemon goes away (exit 1).
+ * and environment ("env" records, control.h).  Runs until SIGINT or SIGTERM
+ * (exit 0; they are taken through a signalfd) or the daemon goes away (exit 1).
  *
  * Invariant: a record that "env" records follow is held (struct pending)
  * until its last one (more=0) came, then printed whole: one text block or
@@ -15,9 +17,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 
 #include "config.h"
@@ -27,6 +32,7 @@
 #include "shared/escape.h"
 #include "shared/json.h"
 #include "shared/macro.h"
+#include "uevent/uevent.h"
 
 #define FIELD_MAX HP_CONTROL_RECORD_MAX
 
@@ -203,14 +209,16 @@ static void print_human(const char *rec)
                 if (*field(rec, "uuid", a, sizeof(a)))
                         printf(" uuid=%s", a);
         } else if (ctlmsg_is(rec, "started")) {
+                /* The argv as the agent got it, then the device it ran for. */
                 printf("pid %s: %s %s", field(rec, "pid", a, sizeof(a)), field(rec, "program", b, sizeof(b)),
-                       field(rec, "devpath", c, sizeof(c)));
+                       field(rec, "name", c, sizeof(c)));
+                printf(" for %s", field(rec, "devpath", d, sizeof(d)));
         } else if (ctlmsg_is(rec, "finished")) {
                 uint64_t us = 0;
                 (void)ctlmsg_get_u64(rec, "duration_us", &us);
                 printf("%s after %" PRIu64 ".%03" PRIu64 " ms: %s %s", field(rec, "status", a, sizeof(a)),
-                       us / 1000, us % 1000, field(rec, "program", b, sizeof(b)),
-                       field(rec, "devpath", c, sizeof(c)));
+                       us / 1000, us % 1000, field(rec, "program", b, sizeof(b)), field(rec, "name", c, sizeof(c)));
+                printf(" for %s", field(rec, "devpath", d, sizeof(d)));
         } else {
                 printf("%s", field(rec, "devpath", a, sizeof(a)));
         }
@@ -277,15 +285,45 @@ static bool has_entries(const char *rec)
         return ctlmsg_is(rec, "received") || ctlmsg_is(rec, "queued") || ctlmsg_is(rec, "started");
 }
 
-/* Print records until the daemon goes away.  Return: the exit status. */
-static int monitor_loop(int fd, bool json, bool properties)
+/*
+ * Wait until @fd has a record or a signal of @sigfd came.
+ * Return: 1 a record is there, 0 a signal (SIGINT, SIGTERM), negative errno.
+ */
+static int wait_record(int fd, int sigfd)
+{
+        struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sigfd, .events = POLLIN } };
+
+        for (;;) {
+                int r = poll(p, 2, -1);
+
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0)
+                        return negative_errno();
+                if (p[1].revents & POLLIN)
+                        return 0;
+                return 1; /* readable, or hung up: ctl_recv() says which */
+        }
+}
+
+/* Print records until the daemon goes away or a signal of @sigfd came.  Return: the exit status. */
+static int monitor_loop(int fd, int sigfd, bool json, bool properties)
 {
         static struct pending p;
         char rec[CTL_RECORD_SIZE];
         int r;
 
         for (;;) {
-                r = ctl_recv(fd, rec, -1);
+                r = wait_record(fd, sigfd);
+                if (r == 0) { /* interrupted: a normal end, as udevadm monitor has it */
+                        if (p.open)
+                                print_event(&p, json, properties);
+                        pending_clear(&p);
+                        fflush(stdout);
+                        return CTL_EXIT_OK;
+                }
+                if (r > 0)
+                        r = ctl_recv(fd, rec, -1);
                 if (r < 0) {
                         ctl_err("monitor", "%s", r == -ECONNRESET ? "the daemon closed the connection" : strerror(-r));
                         break;
@@ -322,9 +360,10 @@ static int monitor_loop(int fd, bool json, bool properties)
 }
 
 static const char help[] =
-        "monitor [--property] [--processed] [--json] [--socket=PATH]\n\n"
+        "monitor [--property] [--processed] [--json] [--subsystem-match=SUBSYSTEM[/DEVTYPE]]...\n"
+        "        [--property-match=KEY=GLOB]... [--socket=PATH]\n\n"
         "Print events as the daemon receives them (SEQNUM, time, gaps, overflows) until\n"
-        "interrupted.\n\n"
+        "interrupted (Ctrl-C: exit 0).\n\n"
         "Options:\n"
         "  -p, --property         also print every KEY=value of each event, in the\n"
         "                         kernel's order, then a blank line; with --processed,\n"
@@ -333,8 +372,42 @@ static const char help[] =
         "      --processed        also show each event queued, filtered, its agent started\n"
         "                         and finished (exit status or signal, duration)\n"
         "  -j, --json             one JSON object per line instead of text\n"
+        "  -s, --subsystem-match=SUBSYSTEM[/DEVTYPE]\n"
+        "                         only events of this subsystem (and DEVTYPE); repeat for\n"
+        "                         more\n"
+        "      --property-match=KEY=GLOB\n"
+        "                         only events whose kernel variable KEY matches GLOB\n"
+        "                         (fnmatch); repeat for more.  Events must pass one match\n"
+        "                         of each kind given; the daemon filters, gaps and\n"
+        "                         overflows are always shown\n"
         CTL_HELP_SOCKET CTL_HELP_HELP "\n"
-        "Exit status: 1 when the daemon goes away, 3 no daemon (or refused), 64 usage.\n";
+        "Exit status: 0 interrupted (SIGINT, SIGTERM), 1 the daemon went away, 3 no daemon\n"
+        "(or refused), 64 usage.\n";
+
+/* Append " KIND=VALUE" (VALUE escaped) to the request. Return: CTL_EXIT_OK or CTL_EXIT_USAGE. */
+static int add_filter(char *req, size_t size, const char *kind, const char *value)
+{
+        char esc[HP_CONTROL_REQUEST_MAX + 1];
+        size_t len = strlen(req);
+        int r = ctlmsg_escape(value, esc, sizeof(esc));
+
+        if (r < 0 || snprintf(req + len, size - len, " %s=%s", kind, esc) >= (int)(size - len))
+                return ctl_usage_error("monitor", "too many or too long matches");
+        return CTL_EXIT_OK;
+}
+
+/* Refuse what the daemon would: a subsystem with a bad name, KEY not [A-Z0-9_]+. */
+static int check_match(int c, const char *value)
+{
+        size_t n = strcspn(value, c == 's' ? "/" : "=");
+
+        if (c == 's' && uevent_subsystem_valid(value, n) && (!value[n] || (value[n + 1] && !strchr(value + n + 1, '/'))))
+                return CTL_EXIT_OK;
+        if (c == 'm' && n > 0 && value[n] && strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n)
+                return CTL_EXIT_OK;
+        return ctl_bad_value("monitor", c == 's' ? "--subsystem-match" : "--property-match", value,
+                             c == 's' ? "SUBSYSTEM or SUBSYSTEM/DEVTYPE" : "KEY=GLOB, KEY of A-Z, 0-9 and _");
+}
 
 int verb_monitor(int argc, char *argv[])
 {
@@ -342,13 +415,15 @@ int verb_monitor(int argc, char *argv[])
                 { "json", no_argument, NULL, 'j' },
                 { "property", no_argument, NULL, 'p' },
                 { "processed", no_argument, NULL, 'P' },
+                { "subsystem-match", required_argument, NULL, 's' },
+                { "property-match", required_argument, NULL, 'm' },
                 CTL_OPTION_SOCKET,
                 CTL_OPTION_HELP,
                 { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "monitor", "jph", options, help, NULL };
-        _cleanup_close_ int fd = -1;
-        char rec[CTL_RECORD_SIZE], request[64];
+        const struct ctl_getopt g = { "monitor", "jps:h", options, help, NULL };
+        _cleanup_close_ int fd = -1, sigfd = -1;
+        char rec[CTL_RECORD_SIZE], request[HP_CONTROL_REQUEST_MAX + 1] = "monitor", filters[HP_CONTROL_REQUEST_MAX + 1] = "";
         bool json = false, processed = false, properties = false;
         int c, r;
 
@@ -359,18 +434,28 @@ int verb_monitor(int argc, char *argv[])
                         properties = true;
                 else if (c == 'P')
                         processed = true;
+                else if ((c == 's' || c == 'm') &&
+                         (check_match(c, optarg) != CTL_EXIT_OK ||
+                          add_filter(filters, sizeof(filters), c == 's' ? "subsystem" : "property", optarg) != CTL_EXIT_OK))
+                        return CTL_EXIT_USAGE;
         }
         if (c != CTL_GETOPT_END)
                 return ctl_getopt_exit(c);
+        if (snprintf(request, sizeof(request), "monitor%s%s%s", processed ? " processed" : "",
+                     properties ? " properties" : "", filters) >= (int)sizeof(request))
+                return ctl_usage_error("monitor", "too many or too long matches");
+        sigfd = ctl_signalfd();
+        if (sigfd < 0) {
+                ctl_err("monitor", "cannot watch for signals: %s", strerror(-sigfd));
+                return CTL_EXIT_FAILURE;
+        }
         r = ctl_open("monitor", &fd);
         if (r != CTL_EXIT_OK)
                 return r;
-        snprintf(request, sizeof(request), "monitor%s%s", processed ? " processed" : "",
-                 properties ? " properties" : "");
         r = ctl_request("monitor", fd, request, rec, -1);
         if (r != CTL_EXIT_OK)
                 return r;
         if (!ctlmsg_is(rec, "ok"))
                 return ctlmsg_is(rec, "error") ? ctl_report_error("monitor", rec) : CTL_EXIT_FAILURE;
-        return monitor_loop(fd, json, properties);
+        return monitor_loop(fd, sigfd, json, properties);
 }

@@ -137,20 +137,6 @@ static int drain(struct recorder *rc)
         return 0;
 }
 
-static int open_signalfd(void)
-{
-        sigset_t mask;
-        int fd;
-
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return negative_errno();
-        fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-        return fd < 0 ? negative_errno() : fd;
-}
-
 static int loop(struct recorder *rc, int sigfd)
 {
         usec_t last_sync = now_usec(CLOCK_MONOTONIC);
@@ -199,7 +185,7 @@ int verb_record(int argc, char *argv[])
                 return r;
         escape_cstr(path, esc, sizeof(esc));
 
-        sigfd = open_signalfd();
+        sigfd = ctl_signalfd();
         if (sigfd < 0) {
                 ctl_err("record", "signalfd: %s", strerror(-sigfd));
                 return CTL_EXIT_FAILURE;

@@ -10,7 +10,7 @@
 
 #define CTL_EXIT_OK 0
 #define CTL_EXIT_FAILURE 1
-#define CTL_EXIT_TIMEOUT 2      /* settle: timed out */
+#define CTL_EXIT_TIMEOUT 2      /* settle, wait: timed out */
 #define CTL_EXIT_NO_DAEMON 3    /* the daemon's control socket is absent or refused us */
 #define CTL_EXIT_USAGE 64
 
@@ -24,3 +24,4 @@ int verb_reload(int argc, char *argv[]);
 int verb_test(int argc, char *argv[]);
 int verb_record(int argc, char *argv[]);
 int verb_timeline(int argc, char *argv[]);
+int verb_wait(int argc, char *argv[]);

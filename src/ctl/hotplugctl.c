@@ -17,6 +17,7 @@ static const struct {
 } verbs[] = {
         { "status", verb_status, "ledger counters, queue and running agents" },
         { "settle", verb_settle, "wait until every event so far is processed" },
+        { "wait", verb_wait, "wait until devices are there (or gone) and their events processed" },
         { "trigger", verb_trigger, "coldplug: make the kernel re-send device events" },
         { "monitor", verb_monitor, "print events as they arrive and are processed" },
         { "pause", verb_pause, "stop starting agents (events keep queueing)" },

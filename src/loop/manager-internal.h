@@ -153,6 +153,10 @@ size_t manager_queued(const struct manager *m);
 size_t manager_held(const struct manager *m);
 /* Lowest SEQNUM held, in the scheduler or the backlog; 0 if none (settle). */
 uint64_t manager_lowest_held(const struct manager *m);
+/* Lowest SEQNUM held on @devpath (DEVPATH or DEVPATH_OLD); 0 if none (wait).
+ * The backlog is not indexed by path: while it holds events, its lowest counts
+ * as held on every path, so a waiter waits for it rather than answer too early. */
+uint64_t manager_lowest_held_on(const struct manager *m, const char *devpath);
 /**
  * manager_queue_refill() - move events from the backlog into the scheduler.
  * @m: manager

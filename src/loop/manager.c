@@ -277,6 +277,13 @@ uint64_t manager_lowest_held(const struct manager *m)
         return s == 0 || (b != 0 && b < s) ? b : s;
 }
 
+uint64_t manager_lowest_held_on(const struct manager *m, const char *devpath)
+{
+        uint64_t s = scheduler_lowest_held_on(m->scheduler, devpath), b = backlog_lowest(m->backlog);
+
+        return s == 0 || (b != 0 && b < s) ? b : s;
+}
+
 /* A parsed event (past the ledger) through the handler chain into the queue. */
 static void queue_view(struct manager *m, const struct uevent *view, const struct log_fields *f)
 {

@@ -112,6 +112,11 @@ static void ctl_progress(void *userdata, struct control_progress *ret)
         ret->replaying = manager_replaying(m);
 }
 
+static uint64_t ctl_lowest_held_on(void *userdata, const char *devpath)
+{
+        return manager_lowest_held_on(userdata, devpath);
+}
+
 static int ctl_sync(void *userdata)
 {
         return manager_sync_input(userdata);
@@ -138,6 +143,7 @@ static const struct control_ops ctl_ops = {
         .status = ctl_status,
         .for_each_agent = ctl_agents,
         .progress = ctl_progress,
+        .lowest_held_on = ctl_lowest_held_on,
         .sync_input = ctl_sync,
         .pause = ctl_pause,
         .resume = ctl_resume,
@@ -155,6 +161,7 @@ static struct control_event event_of(enum control_event_kind kind, const struct 
                 .action = ev->action,
                 .devpath = ev->devpath,
                 .subsystem = ev->subsystem,
+                .ev = ev,
         };
 }
 
@@ -251,6 +258,7 @@ static struct control_event agent_event(const struct manager_agent *a, enum cont
 
         e.pid = a->pid;
         e.program = a->program;
+        e.name = a->ev->name;
         return e;
 }
 

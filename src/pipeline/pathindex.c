@@ -348,6 +348,13 @@ static void merge(struct pi_hits *hits, struct pi_ref first, struct pi_ref last,
         hits->wait_on = later(hits->wait_on, w);
 }
 
+uint64_t pathindex_first_on(const struct pathindex *pi, const char *path, size_t len, enum pi_kind kind)
+{
+        const struct pathnode *n = lookup(pi, path, len, fnv(path, len));
+
+        return n ? n->first[kind].seq : 0;
+}
+
 static const struct pi_ref none = { .e = NULL };
 
 /* Where a node's key lies against the range of strict descendants of @path: -1 below, 0 in, 1 above. */

@@ -83,6 +83,15 @@ int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, c
 void pathindex_remove(struct pathindex *pi, struct pi_entry *e);
 
 /**
+ * pathindex_first_on() - the lowest seq of the entries on exactly @path.
+ * @pi: the index
+ * @path: the path (borrowed), @len its length
+ * @kind: which list of the path's node
+ * Return: that seq, or 0 if no entry of @kind is on @path.  Cost: one hash probe.
+ */
+uint64_t pathindex_first_on(const struct pathindex *pi, const char *path, size_t len, enum pi_kind kind);
+
+/**
  * pathindex_related() - entries earlier than @e on paths related to @e's path.
  * @pi: the index
  * @e: an indexed entry; only entries with a lower seq count.  For a

@@ -483,3 +483,12 @@ uint64_t scheduler_lowest_held(const struct scheduler *s)
                         low = seq_of(it);
         return low;
 }
+
+uint64_t scheduler_lowest_held_on(const struct scheduler *s, const char *devpath)
+{
+        size_t len = strlen(devpath);
+        uint64_t d = pathindex_first_on(&s->index, devpath, len, PI_DEVPATH);
+        uint64_t o = pathindex_first_on(&s->index, devpath, len, PI_OLD);
+
+        return d == 0 || (o != 0 && o < d) ? o : d;
+}

@@ -97,6 +97,9 @@ uint64_t scheduler_rechecks(const struct scheduler *s);
 /* Lowest SEQNUM queued or running, 0 if nothing is held (settle). */
 uint64_t scheduler_lowest_held(const struct scheduler *s);
 
+/* Lowest SEQNUM queued or running whose DEVPATH or DEVPATH_OLD is exactly @devpath, 0 if none (wait). */
+uint64_t scheduler_lowest_held_on(const struct scheduler *s, const char *devpath);
+
 size_t scheduler_queued(const struct scheduler *s);
 /* True if an event waits only for a free slot (max_running reached); never in strict. */
 bool scheduler_slot_wanted(const struct scheduler *s);

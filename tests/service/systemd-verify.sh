@@ -44,6 +44,25 @@ grep -qx "ListenSequentialPacket=$RUNDIR/control" "$tmp/hotplugd-control.socket"
         fail "the control socket unit does not listen on $RUNDIR/control"
 grep -qx "ExecStart=$HOTPLUGCTL trigger --settle" "$tmp/hotplugd-coldplug.service" ||
         fail "coldplug does not run hotplugctl trigger --settle"
+# Coldplug stands aside where udevd's runs: ordered after it, and its
+# ExecCondition= exits 0 (run) only when systemctl says it is not active.
+# Run the condition's command line against a stub systemctl for each answer.
+grep -q "^After=.*\bsystemd-udev-trigger\.service\b" "$tmp/hotplugd-coldplug.service" ||
+        fail "coldplug is not ordered after systemd-udev-trigger.service"
+cond=$(sed -n 's/^ExecCondition=//p' "$tmp/hotplugd-coldplug.service")
+[ -n "$cond" ] || fail "coldplug has no ExecCondition="
+mkdir "$tmp/stub"
+for answer in 0:1:active 3:0:inactive 4:0:no-such-unit 1:0:failed; do
+        IFS=: read -r st want what <<<"$answer"
+        printf '#!/bin/sh\necho "$*" >"%s/stub/args"\nexit %s\n' "$tmp" "$st" >"$tmp/stub/systemctl"
+        chmod 755 "$tmp/stub/systemctl"
+        rc=0
+        eval "PATH=$tmp/stub:/usr/bin:/bin $cond" || rc=$?
+        [ "$rc" = "$want" ] || fail "coldplug's ExecCondition= exits $rc when udev's trigger is $what, not $want"
+        [ "$(cat "$tmp/stub/args")" = "--quiet is-active systemd-udev-trigger.service" ] ||
+                fail "coldplug's ExecCondition= asked systemctl: $(cat "$tmp/stub/args")"
+done
+echo "ok: coldplug runs unless systemd-udev-trigger.service is active (stub: active, inactive, missing, failed)"
 # Early boot: every unit without default dependencies (which would order it
 # after sysinit.target), before sysinit.target or sockets.target.
 for u in $UNITS; do

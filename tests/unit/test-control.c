@@ -25,6 +25,8 @@
 #include "shared/json.h"
 #include "test.h"
 #include "control/uuid-set.h"
+#include "control/monitor-filter.h"
+#include "uevent/uevent.h"
 
 #define U1 "0f8fad5b-d9cb-469f-a165-70867728950e"
 #define U2 "7c9e6679-7425-40de-944b-e07fc1f90ae7"
@@ -38,6 +40,7 @@ struct fake {
         int pauses, resumes, reloads, syncs;
         int sync_result;
         bool reload_fails;
+        uint64_t held_on_x;     /* lowest SEQNUM held on /devices/x (and its DEVPATH_OLD) */
 };
 
 static void fake_status(void *userdata, struct control_status *ret)
@@ -64,6 +67,11 @@ static void fake_agents(void *userdata, void (*fn)(const struct control_agent *a
 static void fake_progress(void *userdata, struct control_progress *ret)
 {
         *ret = ((struct fake *)userdata)->progress;
+}
+
+static uint64_t fake_held_on(void *userdata, const char *devpath)
+{
+        return strcmp(devpath, "/devices/x") == 0 ? ((struct fake *)userdata)->held_on_x : 0;
 }
 
 static int fake_sync(void *userdata)
@@ -103,6 +111,7 @@ static const struct control_ops fake_ops = {
         .status = fake_status,
         .for_each_agent = fake_agents,
         .progress = fake_progress,
+        .lowest_held_on = fake_held_on,
         .sync_input = fake_sync,
         .pause = fake_pause,
         .resume = fake_resume,
@@ -450,6 +459,49 @@ static void test_settle(void)
         env_down(&t);
 }
 
+/* settle with a DEVPATH (hotplugctl wait): only the events on that path hold it. */
+static void test_settle_device(void)
+{
+        struct env t;
+        char rec[CTL_RECORD_SIZE];
+        int fd;
+
+        env_up(&t);
+        fd = connect_to(t.path);
+        /* Another device's event 100 is held: /devices/y is settled at once. */
+        t.f.progress = (struct control_progress){ .last_seen = 120, .lowest_held = 100 };
+        t.f.held_on_x = 110;
+        send_req(fd, "settle 120 5000 /devices/y");
+        expect_word(&t, fd, "ok", rec);
+        /* /devices/x waits for its own event 110, not for 100. */
+        send_req(fd, "settle 120 5000 /devices/x");
+        check(!try_recv(&t, fd, rec, 30));
+        control_notify_processed(t.c, 100);
+        check(!try_recv(&t, fd, rec, 20));
+        t.f.held_on_x = 0;
+        control_notify_processed(t.c, 110);
+        expect_word(&t, fd, "ok", rec);
+        check_int(u64_of(rec, "seqnum"), 120);
+        /* Held above the target only: done. */
+        t.f.held_on_x = 121;
+        send_req(fd, "settle 120 5000 /devices/x");
+        expect_word(&t, fd, "ok", rec);
+        /* A timeout names the device's lowest held event, not the whole queue's. */
+        t.f.held_on_x = 115;
+        send_req(fd, "settle 120 40 /devices/x");
+        expect_word(&t, fd, "timeout", rec);
+        check_int(u64_of(rec, "lowest_held"), 115);
+        /* The device is forgotten with the wait: a plain settle sees the whole queue again. */
+        t.f.held_on_x = 0;
+        send_req(fd, "settle 120 40");
+        expect_word(&t, fd, "timeout", rec);
+        check_int(u64_of(rec, "lowest_held"), 100);
+        expect_error(&t, fd, "settle 120 40 devices/x", EINVAL);
+        expect_error(&t, fd, "settle 120 40 /a /b", EINVAL);
+        close(fd);
+        env_down(&t);
+}
+
 static void test_uuids(void)
 {
         struct env t;
@@ -688,6 +740,128 @@ static uint64_t expect_env(struct env *t, int fd, uint64_t seqnum, const char *s
         check_str(val, set);
         join_entries(rec, out, size);
         return u64_of(rec, "more");
+}
+
+/* A parsed event for the monitor filters: "KEY=VALUE" entries after the header. */
+struct fev {
+        char buf[512];
+        uint16_t vars[HP_UEVENT_MAX_VARS];
+        struct uevent ev;
+};
+
+static void fev_make(struct fev *f, const char *action, const char *devpath, const char *subsystem, uint64_t seq,
+                     const char *extra)
+{
+        int n = snprintf(f->buf, sizeof(f->buf), "%s@%s%cACTION=%s%cDEVPATH=%s%cSUBSYSTEM=%s%cSEQNUM=%llu%c%s",
+                         action, devpath, 0, action, 0, devpath, 0, subsystem, 0, (unsigned long long)seq, 0,
+                         extra ? extra : "");
+        size_t size = (size_t)n + (extra && *extra ? 1 : 0);
+
+        for (char *p = f->buf; p < f->buf + size; p++) /* extra holds its entries separated by '|' */
+                if (*p == '|')
+                        *p = '\0';
+        check_int(uevent_parse(f->buf, size, f->vars, &f->ev, NULL), 0);
+}
+
+static void test_monitor_filter_match(void)
+{
+        struct monitor_filter *f = calloc(1, sizeof(*f));
+        struct fev disk, part, net, loop;
+
+        check(f);
+        fev_make(&disk, "add", "/devices/virtual/block/zram0", "block", 1, "DEVTYPE=disk|MAJOR=252");
+        fev_make(&part, "add", "/devices/x/block/sda/sda1", "block", 2, "DEVTYPE=partition");
+        fev_make(&net, "change", "/devices/virtual/net/lo", "net", 3, "INTERFACE=lo|SYNTH_UUID=" U1);
+        fev_make(&loop, "add", "/devices/virtual/bdi/7:0", "bdi", 4, NULL);
+        monitor_filter_clear(f);
+        check(monitor_filter_match(f, &loop.ev)); /* empty: everything */
+        check_int(monitor_filter_add(f, "subsystem", "block/disk"), 0);
+        check(monitor_filter_match(f, &disk.ev));
+        check(!monitor_filter_match(f, &part.ev));
+        check(!monitor_filter_match(f, &net.ev));
+        check_int(monitor_filter_add(f, "subsystem", "net"), 0); /* alternatives of a kind */
+        check(monitor_filter_match(f, &net.ev));
+        check(!monitor_filter_match(f, &loop.ev));
+        check_int(monitor_filter_add(f, "property", "SYNTH_UUID=0f8fad5b-*"), 0); /* and across kinds */
+        check(monitor_filter_match(f, &net.ev));
+        check(!monitor_filter_match(f, &disk.ev));
+        monitor_filter_clear(f);
+        check_int(monitor_filter_add(f, "property", "MAJOR=25[0-9]"), 0);
+        check_int(monitor_filter_add(f, "property", "ACTION=change"), 0);
+        check(monitor_filter_match(f, &disk.ev));
+        check(monitor_filter_match(f, &net.ev));
+        check(!monitor_filter_match(f, &part.ev));
+        /* Refused: no subsystem, a slash too many, empty DEVTYPE, no '=', a lower-case key, an unknown kind. */
+        check_int(monitor_filter_add(f, "subsystem", ""), -EINVAL);
+        check_int(monitor_filter_add(f, "subsystem", "block/disk/x"), -EINVAL);
+        check_int(monitor_filter_add(f, "subsystem", "block/"), -EINVAL);
+        check_int(monitor_filter_add(f, "property", "MAJOR"), -EINVAL);
+        check_int(monitor_filter_add(f, "property", "major=1"), -EINVAL);
+        check_int(monitor_filter_add(f, "tag", "x"), -EINVAL);
+        /* Bounded: HP_CONTROL_MONITOR_MATCHES_MAX of a kind. */
+        monitor_filter_clear(f);
+        for (int i = 0; i < HP_CONTROL_MONITOR_MATCHES_MAX; i++)
+                check_int(monitor_filter_add(f, "subsystem", "net"), 0);
+        check_int(monitor_filter_add(f, "subsystem", "net"), -E2BIG);
+        free(f);
+}
+
+/* The filter travels in the request: what does not pass is never sent, gaps always are. */
+static void test_monitor_filter(void)
+{
+        struct env t;
+        char rec[CTL_RECORD_SIZE], val[64];
+        struct control_event e;
+        struct fev disk, net;
+        int nets, disks, all;
+
+        env_up(&t);
+        fev_make(&disk, "add", "/devices/virtual/block/zram0", "block", 10, "DEVTYPE=disk");
+        fev_make(&net, "change", "/devices/virtual/net/lo", "net", 11, "INTERFACE=lo");
+        nets = monitor_client(&t, "monitor processed subsystem=net");
+        /* Values are escaped as in records: "block/disk" with its slash as \x2f works too. */
+        disks = monitor_client(&t, "monitor property=DEVTYPE=d\\x69sk subsystem=block\\x2fdisk");
+        all = monitor_client(&t, "monitor processed");
+        e = (struct control_event){ .kind = CONTROL_EVENT_RECEIVED, .seqnum = 10, .devpath = disk.ev.devpath,
+                                    .subsystem = "block", .ev = &disk.ev };
+        control_notify_event(t.c, &e);
+        e = (struct control_event){ .kind = CONTROL_EVENT_GAP, .gap = { .first = 9, .last = 9 } };
+        control_notify_event(t.c, &e);
+        e = (struct control_event){ .kind = CONTROL_EVENT_RECEIVED, .seqnum = 11, .devpath = net.ev.devpath,
+                                    .subsystem = "net", .ev = &net.ev };
+        control_notify_event(t.c, &e);
+        e = (struct control_event){ .kind = CONTROL_EVENT_STARTED, .seqnum = 10, .pid = 7, .devpath = disk.ev.devpath,
+                                    .program = "/sbin/hotplug", .name = "block", .ev = &disk.ev };
+        control_notify_event(t.c, &e);
+        e = (struct control_event){ .kind = CONTROL_EVENT_STARTED, .seqnum = 11, .pid = 8, .devpath = net.ev.devpath,
+                                    .program = "/sbin/hotplug", .name = "net", .ev = &net.ev };
+        control_notify_event(t.c, &e);
+
+        expect_word(&t, nets, "gap", rec);
+        expect_word(&t, nets, "received", rec);
+        check_int(u64_of(rec, "seqnum"), 11);
+        expect_word(&t, nets, "started", rec);
+        check_int(u64_of(rec, "seqnum"), 11);
+        check_int(ctlmsg_get(rec, "name", val, sizeof(val)), 0);
+        check_str(val, "net");
+        check(!try_recv(&t, nets, rec, 20));
+        expect_word(&t, disks, "received", rec);
+        check_int(u64_of(rec, "seqnum"), 10);
+        expect_word(&t, disks, "gap", rec);
+        check(!try_recv(&t, disks, rec, 20));
+        for (int i = 0; i < 5; i++)
+                check(try_recv(&t, all, rec, 200));
+        /* Bad filters are refused with the usage, and the connection stays usable. */
+        close(all);
+        all = connect_to(t.path);
+        expect_error(&t, all, "monitor subsystem=a/b/c", EINVAL);
+        expect_error(&t, all, "monitor tag=x", EINVAL);
+        expect_error(&t, all, "monitor property=lower=1", EINVAL);
+        expect_error(&t, all, "monitor subsystem=", EINVAL);
+        close(nets);
+        close(disks);
+        close(all);
+        env_down(&t);
 }
 
 static void test_monitor_properties(void)
@@ -1058,6 +1232,9 @@ int main(void)
         run_test(test_status);
         run_test(test_reload);
         run_test(test_settle);
+        run_test(test_settle_device);
+        run_test(test_monitor_filter_match);
+        run_test(test_monitor_filter);
         run_test(test_uuids);
         run_test(test_monitor);
         run_test(test_monitor_properties);

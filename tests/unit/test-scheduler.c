@@ -262,6 +262,40 @@ static void test_interface(void)
         free(b);
 }
 
+/* What hotplugctl wait asks: the lowest event held on exactly one path, as DEVPATH or DEVPATH_OLD. */
+static void test_lowest_held_on(void)
+{
+        struct scheduler *s;
+        struct uevent *a = tev_new(3, "/d/a", NULL), *child = tev_new(4, "/d/a/q", NULL);
+        struct uevent *mv = tev_new(6, "/d/b", "/d/c"), *a2 = tev_new(7, "/d/a", NULL);
+
+        check_int(scheduler_new(ORDERING_DEVPATH, 4, 10, &s), 0);
+        check_int(scheduler_lowest_held_on(s, "/d/a"), 0);
+        check_int(scheduler_push(s, a), 0);
+        check_int(scheduler_push(s, child), 0);
+        check_int(scheduler_push(s, mv), 0);
+        check_int(scheduler_push(s, a2), 0);
+        check_int(scheduler_lowest_held_on(s, "/d/a"), 3);
+        check_int(scheduler_lowest_held_on(s, "/d/a/q"), 4);
+        check_int(scheduler_lowest_held_on(s, "/d"), 0);      /* an ancestor is not the device */
+        check_int(scheduler_lowest_held_on(s, "/d/b"), 6);
+        check_int(scheduler_lowest_held_on(s, "/d/c"), 6);    /* renamed away from there */
+        /* Running counts as held; done does not. */
+        check(scheduler_next(s) == a);
+        check_int(scheduler_lowest_held_on(s, "/d/a"), 3);
+        scheduler_done(s, a);
+        check_int(scheduler_lowest_held_on(s, "/d/a"), 7);
+        while (scheduler_pop_queued(s))
+                ;
+        check_int(scheduler_lowest_held_on(s, "/d/a"), 0);
+        check_int(scheduler_lowest_held_on(s, "/d/c"), 0);
+        scheduler_free(s);
+        free(a);
+        free(child);
+        free(mv);
+        free(a2);
+}
+
 /* ---- random runs against the model --------------------------------------- */
 
 struct run {
@@ -498,6 +532,7 @@ int main(void)
 {
         run_test(test_cases);
         run_test(test_interface);
+        run_test(test_lowest_held_on);
         run_test(test_random);
         run_test(test_long_chain);
         return 0;
