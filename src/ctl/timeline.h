@@ -53,6 +53,7 @@ struct tl_run {               /* one agent run */
         long event;           /* index into events, -1 if its datagram is not in the recording */
         unsigned lane;
         unsigned row;         /* sub-row within the lane, < lanes[lane].rows */
+        const char *slot_wait; /* "a free slot (limit N)" if it waited for one (borrowed from waits), else NULL */
 };
 
 /*
@@ -71,7 +72,7 @@ enum tl_outcome {
 };
 
 struct tl_wait {
-        uint64_t seqnum, blocker;
+        uint64_t seqnum, blocker; /* blocker 0: a wait for a free slot */
         char *reason;
         long from_run, to_run; /* blocker's last run, waiter's first run; -1 if absent */
 };
