@@ -24,3 +24,4 @@ int verb_reload(int argc, char *argv[]);
 int verb_test(int argc, char *argv[]);
 int verb_record(int argc, char *argv[]);
 int verb_timeline(int argc, char *argv[]);
+int verb_blame(int argc, char *argv[]);

@@ -133,6 +133,14 @@ struct timeline *timeline_free(struct timeline *tl);
 int timeline_add(struct timeline *tl, const struct record *rec);
 
 /**
+ * timeline_load() - add every record of the recording @path (borrowed) to @tl.
+ * @verb: the hotplugctl verb, for messages ("hotplugctl: VERB: PATH: ...")
+ * Damage is reported on stderr and skipped.  Return: 0, or negative errno
+ * (reported) if the file cannot be read as a recording or memory runs out.
+ */
+int timeline_load(struct timeline *tl, const char *path, const char *verb);
+
+/**
  * timeline_finish() - compute lanes, relative times, arrows; sort.
  * @tl: model with every record added
  * @by: lane key
