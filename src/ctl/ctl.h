@@ -25,3 +25,4 @@ int verb_test(int argc, char *argv[]);
 int verb_record(int argc, char *argv[]);
 int verb_timeline(int argc, char *argv[]);
 int verb_wait(int argc, char *argv[]);
+int verb_blame(int argc, char *argv[]);

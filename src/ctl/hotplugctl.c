@@ -26,6 +26,7 @@ static const struct {
         { "test", verb_test, "show what the handler chain makes of a device, run nothing" },
         { "record", verb_record, "record kernel uevents to a file" },
         { "timeline", verb_timeline, "draw a recording as SVG or text" },
+        { "blame", verb_blame, "which agents, scripts and devices took the time" },
 };
 
 static void usage(FILE *f)

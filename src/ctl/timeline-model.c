@@ -406,6 +406,11 @@ static int link_waits(struct timeline *tl)
 
                 if (k < tl->n_runs && refs[k].seqnum == w->seqnum)
                         w->to_run = refs[k].run;
+                if (w->blocker == 0) {
+                        if (w->to_run >= 0)
+                                tl->runs[w->to_run].slot_wait = w->reason;
+                        continue;
+                }
                 k = lower_bound(refs, tl->n_runs, w->blocker);
                 while (k < tl->n_runs && refs[k].seqnum == w->blocker)
                         w->from_run = refs[k++].run;

@@ -433,9 +433,14 @@ static void put_queued(const struct svg *g, const struct tl_run *run)
         fprintf(g->f, "<rect class=\"queued\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\"><title>", x, y + 1,
                 w, g->bar_h - 2);
         put_run_event(g, run);
-        fprintf(g->f, "\nwaited %.3f ms for its agent: received %s, agent started %s</title></rect>\n",
+        fprintf(g->f, "\nwaited %.3f ms for its agent: received %s, agent started %s",
                 (double)(run->start - run->queued) / 1000.0, timeline_wall(g->tl, run->queued, TL_WALL_US, a, sizeof(a)),
                 timeline_wall(g->tl, run->start, TL_WALL_US, b, sizeof(b)));
+        if (run->slot_wait) {
+                fputs("; waited for ", g->f);
+                put_text(g->f, run->slot_wait);
+        }
+        fputs("</title></rect>\n", g->f);
 }
 
 static void put_bar(const struct svg *g, const struct tl_run *run, double next_x)

@@ -162,9 +162,14 @@ static void put_waits_of(const struct timeline *tl, long w, const long *next, FI
 {
         char esc[512];
 
-        for (; w >= 0; w = next[w])
-                fprintf(f, "%34s^ SEQNUM=%" PRIu64 " waited for SEQNUM=%" PRIu64 " (%s)\n", "",
-                        tl->waits[w].seqnum, tl->waits[w].blocker, escape_cstr(tl->waits[w].reason, esc, sizeof(esc)));
+        for (; w >= 0; w = next[w]) {
+                escape_cstr(tl->waits[w].reason, esc, sizeof(esc));
+                if (tl->waits[w].blocker == 0) /* a free slot */
+                        fprintf(f, "%34s^ SEQNUM=%" PRIu64 " waited for %s\n", "", tl->waits[w].seqnum, esc);
+                else
+                        fprintf(f, "%34s^ SEQNUM=%" PRIu64 " waited for SEQNUM=%" PRIu64 " (%s)\n", "",
+                                tl->waits[w].seqnum, tl->waits[w].blocker, esc);
+        }
 }
 
 static void put_events_only(const struct timeline *tl, FILE *f)

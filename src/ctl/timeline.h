@@ -53,6 +53,7 @@ struct tl_run {               /* one agent run */
         long event;           /* index into events, -1 if its datagram is not in the recording */
         unsigned lane;
         unsigned row;         /* sub-row within the lane, < lanes[lane].rows */
+        const char *slot_wait; /* "a free slot (limit N)" if it waited for one (borrowed from waits), else NULL */
 };
 
 /*
@@ -71,7 +72,7 @@ enum tl_outcome {
 };
 
 struct tl_wait {
-        uint64_t seqnum, blocker;
+        uint64_t seqnum, blocker; /* blocker 0: a wait for a free slot */
         char *reason;
         long from_run, to_run; /* blocker's last run, waiter's first run; -1 if absent */
 };
@@ -130,6 +131,14 @@ struct timeline *timeline_free(struct timeline *tl);
  * Return: 0 or -ENOMEM.  Invalid datagrams are counted in tl->rejected.
  */
 int timeline_add(struct timeline *tl, const struct record *rec);
+
+/**
+ * timeline_load() - add every record of the recording @path (borrowed) to @tl.
+ * @verb: the hotplugctl verb, for messages ("hotplugctl: VERB: PATH: ...")
+ * Damage is reported on stderr and skipped.  Return: 0, or negative errno
+ * (reported) if the file cannot be read as a recording or memory runs out.
+ */
+int timeline_load(struct timeline *tl, const char *path, const char *verb);
 
 /**
  * timeline_finish() - compute lanes, relative times, arrows; sort.

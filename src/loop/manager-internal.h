@@ -33,6 +33,7 @@
 #include "uevent/uevent.h"
 
 struct backlog;
+struct scheduler_wait;
 struct job_spawner_ops;
 struct manager_handover;
 struct manager_resync;
@@ -161,8 +162,7 @@ uint64_t manager_lowest_held_on(const struct manager *m, const char *devpath);
  * manager_queue_refill() - move events from the backlog into the scheduler.
  * @m: manager
  *
- * Lowest SEQNUM first, while the scheduler holds less than its window;
- * each is announced waiting() if it waits for an earlier one.  Called when
+ * Lowest SEQNUM first, while the scheduler holds less than its window.  Called when
  * an event left the scheduler (manager_event_done()).  An event that
  * cannot be moved (out of memory) is dropped and announced so.
  */
@@ -212,7 +212,7 @@ void manager_jobs_reconfigured(struct manager *m);
 int manager_observe_open(struct manager *m);
 /* Close every observer, last added first. */
 void manager_observe_close(struct manager *m);
-/* Some observer wants observe_waiting() (the blocker costs a scheduler lookup). */
+/* Some observer wants observe_waited(). */
 bool observe_wants_waiting(const struct manager *m);
 void observe_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);
 void observe_received(struct manager *m, const struct uevent *view, enum ledger_verdict v,
@@ -221,8 +221,8 @@ void observe_gap(struct manager *m, const struct ledger_gap *gap);
 void observe_overflow(struct manager *m);
 void observe_input_drained(struct manager *m);
 void observe_queued(struct manager *m, const struct uevent *ev);
-/* @ev was queued behind @blocker (may be NULL: nothing to wait for; then nothing happens). */
-void observe_waiting(struct manager *m, const struct uevent *ev, const struct uevent *blocker);
+/* @ev, about to start, waited as @w says (the scheduler's answer; nothing happens if it did not wait). */
+void observe_waited(struct manager *m, const struct uevent *ev, const struct scheduler_wait *w);
 void observe_set_aside(struct manager *m, const struct uevent *view, uint32_t tries);
 void observe_dropped(struct manager *m, const struct uevent *view, bool filtered);
 void observe_starting(struct manager *m, const struct uevent *ev);

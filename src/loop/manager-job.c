@@ -689,8 +689,15 @@ void manager_dispatch(struct manager *m)
         if (m->jobs.dispatching)
                 return;
         m->jobs.dispatching = true;
-        while (!m->stopping && !m->jobs.paused && (ev = scheduler_next(m->scheduler)))
+        while (!m->stopping && !m->jobs.paused && (ev = scheduler_next(m->scheduler))) {
+                if (observe_wants_waiting(m) || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG) {
+                        struct scheduler_wait w;
+
+                        scheduler_waited(m->scheduler, ev, &w);
+                        observe_waited(m, ev, &w);
+                }
                 m->jobs.spawner->start(m->jobs.spawner_data, ev);
+        }
         m->jobs.dispatching = false;
         jobs_watch(m);
 }

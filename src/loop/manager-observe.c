@@ -42,7 +42,7 @@ int manager_add_observer(struct manager *m, const struct manager_observer_ops *o
         m->obs.v[m->obs.n].ops = ops;
         m->obs.v[m->obs.n].userdata = userdata;
         m->obs.n++;
-        if (ops->waiting)
+        if (ops->waited)
                 m->obs.want_waiting = true;
         return 0;
 }
@@ -115,40 +115,51 @@ void observe_queued(struct manager *m, const struct uevent *ev)
                 o->ops->queued(o->userdata, ev);
 }
 
-/* Why @ev waits for @b, e.g. "parent /devices/virtual/net/veth0". */
-static void wait_reason(const struct manager *m, const struct uevent *ev, const struct uevent *b, char *buf,
-                        size_t size)
+/* Why @ev waited for the event on @b (a DEVPATH), e.g. "parent /devices/virtual/net/veth0". */
+static void wait_reason(const struct manager *m, const struct uevent *ev, const char *b, char *buf, size_t size)
 {
+        size_t blen = strlen(b);
         char esc[512];
         const char *what;
 
-        escape_cstr(b->devpath, esc, sizeof(esc));
+        escape_cstr(b, esc, sizeof(esc));
         if (m->cfg.ordering == ORDERING_STRICT)
                 what = "strict order after";
-        else if (strcmp(b->devpath, ev->devpath) == 0)
+        else if (strcmp(b, ev->devpath) == 0)
                 what = "same device";
-        else if (devpath_is_prefix(b->devpath, b->devpath_len, ev->devpath, ev->devpath_len))
+        else if (devpath_is_prefix(b, blen, ev->devpath, ev->devpath_len))
                 what = "parent";
-        else if (devpath_is_prefix(ev->devpath, ev->devpath_len, b->devpath, b->devpath_len))
+        else if (devpath_is_prefix(ev->devpath, ev->devpath_len, b, blen))
                 what = "child";
         else
                 what = "renamed device";
         snprintf(buf, size, "%s %s", what, esc);
 }
 
-void observe_waiting(struct manager *m, const struct uevent *ev, const struct uevent *blocker)
+void observe_waited(struct manager *m, const struct uevent *ev, const struct scheduler_wait *w)
 {
+        int level = m->cfg.dry_run ? LOG_INFO : LOG_DEBUG;
         struct log_fields f;
         char reason[600];
 
-        if (!blocker)
+        if (w->blocker == 0 && w->slot_limit == 0)
                 return;
-        wait_reason(m, ev, blocker, reason, sizeof(reason));
         uevent_log_fields(ev, &f);
-        log_internal(m->cfg.dry_run ? LOG_INFO : LOG_DEBUG, 0, &f, "waits for SEQNUM=%" PRIu64 " (%s)",
-                     blocker->seqnum, reason);
-        for_each_observer(m, o, waiting)
-                o->ops->waiting(o->userdata, ev, blocker, reason);
+        if (w->blocker) {
+                if (w->blocker_devpath)
+                        wait_reason(m, ev, w->blocker_devpath, reason, sizeof(reason));
+                else
+                        snprintf(reason, sizeof(reason), "an earlier event");
+                log_internal(level, 0, &f, "waited for SEQNUM=%" PRIu64 " (%s)", w->blocker, reason);
+                for_each_observer(m, o, waited)
+                        o->ops->waited(o->userdata, ev, w->blocker, reason);
+        }
+        if (w->slot_limit) {
+                snprintf(reason, sizeof(reason), "a free slot (limit %u)", w->slot_limit);
+                log_internal(level, 0, &f, "waited for %s", reason);
+                for_each_observer(m, o, waited)
+                        o->ops->waited(o->userdata, ev, 0, reason);
+        }
 }
 
 void observe_set_aside(struct manager *m, const struct uevent *view, uint32_t tries)

@@ -195,13 +195,6 @@ static int queue_push(struct manager *m, struct uevent *ev)
         return backlog_push(m->backlog, ev);
 }
 
-/* @ev just entered the scheduler: say what it waits for, if anyone listens. */
-static void queue_announce_waiting(struct manager *m, const struct uevent *ev)
-{
-        if (observe_wants_waiting(m) || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG)
-                observe_waiting(m, ev, scheduler_blocker(m->scheduler, ev));
-}
-
 /* @ev cannot be queued or stay queued (out of memory): counted, logged, announced dropped. */
 static void queue_failed(struct manager *m, const struct uevent *ev, int r)
 {
@@ -241,7 +234,6 @@ void manager_queue_refill(struct manager *m)
                         free(ev);
                         continue;
                 }
-                queue_announce_waiting(m, ev);
         }
 }
 
@@ -324,10 +316,8 @@ static void queue_view(struct manager *m, const struct uevent *view, const struc
         }
         m->stats.queued++;
         observe_queued(m, ev);
-        if (r > 0)
-                queue_announce_waiting(m, ev);
-        else
-                free(ev); /* the backlog keeps its own copy; waiting() comes when it moves in */
+        if (r == 0)
+                free(ev); /* the backlog keeps its own copy */
         if (manager_held(m) > m->stats.peak_held)
                 m->stats.peak_held = manager_held(m);
         log_internal(LOG_DEBUG, 0, f, "queued");

@@ -74,10 +74,10 @@ static void on_overflow(void *userdata)
                                                          .monotonic = now_usec(CLOCK_MONOTONIC) } });
 }
 
-static void on_waiting(void *userdata, const struct uevent *ev, const struct uevent *blocker, const char *reason)
+static void on_waited(void *userdata, const struct uevent *ev, uint64_t blocker, const char *reason)
 {
         record(userdata, &(struct record){ .type = RECORD_WAIT,
-                                           .wait = { .seqnum = ev->seqnum, .blocker = blocker->seqnum,
+                                           .wait = { .seqnum = ev->seqnum, .blocker = blocker,
                                                      .monotonic = now_usec(CLOCK_MONOTONIC),
                                                      .reason = reason } });
 }
@@ -134,7 +134,7 @@ static const struct manager_observer_ops record_ops = {
         .datagram = on_datagram,
         .gap = on_gap,
         .overflow = on_overflow,
-        .waiting = on_waiting,
+        .waited = on_waited,
         .set_aside = on_set_aside,
         .started = on_started,
         .exec_failed = on_exec_failed,

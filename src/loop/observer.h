@@ -5,7 +5,7 @@
  * Observers: who hears what the manager's pipeline did.
  *
  * The manager announces each step of an event's way (a datagram read, the
- * ledger's verdict, queued, waiting, an agent started or finished, done,
+ * ledger's verdict, queued, waited, an agent started or finished, done,
  * dropped, ...) to every observer, in the order the observers were added;
  * it does not know who listens.  The control socket, the recorder,
  * rebroadcast, the handover journal and the service status each register
@@ -64,10 +64,11 @@ struct manager_observer_ops {
         void (*input_drained)(void *userdata);
         /* @ev was queued: into the scheduler, or the backlog behind it; said at once either way. */
         void (*queued)(void *userdata, const struct uevent *ev);
-        /* @ev, entering the scheduler, waits for @blocker; @reason e.g. "parent /devices/...".
-         * Right after queued(), or for an event the backlog held, when it moves into the scheduler. */
-        void (*waiting)(void *userdata, const struct uevent *ev, const struct uevent *blocker,
-                        const char *reason);
+        /* @ev, about to start, waited: for the event @blocker to finish (the last of those it
+         * waited for), @reason e.g. "parent /devices/..."; or, @blocker 0, for a free slot,
+         * @reason "a free slot (limit N)".  Said before starting() (once for each of the two
+         * that applies, the event first), only for events that waited. */
+        void (*waited)(void *userdata, const struct uevent *ev, uint64_t blocker, const char *reason);
         /* @view was set aside unprocessed: @tries instances died processing it (dropped() follows). */
         void (*set_aside)(void *userdata, const struct uevent *view, uint32_t tries);
         /* The event left the pipeline without an agent run (duplicate, filtered, aborted, set aside). */

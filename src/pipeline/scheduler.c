@@ -16,6 +16,15 @@
  * ordering=strict and =none and scheduler_pop_queued().  These structures do
  * not depend on the mode, so the mode can change at any time.
  *
+ * What a started event waited for: a BLOCKED item is woken by the leave of
+ * the item it is parked on, and parks again while any related earlier item
+ * is held, so the item whose leave made it READY is the last of its blockers
+ * to finish (waited_seq, with a copy of its DEVPATH).  In strict order it is
+ * the event done last before it started, if any was done after it was
+ * pushed.  A slot wait is seen through a counter of the times
+ * scheduler_next() refused a runnable event for want of a slot: an item that
+ * started after such a refusal, since it became runnable, waited for one.
+ *
  * Earlier related held items are found through the path index
  * (pathindex.h) in O(path depth + log paths), never by a scan of the queue.
  */
@@ -46,6 +55,11 @@ struct item {
         uint32_t epoch;             /* READY: s->epoch when it became ready */
         uint8_t state;
         bool has_old;
+        unsigned slot_limit;        /* RUNNING: waited for a slot, limit then; 0: did not */
+        uint64_t slot_mark;         /* s->slot_refusals when it became runnable */
+        uint64_t done_mark;         /* s->n_done when it was pushed (strict) */
+        uint64_t waited_seq;        /* the last blocker to leave, 0: none yet */
+        char *waited_path;          /* its DEVPATH (owned), NULL if unknown */
         struct pi_entry d;          /* by DEVPATH; d.seq is the SEQNUM */
         struct pi_entry o[];        /* by DEVPATH_OLD: allocated only if has_old */
 };
@@ -74,6 +88,10 @@ struct scheduler {
         uint32_t epoch;
         bool pushed;
         uint64_t rechecks;
+        uint64_t slot_refusals;     /* scheduler_next() refusals of a runnable event for want of a slot */
+        uint64_t n_done;            /* events done (strict: who ran last) */
+        uint64_t last_done_seq;     /* strict, while events are queued: the last done */
+        char *last_done_path;       /* its DEVPATH (owned) */
         struct heap heap[_HEAP_MAX];
         struct list_node running;
         struct pathindex index;
@@ -213,6 +231,8 @@ static void settle(struct scheduler *s, struct item *it)
         } else {
                 it->state = ITEM_READY;
                 it->epoch = s->epoch;
+                if (s->mode == ORDERING_DEVPATH)
+                        it->slot_mark = s->slot_refusals;
                 heap_push(&s->heap[HEAP_READY], it);
         }
 }
@@ -228,6 +248,21 @@ static void detach(struct scheduler *s, struct item *it)
         }
 }
 
+/* @w was parked on @it, which leaves: remember it as what @w waited for (so far). */
+static void note_blocker(struct item *w, const struct item *it)
+{
+        w->waited_seq = seq_of(it);
+        free(w->waited_path);
+        w->waited_path = strdup(it->ev->devpath); /* NULL: the reason names no path */
+}
+
+static void item_free(struct item *it)
+{
+        it->ev->sched_data = NULL;
+        free(it->waited_path);
+        free(it);
+}
+
 /* @it is no longer held: unindex it, look again at what waited for it, free it. */
 static void leave(struct scheduler *s, struct item *it)
 {
@@ -240,10 +275,10 @@ static void leave(struct scheduler *s, struct item *it)
                 list_unlink(&w->link);
                 w->blocker = NULL;
                 s->rechecks++;
+                note_blocker(w, it);
                 settle(s, w);
         }
-        it->ev->sched_data = NULL;
-        free(it);
+        item_free(it);
 }
 
 /* ---- the interface ------------------------------------------------------- */
@@ -273,15 +308,11 @@ struct scheduler *scheduler_free(struct scheduler *s)
 
         if (!s)
                 return NULL;
-        for (size_t i = 0; i < s->heap[HEAP_QUEUED].n; i++) {
-                it = s->heap[HEAP_QUEUED].v[i].it;
-                it->ev->sched_data = NULL;
-                free(it);
-        }
-        list_for_each_safe(it, next, &s->running, link) {
-                it->ev->sched_data = NULL;
-                free(it);
-        }
+        for (size_t i = 0; i < s->heap[HEAP_QUEUED].n; i++)
+                item_free(s->heap[HEAP_QUEUED].v[i].it);
+        list_for_each_safe(it, next, &s->running, link)
+                item_free(it);
+        free(s->last_done_path);
         for (int h = 0; h < _HEAP_MAX; h++)
                 free(s->heap[h].v);
         pathindex_clear(&s->index);
@@ -342,6 +373,8 @@ int scheduler_push(struct scheduler *s, struct uevent *ev)
         if (r < 0)
                 return r;
         ev->sched_data = it;
+        it->slot_mark = s->slot_refusals;
+        it->done_mark = s->n_done;
         /* A late event may be earlier than, and related to, a READY one. */
         if (s->pushed && ev->seqnum < s->max_seq)
                 s->epoch++;
@@ -366,12 +399,30 @@ static struct item *next_ready(struct scheduler *s)
         return it;
 }
 
+/* @it starts: settle what it waited for (slot; strict: the event done last). */
+static void note_start(struct scheduler *s, struct item *it)
+{
+        it->slot_limit = it->slot_mark != s->slot_refusals ? s->max_running : 0;
+        if (s->mode == ORDERING_NONE)
+                it->waited_seq = 0; /* parked only in the index: it never waited for an event */
+        if (s->mode != ORDERING_STRICT || it->done_mark == s->n_done || s->last_done_seq == 0 ||
+            s->last_done_seq >= seq_of(it))
+                return;
+        it->waited_seq = s->last_done_seq;
+        free(it->waited_path);
+        it->waited_path = s->last_done_path ? strdup(s->last_done_path) : NULL;
+}
+
 struct uevent *scheduler_next(struct scheduler *s)
 {
         struct item *it;
 
-        if (s->n_running >= s->max_running)
+        if (s->n_running >= s->max_running) {
+                if (s->heap[s->mode == ORDERING_DEVPATH ? HEAP_READY : HEAP_QUEUED].n > 0 &&
+                    s->mode != ORDERING_STRICT)
+                        s->slot_refusals++;
                 return NULL;
+        }
         switch (s->mode) {
         case ORDERING_STRICT:
                 it = s->n_running == 0 ? heap_top(&s->heap[HEAP_QUEUED]) : NULL;
@@ -387,6 +438,7 @@ struct uevent *scheduler_next(struct scheduler *s)
                 return NULL;
         detach(s, it);
         heap_remove(&s->heap[HEAP_QUEUED], it);
+        note_start(s, it);
         it->state = ITEM_RUNNING;
         list_add_head(&s->running, &it->link);
         s->n_running++;
@@ -401,7 +453,29 @@ void scheduler_done(struct scheduler *s, struct uevent *ev)
                 return;
         list_unlink(&it->link);
         s->n_running--;
+        s->n_done++;
+        /* Strict: the next to start waited for this one (copied only if one is queued). */
+        if (s->mode == ORDERING_STRICT && s->heap[HEAP_QUEUED].n > 0) {
+                s->last_done_seq = seq_of(it);
+                free(s->last_done_path);
+                s->last_done_path = strdup(ev->devpath);
+        }
         leave(s, it);
+}
+
+void scheduler_waited(const struct scheduler *s, const struct uevent *ev, struct scheduler_wait *ret)
+{
+        const struct item *it = ev->sched_data;
+
+        (void)s;
+        *ret = (struct scheduler_wait){ .blocker = 0 };
+        if (!it || it->state != ITEM_RUNNING)
+                return;
+        ret->slot_limit = it->slot_limit;
+        if (it->waited_seq != 0) {
+                ret->blocker = it->waited_seq;
+                ret->blocker_devpath = it->waited_path;
+        }
 }
 
 struct uevent *scheduler_pop_queued(struct scheduler *s)

@@ -83,9 +83,33 @@ void scheduler_done(struct scheduler *s, struct uevent *ev);
  * @s: scheduler
  * @ev: a queued (not running) event
  * Return: the earliest unfinished event it depends on (borrowed), or NULL if it is runnable
- * or its wait is only for a free slot.
+ * or its wait is only for a free slot.  This is what it waits for now; what
+ * it waited for in the end (the last of these to finish) is scheduler_waited()'s.
  */
 const struct uevent *scheduler_blocker(const struct scheduler *s, const struct uevent *ev);
+
+/**
+ * struct scheduler_wait - what an event that has just started waited for.
+ * @blocker: SEQNUM of the event it waited for last (the last of its blockers
+ *      to finish; strict: the one that ran before it), 0 if it waited for none
+ * @blocker_devpath: that event's DEVPATH (borrowed, valid until the event is
+ *      done or the next scheduler_next()); NULL if @blocker is 0 or it is not known
+ * @slot_limit: > 0 if it was runnable but had to wait for a free slot: the
+ *      limit (max_running) when it started
+ */
+struct scheduler_wait {
+        uint64_t blocker;
+        const char *blocker_devpath;
+        unsigned slot_limit;
+};
+
+/**
+ * scheduler_waited() - why the event scheduler_next() just returned waited.
+ * @s: scheduler
+ * @ev: a running event
+ * @ret: filled in (all zero if it did not wait or is not running)
+ */
+void scheduler_waited(const struct scheduler *s, const struct uevent *ev, struct scheduler_wait *ret);
 
 /* Remove and return queued (not running) events one by one, lowest SEQNUM first (shutdown, hand-over). */
 struct uevent *scheduler_pop_queued(struct scheduler *s);

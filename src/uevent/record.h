@@ -38,7 +38,11 @@
  *                    the datagram, which never ran)
  *     4 WAIT         u64 seqnum, u64 blocker seqnum, u64 mono usec, text reason
  *                    (e.g. "parent /devices/..."): the event had to wait for
- *                    the blocker's agent to finish
+ *                    the blocker's agent to finish (the last of those it
+ *                    waited for; written as it starts); blocker 0: it had
+ *                    to wait for a free slot, reason "a free slot (limit N)".
+ *                    (Older recordings name the first blocker, written
+ *                    when the event was queued.)
  *     5 GAP          u64 mono usec, u64 first, u64 last, u32 class
  *                    (RECORD_GAP_*): SEQNUMs first..last (inclusive) missing
  *     6 OVERFLOW     u64 real usec, u64 mono usec: the receive buffer

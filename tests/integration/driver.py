@@ -656,7 +656,7 @@ def case_dry_run(c):
     for s, name in [(1, "pci"), (2, "net"), (3, "net")]:
         check(re.search(rf"SEQNUM={s} .*would run: {re.escape(agent)} {name} \[", log),
               f"no 'would run' line for SEQNUM {s} ({name})")
-    check(re.search(r"SEQNUM=2 .*waits for SEQNUM=1 ", log), "the child's wait for its parent not logged")
+    check(re.search(r"SEQNUM=2 .*waited for SEQNUM=1 ", log), "the child's wait for its parent not logged")
     c.settle()
     st = c.status()
     check(st["started"] == 0, f"dry run started {st['started']} agents")

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The observer interface (loop/observer.h): observers added with
- * manager_add_observer() hear queued, waiting, dropped and done, each in
+ * manager_add_observer() hear queued, waited, dropped and done, each in
  * the order they were added, every event leaves through exactly one of
  * dropped() and done(), close() runs last added first, and the table is
  * bounded.  Dry run, so nothing is executed.  Also: one wakeup of the
@@ -45,9 +45,10 @@ static void on_queued(void *userdata, const struct uevent *ev)
         note(userdata, "q", ev->seqnum - base);
 }
 
-static void on_waiting(void *userdata, const struct uevent *ev, const struct uevent *blocker, const char *reason)
+static void on_waited(void *userdata, const struct uevent *ev, uint64_t blocker, const char *reason)
 {
         check(strncmp(reason, "same device ", 12) == 0);
+        check_int(blocker, ev->seqnum - 1);
         note(userdata, "w", ev->seqnum - base);
 }
 
@@ -69,7 +70,7 @@ static void on_close(void *userdata)
 
 static const struct manager_observer_ops ops = {
         .queued = on_queued,
-        .waiting = on_waiting,
+        .waited = on_waited,
         .dropped = on_dropped,
         .done = on_done,
         .close = on_close,
@@ -108,10 +109,11 @@ static void test_observers(void)
         inject(m, 1);
         inject(m, 2); /* the same device: waits for 1 */
         inject(m, 1); /* a duplicate: dropped */
-        check_str(trace, "A:q1 B:q1 A:q2 B:q2 A:w2 B:w2 A:x1 B:x1");
+        check_str(trace, "A:q1 B:q1 A:q2 B:q2 A:x1 B:x1");
         trace[0] = 0;
         manager_resume(m);
-        check_str(trace, "A:d1 B:d1 A:d2 B:d2");
+        /* What 2 waited for is said as it starts, once 1 is done. */
+        check_str(trace, "A:d1 B:d1 A:w2 B:w2 A:d2 B:d2");
         check_int(manager_stats(m)->finished, 2);
 
         /* Bounded: fill the table, then one more is refused. */

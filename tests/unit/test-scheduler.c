@@ -528,8 +528,117 @@ static void test_long_chain(void)
         free(evs);
 }
 
+/* Start the next event, which must be @want, and check what it waited for. */
+static struct uevent *start_waited(struct scheduler *s, struct uevent *want, uint64_t blocker, const char *path,
+                                   unsigned slot)
+{
+        struct scheduler_wait w;
+        struct uevent *ev = scheduler_next(s);
+
+        check(ev == want);
+        scheduler_waited(s, ev, &w);
+        check_int(w.blocker, blocker);
+        if (path)
+                check(w.blocker_devpath && strcmp(w.blocker_devpath, path) == 0);
+        else
+                check(!w.blocker_devpath);
+        check_int(w.slot_limit, slot);
+        return ev;
+}
+
+static void finish(struct scheduler *s, struct uevent *ev)
+{
+        scheduler_done(s, ev);
+        free(ev);
+}
+
+/*
+ * What a started event waited for is the last of its blockers to finish, not
+ * the first event of its device's chain; a wait for a slot names the limit.
+ */
+static void test_waited(void)
+{
+        const char *dev = "/devices/virtual/net/a", *other = "/devices/virtual/net/b";
+        struct uevent *e[10];
+        struct scheduler *s;
+
+        /* A chain on one device: 2 waited for 1, 3 for 2, 4 for 3, 9 for 4. */
+        check_int(scheduler_new(ORDERING_DEVPATH, 8, 100, &s), 0);
+        for (unsigned i = 1; i <= 4; i++)
+                check_int(scheduler_push(s, e[i] = tev_new(i, dev, NULL)), 0);
+        check_int(scheduler_push(s, e[5] = tev_new(5, other, NULL)), 0);
+        check_int(scheduler_push(s, e[9] = tev_new(9, dev, NULL)), 0);
+        check(scheduler_blocker(s, e[3]) == e[1]); /* what it waits for now: still the first */
+        start_waited(s, e[1], 0, NULL, 0);
+        start_waited(s, e[5], 0, NULL, 0);
+        check(scheduler_next(s) == NULL);
+        finish(s, e[1]);
+        start_waited(s, e[2], 1, dev, 0);
+        finish(s, e[5]);
+        finish(s, e[2]);
+        start_waited(s, e[3], 2, dev, 0);
+        finish(s, e[3]);
+        start_waited(s, e[4], 3, dev, 0);
+        finish(s, e[4]);
+        start_waited(s, e[9], 4, dev, 0);
+        finish(s, e[9]);
+        scheduler_free(s);
+
+        /* A parent's remove waits for both children: it names the one that finished last. */
+        for (int order = 0; order < 2; order++) {
+                check_int(scheduler_new(ORDERING_DEVPATH, 8, 100, &s), 0);
+                check_int(scheduler_push(s, e[1] = tev_new(1, "/devices/p/c1", NULL)), 0);
+                check_int(scheduler_push(s, e[2] = tev_new(2, "/devices/p/c2", NULL)), 0);
+                check_int(scheduler_push(s, e[3] = tev_new(3, "/devices/p", NULL)), 0);
+                start_waited(s, e[1], 0, NULL, 0);
+                start_waited(s, e[2], 0, NULL, 0);
+                finish(s, e[order ? 1 : 2]);
+                check(scheduler_next(s) == NULL);
+                finish(s, e[order ? 2 : 1]);
+                start_waited(s, e[3], order ? 2 : 1, order ? "/devices/p/c2" : "/devices/p/c1", 0);
+                finish(s, e[3]);
+                scheduler_free(s);
+        }
+
+        /* One slot: an unrelated event waits for the slot, and a related one for both. */
+        check_int(scheduler_new(ORDERING_DEVPATH, 1, 100, &s), 0);
+        check_int(scheduler_push(s, e[1] = tev_new(1, dev, NULL)), 0);
+        check_int(scheduler_push(s, e[2] = tev_new(2, other, NULL)), 0);
+        check_int(scheduler_push(s, e[3] = tev_new(3, dev, NULL)), 0);
+        start_waited(s, e[1], 0, NULL, 0);
+        check(scheduler_next(s) == NULL);
+        finish(s, e[1]);
+        start_waited(s, e[2], 0, NULL, 1);
+        check(scheduler_next(s) == NULL);
+        finish(s, e[2]);
+        start_waited(s, e[3], 1, dev, 1);
+        finish(s, e[3]);
+        scheduler_free(s);
+
+        /* Strict: each waited for the one that ran before it; ordering=none: for none. */
+        check_int(scheduler_new(ORDERING_STRICT, 8, 100, &s), 0);
+        check_int(scheduler_push(s, e[1] = tev_new(1, dev, NULL)), 0);
+        check_int(scheduler_push(s, e[2] = tev_new(2, other, NULL)), 0);
+        start_waited(s, e[1], 0, NULL, 0);
+        check(scheduler_next(s) == NULL);
+        finish(s, e[1]);
+        start_waited(s, e[2], 1, dev, 0);
+        finish(s, e[2]);
+        scheduler_free(s);
+        check_int(scheduler_new(ORDERING_NONE, 1, 100, &s), 0);
+        check_int(scheduler_push(s, e[1] = tev_new(1, dev, NULL)), 0);
+        check_int(scheduler_push(s, e[2] = tev_new(2, dev, NULL)), 0);
+        start_waited(s, e[1], 0, NULL, 0);
+        check(scheduler_next(s) == NULL);
+        finish(s, e[1]);
+        start_waited(s, e[2], 0, NULL, 1);
+        finish(s, e[2]);
+        scheduler_free(s);
+}
+
 int main(void)
 {
+        run_test(test_waited);
         run_test(test_cases);
         run_test(test_interface);
         run_test(test_lowest_held_on);

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The blame model (blame.h): facts are appended as rows of count 1, then
+ * blame_finish() sorts each group by name, merges equal names and sorts the
+ * merged rows by total.  Nothing is looked up while facts come in, so no
+ * table is needed; a recording holds at most HP_TIMELINE_MAX_RUNS runs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/blame.h"
+#include "ctl/timeline.h"
+#include "shared/escape.h"
+#include "shared/json.h"
+#include "shared/macro.h"
+
+int blame_new(struct blame **ret)
+{
+        *ret = calloc(1, sizeof(**ret));
+        return *ret ? 0 : -ENOMEM;
+}
+
+struct blame *blame_free(struct blame *b)
+{
+        if (!b)
+                return NULL;
+        for (int g = 0; g < _BLAME_GROUP_MAX; g++)
+                free(b->rows[g]);
+        free(b);
+        return NULL;
+}
+
+const char *blame_group_name(enum blame_group g)
+{
+        static const char *const names[_BLAME_GROUP_MAX] = { "subsystem", "program", "device" };
+
+        return (unsigned)g < _BLAME_GROUP_MAX ? names[g] : NULL;
+}
+
+static int add_row(struct blame *b, enum blame_group g, const struct blame_row *row)
+{
+        if (b->n[g] == b->a[g]) {
+                size_t a = b->a[g] ? b->a[g] * 2 : 64;
+                struct blame_row *v = realloc(b->rows[g], a * sizeof(*v));
+
+                if (!v)
+                        return -ENOMEM;
+                b->rows[g] = v;
+                b->a[g] = a;
+        }
+        b->rows[g][b->n[g]++] = *row;
+        return 0;
+}
+
+int blame_add_event(struct blame *b, const char *subsystem, const char *devpath, uint64_t seqnum, usec_t wall,
+                    usec_t order_wait, usec_t slot_wait)
+{
+        struct blame_row row = { .total = wall, .count = 1, .slowest = wall, .slowest_seqnum = seqnum,
+                                 .order_wait = order_wait, .slot_wait = slot_wait };
+        int r;
+
+        row.name = subsystem;
+        r = add_row(b, BLAME_SUBSYSTEM, &row);
+        if (r < 0)
+                return r;
+        row.name = devpath;
+        r = add_row(b, BLAME_DEVICE, &row);
+        if (r < 0)
+                return r;
+        b->events++;
+        b->order_wait += order_wait;
+        b->slot_wait += slot_wait;
+        return 0;
+}
+
+int blame_add_run(struct blame *b, const char *program, uint64_t seqnum, usec_t duration, usec_t order_wait,
+                  usec_t slot_wait)
+{
+        struct blame_row row = { .name = program, .total = duration, .count = 1, .slowest = duration,
+                                 .slowest_seqnum = seqnum, .order_wait = order_wait, .slot_wait = slot_wait };
+        int r = add_row(b, BLAME_PROGRAM, &row);
+
+        if (r < 0)
+                return r;
+        b->runs++;
+        b->run_time += duration;
+        return 0;
+}
+
+/* ---- from a recording ---------------------------------------------------- */
+
+struct ref {
+        uint64_t seqnum;
+        size_t i;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+        const struct ref *x = a, *y = b;
+
+        if (x->seqnum != y->seqnum)
+                return x->seqnum < y->seqnum ? -1 : 1;
+        return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The waits of the event whose waits start at @w[*k]: how long it waited for order and for a slot. */
+static void event_waits(const struct timeline *tl, const struct ref *w, size_t n_w, size_t *k, const struct tl_run *first,
+                        usec_t *ret_order, usec_t *ret_slot)
+{
+        usec_t waited = first->start - first->queued, ready = 0;
+        bool order = false, slot = false, ready_known = false;
+
+        for (; *k < n_w && w[*k].seqnum == first->seqnum; (*k)++) {
+                const struct tl_wait *wt = &tl->waits[w[*k].i];
+
+                if (wt->blocker == 0) {
+                        slot = true;
+                } else {
+                        order = true;
+                        if (wt->from_run >= 0) {
+                                ready = MAX(ready, tl->runs[wt->from_run].end);
+                                ready_known = true;
+                        }
+                }
+        }
+        /* Runnable once the last blocker finished (unknown: the whole wait was for order). */
+        *ret_order = !order ? 0 : ready_known ? MIN(ready > first->queued ? ready - first->queued : 0, waited) : waited;
+        *ret_slot = slot ? waited - *ret_order : 0;
+}
+
+/* The runs @refs[lo..hi) of one event (in start order): its facts. */
+static int add_event_runs(struct blame *b, const struct timeline *tl, const struct ref *refs, size_t lo, size_t hi,
+                          usec_t order, usec_t slot)
+{
+        const struct tl_run *first = &tl->runs[refs[lo].i];
+        const struct tl_event *ev = first->event >= 0 ? &tl->events[first->event] : NULL;
+        usec_t end = first->end;
+        int r;
+
+        for (size_t k = lo; k < hi; k++) {
+                const struct tl_run *run = &tl->runs[refs[k].i];
+
+                end = MAX(end, run->end);
+                r = blame_add_run(b, run->program ? run->program : "(not started)", run->seqnum,
+                                  run->end > run->start ? run->end - run->start : 0, order, slot);
+                if (r < 0)
+                        return r;
+        }
+        if (!ev)
+                b->unknown_events++;
+        return blame_add_event(b, ev ? ev->subsystem : "(event not in recording)",
+                               ev ? ev->devpath : "(event not in recording)", first->seqnum, end - first->start,
+                               order, slot);
+}
+
+int blame_add_timeline(struct blame *b, const struct timeline *tl)
+{
+        _cleanup_free_ struct ref *runs = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*runs));
+        _cleanup_free_ struct ref *waits = calloc(MAX(tl->n_waits, (size_t)1), sizeof(*waits));
+        size_t k = 0, lo, hi;
+        int r;
+
+        if (!runs || !waits)
+                return -ENOMEM;
+        /* Runs are in start order: by SEQNUM, each event's first run comes first. */
+        for (size_t i = 0; i < tl->n_runs; i++)
+                runs[i] = (struct ref){ tl->runs[i].seqnum, i };
+        for (size_t i = 0; i < tl->n_waits; i++)
+                waits[i] = (struct ref){ tl->waits[i].seqnum, i };
+        qsort(runs, tl->n_runs, sizeof(*runs), cmp_ref);
+        qsort(waits, tl->n_waits, sizeof(*waits), cmp_ref);
+        for (lo = 0; lo < tl->n_runs; lo = hi) {
+                const struct tl_run *first = &tl->runs[runs[lo].i];
+                usec_t order, slot;
+
+                for (hi = lo + 1; hi < tl->n_runs && runs[hi].seqnum == runs[lo].seqnum; hi++)
+                        ;
+                while (k < tl->n_waits && waits[k].seqnum < first->seqnum)
+                        k++;
+                event_waits(tl, waits, tl->n_waits, &k, first, &order, &slot);
+                r = add_event_runs(b, tl, runs, lo, hi, order, slot);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- summing ------------------------------------------------------------- */
+
+static int cmp_name(const void *a, const void *b)
+{
+        const struct blame_row *x = a, *y = b;
+
+        return strcmp(x->name, y->name);
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+        const struct blame_row *x = a, *y = b;
+
+        if (x->total != y->total)
+                return x->total > y->total ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+/* Merge the rows of equal names of @v (sorted by name) in place.  Return: rows left. */
+static size_t merge(struct blame_row *v, size_t n)
+{
+        size_t out = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                struct blame_row *o = out > 0 ? &v[out - 1] : NULL;
+
+                if (o && strcmp(o->name, v[i].name) == 0) {
+                        o->total += v[i].total;
+                        o->count += v[i].count;
+                        o->order_wait += v[i].order_wait;
+                        o->slot_wait += v[i].slot_wait;
+                        if (v[i].slowest > o->slowest) {
+                                o->slowest = v[i].slowest;
+                                o->slowest_seqnum = v[i].slowest_seqnum;
+                        }
+                } else {
+                        v[out++] = v[i];
+                }
+        }
+        return out;
+}
+
+int blame_finish(struct blame *b)
+{
+        if (b->finished)
+                return 0;
+        for (int g = 0; g < _BLAME_GROUP_MAX; g++) {
+                for (size_t i = 0; i < b->n[g]; i++)
+                        if (!b->rows[g][i].name)
+                                b->rows[g][i].name = "(unknown)";
+                if (b->n[g] == 0)
+                        continue;
+                qsort(b->rows[g], b->n[g], sizeof(*b->rows[g]), cmp_name);
+                b->n[g] = merge(b->rows[g], b->n[g]);
+                qsort(b->rows[g], b->n[g], sizeof(*b->rows[g]), cmp_total);
+        }
+        b->finished = true;
+        return 0;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static double ms(usec_t t)
+{
+        return (double)t / 1000.0;
+}
+
+static void put_table(const struct blame *b, enum blame_group g, size_t top, FILE *f)
+{
+        static const char *const heads[_BLAME_GROUP_MAX] = { "SUBSYSTEM", "PROGRAM", "DEVICE" };
+        size_t n = top && top < b->n[g] ? top : b->n[g];
+        char esc[1024];
+
+        fprintf(f, "\n%12s %7s %12s %8s %12s %12s  %s\n", "TOTAL", g == BLAME_PROGRAM ? "RUNS" : "EVENTS", "SLOWEST",
+                "SEQNUM", "WAIT ORDER", "WAIT SLOT", heads[g]);
+        for (size_t i = 0; i < n; i++) {
+                const struct blame_row *r = &b->rows[g][i];
+
+                fprintf(f, "%9.1f ms %7" PRIu64 " %9.1f ms %8" PRIu64 " %9.1f ms %9.1f ms  %s\n", ms(r->total),
+                        r->count, ms(r->slowest), r->slowest_seqnum, ms(r->order_wait), ms(r->slot_wait),
+                        escape_cstr(r->name, esc, sizeof(esc)));
+        }
+        if (n < b->n[g])
+                fprintf(f, "%12s (%zu more)\n", "", b->n[g] - n);
+}
+
+int blame_render_text(const struct blame *b, size_t top, FILE *f)
+{
+        fprintf(f, "%" PRIu64 " events, %" PRIu64 " agent runs: %.1f ms in agents, %.1f ms waiting for order, "
+                   "%.1f ms for a free slot\n",
+                b->events, b->runs, ms(b->run_time), ms(b->order_wait), ms(b->slot_wait));
+        if (b->events == 0) {
+                fputs("no agent ran\n", f);
+                return ferror(f) ? -EIO : 0;
+        }
+        for (int g = 0; g < _BLAME_GROUP_MAX; g++)
+                put_table(b, (enum blame_group)g, top, f);
+        return ferror(f) ? -EIO : 0;
+}
+
+struct json_arg {
+        const struct blame *b;
+        size_t top;
+};
+
+static void put_json(struct json_writer *w, const void *arg)
+{
+        const struct json_arg *a = arg;
+        const struct blame *b = a->b;
+
+        json_begin_object(w);
+        json_keyz(w, "events");
+        json_u64(w, b->events);
+        json_keyz(w, "runs");
+        json_u64(w, b->runs);
+        json_keyz(w, "run_usec");
+        json_u64(w, b->run_time);
+        json_keyz(w, "order_wait_usec");
+        json_u64(w, b->order_wait);
+        json_keyz(w, "slot_wait_usec");
+        json_u64(w, b->slot_wait);
+        for (int g = 0; g < _BLAME_GROUP_MAX; g++) {
+                size_t n = a->top && a->top < b->n[g] ? a->top : b->n[g];
+                static const char *const keys[_BLAME_GROUP_MAX] = { "subsystems", "programs", "devices" };
+
+                json_keyz(w, keys[g]);
+                json_begin_array(w);
+                for (size_t i = 0; i < n; i++) {
+                        const struct blame_row *r = &b->rows[g][i];
+
+                        json_begin_object(w);
+                        json_keyz(w, "name");
+                        json_str(w, r->name);
+                        json_keyz(w, "total_usec");
+                        json_u64(w, r->total);
+                        json_keyz(w, "count");
+                        json_u64(w, r->count);
+                        json_keyz(w, "slowest_usec");
+                        json_u64(w, r->slowest);
+                        json_keyz(w, "slowest_seqnum");
+                        json_u64(w, r->slowest_seqnum);
+                        json_keyz(w, "order_wait_usec");
+                        json_u64(w, r->order_wait);
+                        json_keyz(w, "slot_wait_usec");
+                        json_u64(w, r->slot_wait);
+                        json_end_object(w);
+                }
+                json_end_array(w);
+        }
+        json_end_object(w);
+}
+
+int blame_render_json(const struct blame *b, size_t top, FILE *f)
+{
+        struct json_arg a = { b, top };
+
+        return json_print_line(f, put_json, &a);
+}

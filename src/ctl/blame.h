@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * hotplugctl blame: where the time went, per subsystem, per program (the
+ * agent, or each hotplug.d script) and per device.  The model takes one
+ * fact per event and one per agent run, then sums them per name: total wall
+ * time, count, the slowest (and its SEQNUM), the time spent waiting for
+ * order (for earlier events to finish) and for a free slot.
+ *
+ *  - an event's wall time runs from its first agent's start to its last
+ *    agent's end; subsystems and devices count events;
+ *  - a program's wall time is that of its runs; programs count runs, and
+ *    each run carries the waits of its event (a hotplug.d script runs once
+ *    per event, so an event's wait counts once per script that ran for it);
+ *  - an event waited for order from its arrival until the last event it
+ *    waited for finished, and for a slot from then (or its arrival) until
+ *    its first agent started.
+ *
+ * Names are borrowed: they must outlive the model.  Rows are sorted by total
+ * time, longest first, then by name.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "shared/time-util.h"
+
+struct timeline;
+
+enum blame_group {
+        BLAME_SUBSYSTEM,
+        BLAME_PROGRAM,
+        BLAME_DEVICE,
+        _BLAME_GROUP_MAX,
+};
+
+struct blame_row {
+        const char *name;       /* borrowed */
+        usec_t total;           /* wall time, summed */
+        uint64_t count;         /* events (subsystem, device) or runs (program) */
+        usec_t slowest;         /* the longest one */
+        uint64_t slowest_seqnum;
+        usec_t order_wait;      /* waiting for earlier events, summed */
+        usec_t slot_wait;       /* waiting for a free slot, summed */
+};
+
+struct blame {
+        struct blame_row *rows[_BLAME_GROUP_MAX];
+        size_t n[_BLAME_GROUP_MAX], a[_BLAME_GROUP_MAX];
+        uint64_t events, runs;
+        usec_t run_time;        /* all runs' wall time */
+        usec_t order_wait, slot_wait;
+        uint64_t unknown_events; /* runs whose event is not in the recording */
+        bool finished;
+};
+
+/* Return: 0 or -ENOMEM. */
+int blame_new(struct blame **ret);
+struct blame *blame_free(struct blame *b);
+
+/**
+ * blame_add_event() - account one event that ran.
+ * @subsystem, @devpath: its names (borrowed until blame_free())
+ * Return: 0 or -ENOMEM.
+ */
+int blame_add_event(struct blame *b, const char *subsystem, const char *devpath, uint64_t seqnum, usec_t wall,
+                    usec_t order_wait, usec_t slot_wait);
+
+/**
+ * blame_add_run() - account one agent run.
+ * @program: the program that ran (borrowed until blame_free())
+ * @order_wait, @slot_wait: its event's waits
+ * Return: 0 or -ENOMEM.
+ */
+int blame_add_run(struct blame *b, const char *program, uint64_t seqnum, usec_t duration, usec_t order_wait,
+                  usec_t slot_wait);
+
+/**
+ * blame_add_timeline() - account every event and run of a finished timeline.
+ * @tl: the model of a recording (borrowed until blame_free(): names point into it)
+ * Return: 0 or -ENOMEM.
+ */
+int blame_add_timeline(struct blame *b, const struct timeline *tl);
+
+/* Sum the facts per name and sort the rows.  Return: 0 or -ENOMEM. */
+int blame_finish(struct blame *b);
+
+/* "subsystem", "program", "device". */
+const char *blame_group_name(enum blame_group g);
+
+/**
+ * blame_render_text() - the three tables, for a terminal.
+ * @top: rows per table at most, 0: all
+ * Return: 0 or -EIO.
+ */
+int blame_render_text(const struct blame *b, size_t top, FILE *f);
+
+/* As one JSON object on one line (shared/json.h).  Return: 0, -ENOMEM, -EINVAL or -EIO. */
+int blame_render_json(const struct blame *b, size_t top, FILE *f);

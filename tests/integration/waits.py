@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Integration cases about what events waited for, and hotplugctl blame.
+
+    waits.py CASE...      run these cases (names: see CASES at the end)
+
+The harness is driver.py's (a daemon on a socketpair, the recording agent,
+waits on progress); these cases live in their own file only to keep
+driver.py's table short.
+"""
+
+import json
+import os
+import re
+import sys
+
+import driver
+from driver import NET, PCI, Daemon, Fail, check, env, uevent
+
+HPW = "/devices/virtual/net/hpw0"
+
+
+def waited_lines(text):
+    """{SEQNUM: [what it waited for, ...]} from the log's "waited for" lines."""
+    out = {}
+    for s, what in re.findall(r"SEQNUM=(\d+) .*?waited for (SEQNUM=\d+|a free slot \(limit \d+\))", text):
+        out.setdefault(int(s), []).append(what)
+    return out
+
+
+def timeline_waits(text):
+    """{SEQNUM: [what it waited for, ...]} from the text timeline's ^ lines."""
+    out = {}
+    for s, what in re.findall(r"\^ SEQNUM=(\d+) waited for (SEQNUM=\d+|a free slot \(limit \d+\))", text):
+        out.setdefault(int(s), []).append(what)
+    return out
+
+
+def case_wait_reasons(c):
+    """A chain of events of one device waits each for the one before; a full slot is named."""
+    agent = c.agent(sleep_ms=120)
+    rec = c.path("live.rec")
+    d = c.daemon(f"--agent={agent}", f"--record={rec}", "--log-level=debug", "--max-children=2")
+    # 1..4 and 9: one device, a chain; 5..8: other devices, runnable at
+    # once but for the two slots.  Paused while they arrive, so that all
+    # are queued before the first starts.
+    c.tool("pause")
+    d.send(uevent(1, "add", NET, "net", "INTERFACE=enp0s31f6"),
+           uevent(2, "change", NET, "net", "INTERFACE=enp0s31f6"),
+           uevent(3, "change", NET, "net", "INTERFACE=enp0s31f6"),
+           uevent(4, "change", NET, "net", "INTERFACE=enp0s31f6"),
+           uevent(5, "add", HPW, "net"),
+           uevent(6, "add", "/devices/virtual/net/hpw1", "net"),
+           uevent(7, "add", "/devices/virtual/net/hpw2", "net"),
+           uevent(8, "add", "/devices/virtual/net/hpw3", "net"),
+           uevent(9, "change", NET, "net", "INTERFACE=enp0s31f6"))
+    c.wait(lambda: c.status()["received"] == 9, "the daemon receiving 9 events")
+    c.tool("resume")
+    c.settle()
+    d.stop()
+    runs = c.runs()
+    check(sorted(runs) == list(range(1, 10)), f"runs {sorted(runs)}")
+    log = waited_lines(d.log_text())
+    # Each event of the chain waited for the one before it on the device, never for SEQNUM=1.
+    prev = {2: 1, 3: 2, 4: 3, 9: 4}
+    for s, p in prev.items():
+        check(f"SEQNUM={p}" in log.get(s, []), f"SEQNUM={s}: logged waits {log.get(s)}, want SEQNUM={p}")
+        check(runs[s]["start"] >= runs[p]["end"], f"SEQNUM={s} started before {p} ended")
+    # Two slots and a queue of runnable events: at least one waited for a free slot.
+    slot = [s for s, w in log.items() if "a free slot (limit 2)" in w]
+    check(slot, f"no event logged a wait for a free slot: {log}")
+    check(1 not in log, f"SEQNUM=1 waited for nothing, logged {log.get(1)}")
+    # The recording says the same: text timeline.
+    _, tl = c.tool("timeline", "--text", rec)
+    got = timeline_waits(tl)
+    for s, p in prev.items():
+        check(f"SEQNUM={p}" in got.get(s, []), f"timeline: SEQNUM={s} waited for {got.get(s)}, want SEQNUM={p}:\n{tl}")
+    check(any("a free slot (limit 2)" in got.get(s, []) for s in slot), f"timeline: no slot wait:\n{tl}")
+    check("(null)" not in tl, "timeline prints (null)")
+    # And a dry-run replay of it lists the same waits for the chain.
+    r = Daemon(c, f"--replay={rec}", "--speed=1", "--dry-run", f"--agent={agent}", "--control-socket=",
+               binary=env("HOTPLUGD"), source=False, log="replay.log", ready=False)
+    c.daemons.append(r)
+    r.start()
+    check(r.wait_exit() == 0, "the dry-run replay failed")
+    rlog = waited_lines(r.log_text())
+    for s, p in prev.items():
+        check(f"SEQNUM={p}" in rlog.get(s, []), f"replay -n: SEQNUM={s} waited for {rlog.get(s)}, want SEQNUM={p}")
+    print(f"ok: 2, 3, 4, 9 waited for 1, 2, 3, 4 (log, timeline, replay -n); slot waits: {slot}")
+
+
+def hotplug_d_script(c, name, script, sleep_ms):
+    """DIR/hotplug.d/NAME/SCRIPT, the recording agent sleeping sleep_ms, with its own runs/."""
+    d = c.path("hotplug.d", name)
+    os.makedirs(os.path.join(d, "runs"), exist_ok=True)
+    os.symlink(env("AGENT_DUMP"), os.path.join(d, script))
+    c.write(os.path.join(d, "sleep_ms"), f"{sleep_ms}\n")
+    return os.path.join(d, script)
+
+
+def case_blame(c):
+    """hotplugctl blame of a recording: per subsystem, program and device, with the known sleeps."""
+    slow = hotplug_d_script(c, "net", "10-slow.hotplug", 200)
+    every = hotplug_d_script(c, "default", "50-every.hotplug", 40)
+    quick = hotplug_d_script(c, "hpb", "10-quick.hotplug", 60)
+    rec = c.path("live.rec")
+    d = c.daemon(f"--hotplug-d={c.path('hotplug.d')}", f"--record={rec}")
+    hpw1, hpb0 = "/devices/virtual/net/hpw1", "/devices/virtual/hpb/hpb0"
+    # 2 arrives while 1 runs (240 ms): it waits for it, about that long.
+    d.send(uevent(1, "add", HPW, "net"), uevent(2, "change", HPW, "net"), uevent(3, "add", hpw1, "net"),
+           uevent(4, "add", hpb0, "hpb"))
+    c.settle()
+    d.stop()
+    check(sorted(c.runs("hotplug.d/net")) == [1, 2, 3], f"net script runs {sorted(c.runs('hotplug.d/net'))}")
+
+    rc, out = c.tool("blame", rec, "--json")
+    b = json.loads(out)
+    print(f"blame --json: {out.strip()}")
+    check(b["events"] == 4 and b["runs"] == 8, f"events {b['events']}, runs {b['runs']}: want 4 and 8")
+    ms = 1000
+
+    def rows(group):
+        return [(r["name"], r) for r in b[group]]
+
+    # Programs, longest first: 3 x 200, 4 x 40, 1 x 60 ms.
+    progs = rows("programs")
+    check([n for n, _ in progs] == [slow, every, quick], f"programs in the wrong order: {[n for n, _ in progs]}")
+    for (name, r), runs, sleep in zip(progs, (3, 4, 1), (200, 40, 60)):
+        check(r["count"] == runs, f"{name}: {r['count']} runs, want {runs}")
+        check(r["total_usec"] >= runs * sleep * ms, f"{name}: total {r['total_usec']} us < {runs} x {sleep} ms")
+        check(sleep * ms <= r["slowest_usec"] <= r["total_usec"], f"{name}: slowest {r['slowest_usec']} us")
+    # Subsystems: net 3 events of 240 ms, hpb one of 100 ms.
+    subs = rows("subsystems")
+    check([n for n, _ in subs] == ["net", "hpb"], f"subsystems: {[n for n, _ in subs]}")
+    check(subs[0][1]["count"] == 3 and subs[0][1]["total_usec"] >= 3 * 240 * ms, f"net: {subs[0][1]}")
+    check(subs[1][1]["count"] == 1 and subs[1][1]["total_usec"] >= 100 * ms, f"hpb: {subs[1][1]}")
+    # Devices: hpw0 two events, and the one wait for order, 2 for 1.
+    devs = dict(rows("devices"))
+    check([n for n, _ in rows("devices")] == [HPW, hpw1, hpb0], f"devices: {list(devs)}")
+    check(devs[HPW]["count"] == 2 and devs[HPW]["total_usec"] >= 2 * 240 * ms, f"{HPW}: {devs[HPW]}")
+    check(devs[HPW]["slowest_seqnum"] in (1, 2), f"{HPW}: slowest SEQNUM {devs[HPW]['slowest_seqnum']}")
+    check(100 * ms <= devs[HPW]["order_wait_usec"] <= devs[HPW]["total_usec"],
+          f"{HPW}: waited {devs[HPW]['order_wait_usec']} us for order, want about 240 ms")
+    check(devs[hpw1]["order_wait_usec"] == 0 and devs[hpb0]["order_wait_usec"] == 0, "an unrelated device waited")
+    check(b["order_wait_usec"] == devs[HPW]["order_wait_usec"], "the total order wait is not the device's")
+    # (Slot waits depend on the machine: the limit follows the agents awake against the CPUs.)
+    check(b["slot_wait_usec"] == sum(r["slot_wait_usec"] for _, r in subs), "slot waits do not add up")
+
+    # Text: the same tables, the longest first; --top cuts them.
+    rc, txt = c.tool("blame", rec)
+    print(txt)
+    check("4 events, 8 agent runs" in txt, f"text heading:\n{txt}")
+    lines = [ln for ln in txt.splitlines() if ln.rstrip().endswith((slow, every, quick))]
+    check([ln.split()[-1] for ln in lines] == [slow, every, quick], f"text program order:\n{txt}")
+    rc, top = c.tool("blame", rec, "--top", "1")
+    check(quick not in top and "(2 more)" in top, f"--top 1:\n{top}")
+    # Errors: clear, no crash.
+    c.write(c.path("not.rec"), "hello\n")
+    rc, err = c.tool("blame", c.path("not.rec"), check=False)
+    check(rc == 1 and "hotplugctl: blame:" in err and "not a hotplugd recording" in err, f"not a recording: {rc} {err}")
+    rc, err = c.tool("blame", check=False)
+    check(rc == 64, f"no argument: exit {rc}: {err}")
+    print("ok: blame's programs, subsystems and devices in order, with their sleeps and the one wait")
+
+
+CASES = {
+    "wait-reasons": case_wait_reasons,
+    "blame": case_blame,
+}
+
+
+if __name__ == "__main__":
+    driver.CASES = CASES
+    sys.exit(driver.main(sys.argv[1:]))
