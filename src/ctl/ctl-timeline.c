@@ -101,39 +101,6 @@ static int parse_args(int argc, char *argv[], struct args *a)
         return CTL_RUN;
 }
 
-/* Read every record of @path into @tl, reporting damage on stderr.  Return: 0 or negative errno. */
-static int load(const char *path, struct timeline *tl)
-{
-        struct record_reader *rd;
-        struct record rec;
-        char msg[512], esc[256];
-        int r;
-
-        r = record_reader_open(path, &rd);
-        if (r < 0) {
-                ctl_err("timeline", "%s: %s", escape_cstr(path, esc, sizeof(esc)),
-                        r == -EBADMSG ? "not a hotplugd recording"
-                        : r == -ENODATA ? "empty file"
-                        : r == -EPROTONOSUPPORT ? "recording format version not supported"
-                                                : strerror(-r));
-                return r;
-        }
-        while ((r = record_reader_next(rd, &rec)) > 0) {
-                if (r == RECORD_NEXT_PROBLEM) {
-                        ctl_err("timeline", "%s: %s", escape_cstr(path, esc, sizeof(esc)),
-                                record_problem_format(record_reader_problem(rd), msg, sizeof(msg)));
-                        continue;
-                }
-                r = timeline_add(tl, &rec);
-                if (r < 0)
-                        break;
-        }
-        if (r < 0)
-                ctl_err("timeline", "%s: %s", escape_cstr(path, esc, sizeof(esc)), strerror(-r));
-        record_reader_free(rd);
-        return r;
-}
-
 /* Give the unnamed file @fd the name @path (a hard link; fails with -EEXIST if @path exists). */
 static int link_unnamed(int fd, const char *path)
 {
@@ -253,7 +220,7 @@ int verb_timeline(int argc, char *argv[])
                 return r;
         r = timeline_new(&tl);
         if (r >= 0)
-                r = load(a.path, tl);
+                r = timeline_load(tl, a.path, "timeline");
         if (r >= 0)
                 r = timeline_finish(tl, a.lanes);
         if (r >= 0) {

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reading a recording into a timeline model, for every verb that reads
- * one (blame): damage is reported on stderr and skipped, as the timeline
- * does.
+ * one (timeline, blame): damage is reported on stderr and skipped.
  */
 #include <errno.h>
 #include <string.h>
