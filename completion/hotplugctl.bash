@@ -30,12 +30,14 @@ _hotplugctl_verbs()
 
 # _hotplugctl_options PROG [VERB]: one line per option of the help's
 # option lines, "NAME ARG" (ARG empty for a flag): "-t SEC", "--timeout SEC",
-# "--all", "--no-all" (from --[no-]all).
+# "--all", "--no-all" (from --[no-]all); a line may name two short forms
+# ("-a, -c, --action=ACTION").
 _hotplugctl_options()
 {
         _hotplugctl_help "$@" | sed -n -E '
-                /^ {1,8}(-[[:alnum:]], +)?--/!d
+                /^ {1,8}(-[[:alnum:]], +){0,2}--/!d
                 s/^ +//
+                s/^(-[[:alnum:]]), +(-[[:alnum:]]), +(--)([[:alnum:]-]+)([= ]([A-Za-z][[:alnum:].]*))?.*/\1 \6\n\2 \6\n\3\4 \6/
                 s/^(-[[:alnum:]]), +(--\[no-\]|--)([[:alnum:]-]+)([= ]([A-Za-z][[:alnum:].]*))?.*/\1 \5\n\2\3 \5/
                 s/^(--\[no-\]|--)([[:alnum:]-]+)([= ]([A-Za-z][[:alnum:].]*))?.*/\1\2 \4/
                 s/^--\[no-\]([^\n]*)/--\1\n--no-\1/

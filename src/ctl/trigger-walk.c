@@ -104,7 +104,8 @@ static int read_entries(DIR *d, struct names *ns, bool *device)
                         return r;
         }
         *device = uevent && subsystem;
-        qsort(ns->v, ns->n, sizeof(*ns->v), name_cmp);
+        if (ns->n > 1)
+                qsort(ns->v, ns->n, sizeof(*ns->v), name_cmp);
         return 0;
 }
 
