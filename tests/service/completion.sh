@@ -95,7 +95,7 @@ for v in $verbs; do
         [ -n "$out" ] || fail "no options completed for $v"
         # Every long option of the help (--[no-]x as --x and --no-x), with
         # "=" where it takes a value; and nothing that is not there.
-        want=$(sed -n -E 's/^ {1,8}(-[[:alnum:]], +)?(--[^ =,]+)(=| [A-Z])?.*/\2|\3/p' <<<"$help" |
+        want=$(sed -n -E 's/^ {1,8}(-[[:alnum:]], +){0,2}(--[^ =,]+)(=| [A-Z])?.*/\2|\3/p' <<<"$help" |
                 sed -E 's/^--\[no-\](.*)\|$/--\1\n--no-\1/; s/\|$//; s/\|.+$/=/' | sort -u)
         [ "$out" = "$want" ] || fail "hotplugctl $v --: completed '$(echo $out)', its --help has '$(echo $want)'"
         comp "$v" -
