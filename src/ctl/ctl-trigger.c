@@ -5,13 +5,15 @@
  *                    [--settle] [--timeout SEC] [--dry-run] [--verbose]
  *                    [--socket PATH] [DEVICE...]
  *
- * Coldplug: enumerate devices with libudev (or take the DEVICEs named, each
- * checked against the match options) and write "ACTION UUID" into each
- * device's uevent file, one fresh UUID per device (the kernel sends it back
- * as SYNTH_UUID).  With --settle the UUIDs are given to the daemon
- * (watch-uuids) before any file is written, so none can be processed
- * unnoticed, and trigger returns once the daemon has processed exactly those
- * events.  Devices are handled in batches of at most HP_CONTROL_UUIDS_MAX.
+ * Coldplug: walk the device tree (ctl/trigger-walk.h), or take the DEVICEs
+ * named, each checked against the match options, and write "ACTION UUID"
+ * into each device's uevent file, one fresh UUID per device (the kernel
+ * sends it back as SYNTH_UUID).  The walk's devices are written as they are
+ * found, published to the writers in chunks.  With --settle each chunk's
+ * UUIDs are given to the daemon (watch-uuids) before any of its files is
+ * written, so none can be processed unnoticed, and trigger returns once the
+ * daemon has processed exactly those events.  Devices are handled in
+ * batches of at most HP_CONTROL_UUIDS_MAX.
  * On a terminal a progress line is kept up to date on stderr.
  *
  * Up to --jobs threads write at once (the kernel builds and sends the event

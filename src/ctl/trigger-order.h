@@ -3,15 +3,15 @@
 
 /*
  * The order hotplugctl trigger keeps when it writes uevent files several at
- * once.  The devices come as a list (the enumeration's, or the DEVICEs as
- * given).  The list is cut into segments where it leaves path order (a path
- * that sorts before the one before it: libudev moves md and dm block devices
- * and sound cards' control devices to the end on purpose); the segments are
- * written one after another, so everything in a segment is sent after
- * everything in the segments before it.  Within a segment a device's write
- * starts only after the write of its nearest ancestor in the segment
- * returned, so a device's event is sent after its parent's, grandparent's...
- * whenever they are triggered too.  Pure: no I/O.
+ * once.  The devices come as a list (the walk's, or the DEVICEs as given).
+ * The list is cut into segments where it leaves path order (a path that
+ * sorts before the one before it: the walk, as udev's enumeration, moves
+ * sound cards' control devices and md and dm block devices to the end on
+ * purpose); the segments are written one after another, so everything in
+ * a segment is sent after everything in the segments before it.  Within a
+ * segment a device's write starts only after the write of its nearest
+ * ancestor in the segment returned, so a device's event is sent after its
+ * parent's, grandparent's... whenever they are triggered too.  Pure: no I/O.
  */
 #include <stddef.h>
 
