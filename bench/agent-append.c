@@ -21,22 +21,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent-log.h"
+
 int main(int argc, char *argv[])
 {
-        char path[PATH_MAX], line[512];
+        char line[512];
         const char *seq = getenv("SEQNUM"), *dev = getenv("DEVPATH"), *uuid = getenv("SYNTH_UUID");
-        char *slash;
         int fd, n;
 
         (void)argc;
-        snprintf(path, sizeof(path) - 16, "%s", argv[0]);
-        slash = strrchr(path, '/');
-        if (!slash)
-                return 2;
-        strcpy(slash + 1, "events.log");
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        fd = agent_log_open(argv[0]);
         if (fd < 0)
-                return 3;
+                return -fd;
 #ifdef SLEEP_BY_SUBSYSTEM
         /* And when it started (CLOCK_REALTIME), for the latency of bench/coldplug.sh. */
         struct timespec now;

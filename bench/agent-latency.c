@@ -16,12 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent-log.h"
+
 int main(int argc, char *argv[])
 {
         struct timespec now, ts;
-        char path[PATH_MAX], line[128];
+        char line[128];
         const char *uuid, *sleep_ms;
-        char *slash;
         int fd, n;
         long ms;
 
@@ -30,14 +31,9 @@ int main(int argc, char *argv[])
         uuid = getenv("SYNTH_UUID");
         if (!uuid)
                 return 0;
-        snprintf(path, sizeof(path) - 16, "%s", argv[0]);
-        slash = strrchr(path, '/');
-        if (!slash)
-                return 2;
-        strcpy(slash + 1, "events.log");
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        fd = agent_log_open(argv[0]);
         if (fd < 0)
-                return 3;
+                return -fd;
         n = snprintf(line, sizeof(line), "%s %lld\n", uuid, (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
         if (write(fd, line, (size_t)n) != n)
                 return 4;
