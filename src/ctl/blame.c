@@ -292,22 +292,23 @@ struct json_arg {
         size_t top;
 };
 
+static void member_u64(struct json_writer *w, const char *key, uint64_t v)
+{
+        json_keyz(w, key);
+        json_u64(w, v);
+}
+
 static void put_json(struct json_writer *w, const void *arg)
 {
         const struct json_arg *a = arg;
         const struct blame *b = a->b;
 
         json_begin_object(w);
-        json_keyz(w, "events");
-        json_u64(w, b->events);
-        json_keyz(w, "runs");
-        json_u64(w, b->runs);
-        json_keyz(w, "run_usec");
-        json_u64(w, b->run_time);
-        json_keyz(w, "order_wait_usec");
-        json_u64(w, b->order_wait);
-        json_keyz(w, "slot_wait_usec");
-        json_u64(w, b->slot_wait);
+        member_u64(w, "events", b->events);
+        member_u64(w, "runs", b->runs);
+        member_u64(w, "run_usec", b->run_time);
+        member_u64(w, "order_wait_usec", b->order_wait);
+        member_u64(w, "slot_wait_usec", b->slot_wait);
         for (int g = 0; g < _BLAME_GROUP_MAX; g++) {
                 size_t n = a->top && a->top < b->n[g] ? a->top : b->n[g];
                 static const char *const keys[_BLAME_GROUP_MAX] = { "subsystems", "programs", "devices" };
@@ -320,18 +321,12 @@ static void put_json(struct json_writer *w, const void *arg)
                         json_begin_object(w);
                         json_keyz(w, "name");
                         json_str(w, r->name);
-                        json_keyz(w, "total_usec");
-                        json_u64(w, r->total);
-                        json_keyz(w, "count");
-                        json_u64(w, r->count);
-                        json_keyz(w, "slowest_usec");
-                        json_u64(w, r->slowest);
-                        json_keyz(w, "slowest_seqnum");
-                        json_u64(w, r->slowest_seqnum);
-                        json_keyz(w, "order_wait_usec");
-                        json_u64(w, r->order_wait);
-                        json_keyz(w, "slot_wait_usec");
-                        json_u64(w, r->slot_wait);
+                        member_u64(w, "total_usec", r->total);
+                        member_u64(w, "count", r->count);
+                        member_u64(w, "slowest_usec", r->slowest);
+                        member_u64(w, "slowest_seqnum", r->slowest_seqnum);
+                        member_u64(w, "order_wait_usec", r->order_wait);
+                        member_u64(w, "slot_wait_usec", r->slot_wait);
                         json_end_object(w);
                 }
                 json_end_array(w);
