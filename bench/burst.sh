@@ -35,17 +35,15 @@ while getopts n:r:q:c: o; do
 done
 shift $((OPTIND - 1))
 B=${1:-build}
-[ "$(id -u)" = 0 ] || { echo "bench/burst.sh needs root (real uevents)" >&2; exit 1; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+need_root burst.sh
 BUILDS=("$B")
 [ -n "$OTHER" ] && BUILDS+=("$OTHER")
 for b in "${BUILDS[@]}"; do
-        for f in src/hotplugd src/hotplugctl bench/spawn-serial tests/kernel/uevent-burst; do
-                [ -x "$b/$f" ] || { echo "missing $b/$f: build first (meson compile -C $b)" >&2; exit 1; }
-        done
+        need_built "$b" src/hotplugd src/hotplugctl bench/spawn-serial tests/kernel/uevent-burst
 done
-for f in bench/agent-append bench/agent-append-sleep; do
-        [ -x "$B/$f" ] || { echo "missing $B/$f: build first (meson compile -C $B)" >&2; exit 1; }
-done
+need_built "$B" bench/agent-append bench/agent-append-sleep
 
 W=$(mktemp -d /tmp/hotplugd-bench.XXXXXX)
 VETHS=()
@@ -69,8 +67,6 @@ for i in 1 2 3; do
         THREE+=("/sys/class/net/$v/uevent")
 done
 CLK=$(getconf CLK_TCK)
-# shellcheck source=bench/lib.sh
-. "$(dirname "$0")/lib.sh"
 
 label() { # label BUILD: the build's name with its commit
         local d

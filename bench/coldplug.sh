@@ -46,11 +46,11 @@ while getopts r:d:c:q o; do
 done
 shift $((OPTIND - 1))
 B=${1:-build}
-[ "$(id -u)" = 0 ] || { echo "bench/coldplug.sh needs root (real uevents)" >&2; exit 1; }
-for f in src/hotplugd src/hotplugctl tests/kernel/uevent-burst bench/agent-coldplug bench/agent-append \
-        bench/agent-append-vary bench/agent-append-spin bench/spawn-serial; do
-        [ -x "$B/$f" ] || { echo "missing $B/$f: build first (meson compile -C $B)" >&2; exit 1; }
-done
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+need_root coldplug.sh
+need_built "$B" src/hotplugd src/hotplugctl tests/kernel/uevent-burst bench/agent-coldplug bench/agent-append \
+        bench/agent-append-vary bench/agent-append-spin bench/spawn-serial
 [ -z "$OTHER" ] || [ -x "$OTHER/src/hotplugd" ] || { echo "missing $OTHER/src/hotplugd" >&2; exit 1; }
 UDEVD=$(command -v systemd-udevd || ls /lib/systemd/systemd-udevd 2>/dev/null)
 MDEVD=$(command -v mdevd)
@@ -81,8 +81,6 @@ done
 CONFS=("auto $B auto" "fixed-2 $B 2" "fixed-8 $B 8" "fixed-20 $B 20")
 [ -n "$OTHER" ] && CONFS+=("before-auto $OTHER auto")
 
-# shellcheck source=bench/lib.sh
-. "$(dirname "$0")/lib.sh"
 WAIT_POLL=0.01
 now() { date +%s.%N; }
 

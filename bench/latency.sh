@@ -40,18 +40,16 @@ while getopts r:n:b:d:c: o; do
 done
 shift $((OPTIND - 1))
 B=${1:-build}
-[ "$(id -u)" = 0 ] || { echo "bench/latency.sh needs root (real uevents)" >&2; exit 1; }
-for f in src/hotplugd bench/agent-latency bench/latency-send; do
-        [ -x "$B/$f" ] || { echo "missing $B/$f: build first (meson compile -C $B)" >&2; exit 1; }
-done
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+need_root latency.sh
+need_built "$B" src/hotplugd bench/agent-latency bench/latency-send
 [ -z "$OTHER" ] || [ -x "$OTHER/src/hotplugd" ] || { echo "missing $OTHER/src/hotplugd" >&2; exit 1; }
 UDEVD=$(command -v systemd-udevd || ls /lib/systemd/systemd-udevd 2>/dev/null)
 BUSYBOX=$(command -v busybox)
 [ -n "$BUSYBOX" ] && ! "$BUSYBOX" --list | grep -qx uevent && BUSYBOX=
 MDEVD=$(command -v mdevd)
 
-# shellcheck source=bench/lib.sh
-. "$(dirname "$0")/lib.sh"
 W=$(mktemp -d /tmp/hotplugd-latency.XXXXXX)
 VETHS=()
 DPID=

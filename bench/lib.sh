@@ -1,4 +1,16 @@
-# Helpers of the bench scripts (sourced by bench/burst.sh, bench/coldplug.sh and bench/peers.sh).
+# Helpers of the bench scripts (sourced by every bench/*.sh).
+
+# need_root SCRIPT: exit 1 unless root (the benches send real uevents).
+need_root() { [ "$(id -u)" = 0 ] || { echo "bench/$1 needs root (real uevents)" >&2; exit 1; }; }
+
+# need_built BUILD FILE...: exit 1 naming the first FILE not built in BUILD.
+need_built() {
+        local b=$1 f
+        shift
+        for f; do
+                [ -x "$b/$f" ] || { echo "missing $b/$f: build first (meson compile -C $b)" >&2; exit 1; }
+        done
+}
 
 # median: the median of the numbers on stdin, one a line.
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
