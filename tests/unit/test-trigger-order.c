@@ -2,9 +2,20 @@
 /*
  * The order hotplugctl trigger keeps with parallel writes (ctl/trigger-order.c):
  * the path order libudev sorts by, segments cut where a list leaves it, and
- * each device's nearest ancestor within its segment.
+ * each device's nearest ancestor within its segment; and trigger-walk.c's
+ * walk of a made-up device tree.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "ctl/trigger-order.h"
+#include "ctl/trigger-walk.h"
 #include "test.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -58,10 +69,92 @@ static void test_parents(void)
         check_int(trigger_parent((char *[]){ "/", "/x" }, 0, 1), TRIGGER_NO_PARENT);
 }
 
+/* A directory @dir below @root, with a uevent file and a subsystem link to "../bus/@subsystem" unless NULL. */
+static void make_dir(const char *root, const char *dir, const char *subsystem)
+{
+        char path[PATH_MAX], file[PATH_MAX + 32], link[PATH_MAX];
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/%s", root, dir);
+        check(mkdir(path, 0755) == 0);
+        if (!subsystem)
+                return;
+        snprintf(file, sizeof(file), "%s/uevent", path);
+        fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        check(fd >= 0);
+        close(fd);
+        snprintf(file, sizeof(file), "%s/subsystem", path);
+        snprintf(link, sizeof(link), "../bus/%s", subsystem);
+        check(symlink(link, file) == 0);
+}
+
+struct walked {
+        char out[4096];
+        size_t len;
+};
+
+static int collect(void *userdata, const char *syspath, const char *subsystem)
+{
+        struct walked *w = userdata;
+        const char *rel = strstr(syspath, "/devices/");
+
+        w->len += (size_t)snprintf(w->out + w->len, sizeof(w->out) - w->len, "%s:%s ", rel, subsystem);
+        return 0;
+}
+
+/*
+ * The walk: devices in path order ('/' first), a directory without uevent or
+ * without subsystem passed over (its children not), links not followed, a
+ * sound card's controlC* and md/dm block devices (with their partitions)
+ * last, in that order.
+ */
+static void test_walk(void)
+{
+        static const char *const tree[][2] = {
+                { "devices", NULL },
+                { "devices/platform", NULL },
+                { "devices/platform/a", "platform" },
+                { "devices/platform/a/power", NULL },
+                { "devices/platform/a/x", "misc" },
+                { "devices/platform/a-1", "platform" },
+                { "devices/platform/a.b", "platform" },
+                { "devices/platform/a/sound", NULL },
+                { "devices/platform/a/sound/card0", "sound" },
+                { "devices/platform/a/sound/card0/controlC0", "sound" },
+                { "devices/platform/a/sound/card0/pcmC0D0p", "sound" },
+                { "devices/virtual", NULL },
+                { "devices/virtual/block", NULL },
+                { "devices/virtual/block/dm-0", "block" },
+                { "devices/virtual/block/loop0", "block" },
+                { "devices/virtual/block/md0", "block" },
+                { "devices/virtual/block/md0/md0p1", "block" },
+        };
+        char root[] = "/tmp/test-trigger-walk.XXXXXX", link[PATH_MAX + 32], cmd[PATH_MAX + 16];
+        struct walked w = { .len = 0 };
+
+        check(mkdtemp(root) != NULL);
+        for (size_t i = 0; i < N(tree); i++)
+                make_dir(root, tree[i][0], tree[i][1]);
+        /* A link to a device directory: never followed, so nothing twice. */
+        snprintf(link, sizeof(link), "%s/devices/virtual/block/link", root);
+        check(symlink("loop0", link) == 0);
+        check_int(trigger_walk(root, collect, &w), 0);
+        check_str(w.out, "/devices/platform/a:platform /devices/platform/a/sound/card0:sound "
+                         "/devices/platform/a/sound/card0/pcmC0D0p:sound /devices/platform/a/x:misc "
+                         "/devices/platform/a-1:platform /devices/platform/a.b:platform "
+                         "/devices/virtual/block/loop0:block /devices/platform/a/sound/card0/controlC0:sound "
+                         "/devices/virtual/block/dm-0:block /devices/virtual/block/md0:block "
+                         "/devices/virtual/block/md0/md0p1:block ");
+        check_int(trigger_walk("/nonexistent-root", collect, &w), -ENOENT);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        check(system(cmd) == 0);
+}
+
 int main(void)
 {
         run_test(test_path_cmp);
         run_test(test_segments);
         run_test(test_parents);
+        run_test(test_walk);
         return 0;
 }
