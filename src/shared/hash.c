@@ -69,10 +69,9 @@ void *hash_table_get(const struct hash_table *t, uint64_t hash, hash_eq_fn eq, c
         return t->slot[find_slot(t, hash, eq, key)].item;
 }
 
-/* Double the slots, re-placing the items in slot order. */
-static int grow(struct hash_table *t)
+/* Grow to @cap slots (a power of two above t->cap), re-placing the items in slot order. */
+static int grow(struct hash_table *t, size_t cap)
 {
-        size_t cap = t->cap ? t->cap * 2 : HASH_TABLE_MIN_CAP;
         struct hash_slot *slot = calloc(cap, sizeof(*slot));
 
         if (!slot)
@@ -86,9 +85,20 @@ static int grow(struct hash_table *t)
         return 0;
 }
 
+int hash_table_reserve(struct hash_table *t, size_t n)
+{
+        size_t cap = t->cap ? t->cap : HASH_TABLE_MIN_CAP;
+
+        if (n > SIZE_MAX / 4)
+                return -ENOMEM;
+        while (n * 2 > cap)
+                cap *= 2;
+        return cap > t->cap ? grow(t, cap) : 0;
+}
+
 int hash_table_add(struct hash_table *t, uint64_t hash, void *item)
 {
-        if ((t->n + 1) * 2 > t->cap && grow(t) < 0)
+        if (hash_table_reserve(t, t->n + 1) < 0)
                 return -ENOMEM;
         t->slot[free_slot(t->slot, t->cap, hash)] = (struct hash_slot){ .hash = hash, .item = item };
         t->n++;

@@ -66,6 +66,10 @@ void hash_table_clear(struct hash_table *t);
 /* An hash_eq_fn for "the very item @key" (to remove an item one holds). */
 bool hash_item_is(const void *item, const void *key);
 
+/* Make room for @n items in all, so that adds up to @n cannot fail.
+ * Return: 0 or -ENOMEM (the table is unchanged). */
+int hash_table_reserve(struct hash_table *t, size_t n);
+
 /**
  * hash_table_get() - find an item.
  * @t: table
@@ -86,7 +90,8 @@ void *hash_table_get(const struct hash_table *t, uint64_t hash, hash_eq_fn eq, c
  * The caller makes sure no equal item is present (hash_table_get()).
  * Grows the table (doubling, from 64 slots) when it would be more than
  * half full.
- * Return: 0, or -ENOMEM (nothing added).
+ * Return: 0, or -ENOMEM (nothing added; not after hash_table_reserve()
+ * made room).
  */
 int hash_table_add(struct hash_table *t, uint64_t hash, void *item);
 

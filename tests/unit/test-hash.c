@@ -171,11 +171,32 @@ static void test_random(void)
         free(v);
 }
 
+static void test_reserve(void)
+{
+        struct hash_table t;
+        struct thing a = { "a", 1 };
+
+        hash_table_init(&t);
+        check_int(hash_table_reserve(&t, 0), 0);
+        check_int(t.cap, 64);
+        check_int(hash_table_reserve(&t, 32), 0);
+        check_int(t.cap, 64);
+        check_int(hash_table_reserve(&t, 1000), 0);
+        check_int(t.cap, 2048);
+        check_int(hash_table_add(&t, hash_string("a", NULL), &a), 0);
+        check_int(hash_table_reserve(&t, 10), 0); /* never shrinks */
+        check_int(t.cap, 2048);
+        check(hash_table_reserve(&t, SIZE_MAX / 2) < 0);
+        check(hash_table_get(&t, hash_string("a", NULL), thing_eq, "a") == &a);
+        hash_table_clear(&t);
+}
+
 int main(void)
 {
         run_test(test_function);
         run_test(test_basic);
         run_test(test_collisions);
         run_test(test_random);
+        run_test(test_reserve);
         return 0;
 }
