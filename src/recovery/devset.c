@@ -2,10 +2,8 @@
 /*
  * The device set (see devset.h).
  *
- * Invariants: the load factor stays at or below one half; every entry sits
- * at its home slot (hash & (cap - 1)) or after it with no empty slot in
- * between (the linear-probing rule that backward-shift deletion keeps);
- * n <= max.
+ * Invariants: every item of s->table is a struct devset_entry the set owns,
+ * keyed by hash_string() of its devpath; table.n <= max.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,74 +14,34 @@
 #include "shared/macro.h"
 #include "uevent/uevent.h"
 
-#define DEVSET_MIN_CAP 64
-
-static uint64_t hash_path(const char *s)
-{
-        uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-
-        for (; *s; s++) {
-                h ^= (uint8_t)*s;
-                h *= 0x100000001b3ULL;
-        }
-        return h;
-}
-
 void devset_init(struct devset *s, size_t max)
 {
         *s = (struct devset){ .max = max ? max : HP_RESYNC_DEVICES_MAX };
+        hash_table_init(&s->table);
 }
 
 void devset_clear(struct devset *s)
 {
-        for (size_t i = 0; i < s->cap; i++)
-                free(s->slot[i]);
-        free(s->slot);
-        s->slot = NULL;
-        s->cap = s->n = 0;
+        size_t it = 0;
+        void *e;
+
+        while ((e = hash_table_next(&s->table, &it)))
+                free(e);
+        hash_table_clear(&s->table);
 }
 
-/* Slot holding @devpath, or the empty slot where it would go. */
-static size_t find_slot(const struct devset *s, const char *devpath, uint64_t h)
+static bool entry_is(const void *item, const void *devpath)
 {
-        size_t mask = s->cap - 1, i = h & mask;
-
-        while (s->slot[i] && (s->slot[i]->hash != h || strcmp(s->slot[i]->devpath, devpath) != 0))
-                i = (i + 1) & mask;
-        return i;
+        return strcmp(((const struct devset_entry *)item)->devpath, devpath) == 0;
 }
 
-static int grow(struct devset *s)
-{
-        size_t cap = s->cap ? s->cap * 2 : DEVSET_MIN_CAP;
-        struct devset_entry **slot = calloc(cap, sizeof(*slot));
-
-        if (!slot)
-                return -ENOMEM;
-        for (size_t i = 0; i < s->cap; i++) {
-                struct devset_entry *e = s->slot[i];
-                size_t j;
-
-                if (!e)
-                        continue;
-                for (j = e->hash & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
-                        ;
-                slot[j] = e;
-        }
-        free(s->slot);
-        s->slot = slot;
-        s->cap = cap;
-        return 0;
-}
-
-static struct devset_entry *entry_new(const char *devpath, const char *subsystem, uint64_t h)
+static struct devset_entry *entry_new(const char *devpath, const char *subsystem)
 {
         size_t dl = strlen(devpath) + 1, sl = strlen(subsystem) + 1;
         struct devset_entry *e = malloc(sizeof(*e) + dl + sl);
 
         if (!e)
                 return NULL;
-        e->hash = h;
         memcpy(e->devpath, devpath, dl);
         memcpy(e->devpath + dl, subsystem, sl);
         e->subsystem = e->devpath + dl;
@@ -92,82 +50,43 @@ static struct devset_entry *entry_new(const char *devpath, const char *subsystem
 
 int devset_put(struct devset *s, const char *devpath, const char *subsystem)
 {
-        uint64_t h = hash_path(devpath);
+        uint64_t h = hash_string(devpath, NULL);
+        const struct devset_entry *old = hash_table_get(&s->table, h, entry_is, devpath);
         struct devset_entry *e;
-        size_t i;
 
-        if (s->cap > 0) {
-                i = find_slot(s, devpath, h);
-                if (s->slot[i]) {
-                        if (strcmp(s->slot[i]->subsystem, subsystem) == 0)
-                                return 0;
-                        e = entry_new(devpath, subsystem, h);
-                        if (!e)
-                                return -ENOMEM;
-                        free(s->slot[i]);
-                        s->slot[i] = e;
-                        return 0;
-                }
-        }
-        if (s->n >= s->max) {
+        if (old && strcmp(old->subsystem, subsystem) == 0)
+                return 0;
+        if (!old && s->table.n >= s->max) {
                 s->refused++;
                 return -ENOSPC;
         }
-        if ((s->n + 1) * 2 > s->cap && grow(s) < 0)
-                return -ENOMEM;
-        e = entry_new(devpath, subsystem, h);
+        e = entry_new(devpath, subsystem);
         if (!e)
                 return -ENOMEM;
-        s->slot[find_slot(s, devpath, h)] = e;
-        s->n++;
+        if (old) {
+                free(hash_table_replace(&s->table, h, entry_is, devpath, e));
+                return 0;
+        }
+        if (hash_table_add(&s->table, h, e) < 0) {
+                free(e);
+                return -ENOMEM;
+        }
         return 1;
 }
 
 const char *devset_get(const struct devset *s, const char *devpath)
 {
-        size_t i;
+        const struct devset_entry *e = hash_table_get(&s->table, hash_string(devpath, NULL), entry_is, devpath);
 
-        if (s->cap == 0)
-                return NULL;
-        i = find_slot(s, devpath, hash_path(devpath));
-        return s->slot[i] ? s->slot[i]->subsystem : NULL;
-}
-
-/* Empty slot @i: pull later entries of the probe run back so none is cut off from home. */
-static void backward_shift(struct devset *s, size_t i)
-{
-        size_t mask = s->cap - 1, j = i;
-
-        for (;;) {
-                size_t home;
-
-                j = (j + 1) & mask;
-                if (!s->slot[j])
-                        return;
-                home = s->slot[j]->hash & mask;
-                /* The entry at j may move to i unless its home lies cyclically in (i, j]. */
-                if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
-                        continue;
-                s->slot[i] = s->slot[j];
-                s->slot[j] = NULL;
-                i = j;
-        }
+        return e ? e->subsystem : NULL;
 }
 
 bool devset_remove(struct devset *s, const char *devpath)
 {
-        size_t i;
+        struct devset_entry *e = hash_table_remove(&s->table, hash_string(devpath, NULL), entry_is, devpath);
 
-        if (s->cap == 0)
-                return false;
-        i = find_slot(s, devpath, hash_path(devpath));
-        if (!s->slot[i])
-                return false;
-        free(s->slot[i]);
-        s->slot[i] = NULL;
-        s->n--;
-        backward_shift(s, i);
-        return true;
+        free(e);
+        return e != NULL;
 }
 
 /* @path (equal to or below @old) re-based below @new, in one entry with @subsystem. */
@@ -181,7 +100,7 @@ static struct devset_entry *rebased_entry(const char *path, size_t old_len, cons
                 return NULL;
         memcpy(p, new, nl);
         memcpy(p + nl, path + old_len, rest + 1);
-        return entry_new(p, subsystem, hash_path(p));
+        return entry_new(p, subsystem);
 }
 
 static bool is_below(const char *old, size_t old_len, const char *path)
@@ -259,10 +178,5 @@ int devset_note_event(struct devset *s, const char *action, const char *devpath,
 
 const struct devset_entry *devset_next(const struct devset *s, size_t *iter)
 {
-        while (*iter < s->cap) {
-                const struct devset_entry *e = s->slot[(*iter)++];
-                if (e)
-                        return e;
-        }
-        return NULL;
+        return hash_table_next(&s->table, iter);
 }

@@ -6,27 +6,33 @@
  * present (fed by the events it accepts), or a listing of sysfs.  Pure: no
  * clock, no I/O, no logging.
  *
- * Open addressing with linear probing and backward-shift deletion (no
- * tombstones), so lookups stay short however many devices come and go.
- * Each entry is one allocation holding both strings.  The set holds at
- * most @max entries (a bound set at init, at most HP_RESYNC_DEVICES_MAX);
- * beyond it inserts are refused and counted.
+ * The entries are kept in the shared hash table (shared/hash.h), keyed
+ * by the hash of DEVPATH; the set owns them.  Each entry is one allocation
+ * holding both strings.  The set holds at most @max entries (a bound set
+ * at init, at most HP_RESYNC_DEVICES_MAX); beyond it inserts are refused
+ * and counted.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared/hash.h"
+
 struct devset_entry {
-        uint64_t hash;
         const char *subsystem; /* points behind devpath, in the same allocation */
         char devpath[];
 };
 
 struct devset {
-        struct devset_entry **slot;
-        size_t cap;       /* slots, a power of two, or 0 */
-        size_t n;         /* entries */
+        union {
+                struct hash_table table; /* DEVPATH -> struct devset_entry, owned */
+                struct {                 /* the table's counts under their names: read only */
+                        struct hash_slot *slot_;
+                        size_t cap;      /* slots, a power of two, or 0 */
+                        size_t n;        /* entries */
+                };
+        };
         size_t max;       /* entries at most */
         uint64_t refused; /* inserts refused at the bound */
 };
