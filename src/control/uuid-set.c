@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * UUID set: open addressing with linear probing.  Invariant: n <= cap / 2,
- * so a probe always ends at an empty slot.  Nothing is ever removed, only
- * marked done, so no tombstones are needed.
+ * UUID set (see uuid-set.h).  Invariants: every item of s->table is a
+ * struct uuid_entry the set owns, keyed by hash_bytes() of its UUID;
+ * s->done counts the entries marked done; table.n <= HP_CONTROL_UUIDS_MAX.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,84 +12,58 @@
 #include "shared/bounds.h"
 #include "control/uuid-set.h"
 
-enum { SLOT_EMPTY, SLOT_PENDING, SLOT_DONE };
+struct uuid_entry {
+        uint8_t uuid[16];
+        bool done;
+};
 
 void uuid_set_clear(struct uuid_set *s)
 {
-        free(s->slot);
+        size_t it = 0;
+        void *e;
+
+        while ((e = hash_table_next(&s->table, &it)))
+                free(e);
+        hash_table_clear(&s->table);
         uuid_set_init(s);
 }
 
-static size_t hash(const uint8_t uuid[16])
+static bool entry_is(const void *item, const void *uuid)
 {
-        uint64_t h;
-
-        /* Version 4 UUIDs are random; still mix both halves in case they are not. */
-        memcpy(&h, uuid, 8);
-        for (int i = 8; i < 16; i++)
-                h = h * 1099511628211ULL ^ uuid[i];
-        return (size_t)(h ^ (h >> 29));
+        return memcmp(((const struct uuid_entry *)item)->uuid, uuid, 16) == 0;
 }
 
-static uint8_t *find(const struct uuid_set *s, const uint8_t uuid[16])
+static struct uuid_entry *find(const struct uuid_set *s, const uint8_t uuid[16])
 {
-        size_t i = hash(uuid) & (s->cap - 1);
-
-        while (s->slot[i][16] != SLOT_EMPTY) {
-                if (memcmp(s->slot[i], uuid, 16) == 0)
-                        return s->slot[i];
-                i = (i + 1) & (s->cap - 1);
-        }
-        return s->slot[i];
-}
-
-static int grow(struct uuid_set *s)
-{
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        struct uuid_set bigger = { .cap = cap, .n = s->n, .done = s->done };
-
-        bigger.slot = calloc(cap, sizeof(*bigger.slot));
-        if (!bigger.slot)
-                return -ENOMEM;
-        for (size_t i = 0; i < s->cap; i++)
-                if (s->slot[i][16] != SLOT_EMPTY)
-                        memcpy(find(&bigger, s->slot[i]), s->slot[i], 17);
-        free(s->slot);
-        *s = bigger;
-        return 0;
+        return hash_table_get(&s->table, hash_bytes(uuid, 16), entry_is, uuid);
 }
 
 int uuid_set_add(struct uuid_set *s, const uint8_t uuid[16])
 {
-        uint8_t *slot;
-        int r;
+        struct uuid_entry *e;
 
-        if (s->cap > 0 && find(s, uuid)[16] != SLOT_EMPTY)
+        if (find(s, uuid))
                 return 0;
-        if (s->n >= HP_CONTROL_UUIDS_MAX)
+        if (s->table.n >= HP_CONTROL_UUIDS_MAX)
                 return -ENOSPC;
-        if ((s->n + 1) * 2 > s->cap) {
-                r = grow(s);
-                if (r < 0)
-                        return r;
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        memcpy(e->uuid, uuid, 16);
+        if (hash_table_add(&s->table, hash_bytes(uuid, 16), e) < 0) {
+                free(e);
+                return -ENOMEM;
         }
-        slot = find(s, uuid);
-        memcpy(slot, uuid, 16);
-        slot[16] = SLOT_PENDING;
-        s->n++;
         return 1;
 }
 
 bool uuid_set_mark(struct uuid_set *s, const uint8_t uuid[16])
 {
-        uint8_t *slot;
+        struct uuid_entry *e = find(s, uuid);
 
-        if (s->cap == 0)
+        if (!e || e->done)
                 return false;
-        slot = find(s, uuid);
-        if (slot[16] != SLOT_PENDING)
-                return false;
-        slot[16] = SLOT_DONE;
+        e->done = true;
         s->done++;
         return true;
 }
@@ -97,11 +71,13 @@ bool uuid_set_mark(struct uuid_set *s, const uint8_t uuid[16])
 void uuid_set_foreach_pending(const struct uuid_set *s, bool (*fn)(const char *uuid, void *arg), void *arg)
 {
         char buf[UUID_STRING_MAX];
+        const struct uuid_entry *e;
+        size_t it = 0;
 
-        for (size_t i = 0; i < s->cap; i++) {
-                if (s->slot[i][16] != SLOT_PENDING)
+        while ((e = hash_table_next(&s->table, &it))) {
+                if (e->done)
                         continue;
-                uuid_to_string(s->slot[i], buf);
+                uuid_to_string(e->uuid, buf);
                 if (!fn(buf, arg))
                         return;
         }

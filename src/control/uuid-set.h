@@ -3,26 +3,35 @@
 
 /*
  * A set of SYNTH_UUIDs one control client waits for, each either pending
- * or done.  Open addressing over 16-byte binary UUIDs; grows by doubling,
- * holds at most HP_CONTROL_UUIDS_MAX.  Pure: no clock, no I/O.
+ * or done.  The shared hash table (shared/hash.h) over 16-byte binary
+ * UUIDs, one small allocation each, owned by the set; holds at most
+ * HP_CONTROL_UUIDS_MAX.  Nothing is removed but by uuid_set_clear().
+ * Pure: no clock, no I/O.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared/hash.h"
 #include "shared/uuid.h"
 
 struct uuid_set {
-        uint8_t (*slot)[17];  /* 16 bytes of UUID + state (0 empty, 1 pending, 2 done) */
-        size_t cap;           /* slots, a power of two, or 0 */
-        size_t n;             /* UUIDs held */
-        size_t done;          /* of which done */
+        union {
+                struct hash_table table; /* UUID -> struct uuid_entry (uuid-set.c), owned */
+                struct {                 /* the table's count under its name: read only */
+                        struct hash_slot *slot_;
+                        size_t cap_;
+                        size_t n;        /* UUIDs held */
+                };
+        };
+        size_t done; /* of which done */
 };
 
 static inline void uuid_set_init(struct uuid_set *s)
 {
-        *s = (struct uuid_set){ .slot = NULL };
+        *s = (struct uuid_set){ .done = 0 };
+        hash_table_init(&s->table);
 }
 
 /* Forget everything and free the table. */
