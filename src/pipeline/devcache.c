@@ -2,27 +2,29 @@
 /*
  * DEVPATH-keyed device records (see devcache.h).
  *
- * Layout: one array of fixed-size slots, a power-of-two bucket array of
- * slot indices chained through slot->next, and an LRU list through
- * prev/lru_next.  Invariants: a slot below c->fresh is either on the free
- * list or in exactly one bucket chain and on the LRU list; the slots from
- * c->fresh on were never used and are not touched (the array is calloc'd,
- * so a cache of 1 MiB costs memory only for the devices it holds); slot->buf holds the
- * devpath, the bus and the driver (each NUL-terminated) followed by
- * data_size bytes of packed entries.
+ * Layout: one array of fixed-size slots; the shared hash table
+ * (shared/hash.h) from hash_bytes() of the devpath to the slot, sized for
+ * every slot at devcache_new() so that an add never fails (16 bytes per
+ * table slot, two to four table slots per record); and an LRU list
+ * through prev/lru_next.  Invariants: a slot below c->fresh is either on
+ * the free list (through next) or in the table and on the LRU list; the
+ * slots from c->fresh on were never used and are not touched (the array is
+ * calloc'd, so a cache of 1 MiB costs memory only for the devices it
+ * holds); slot->buf holds the devpath, the bus and the driver (each
+ * NUL-terminated) followed by data_size bytes of packed entries.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pipeline/devcache.h"
+#include "shared/hash.h"
 #include "shared/macro.h"
 
 #define NIL UINT32_MAX
 
 struct slot {
-        uint32_t hash;
-        uint32_t next;               /* bucket chain, or free list */
+        uint32_t next;               /* free list */
         uint32_t prev, lru_next;     /* LRU list (head = most recent) */
         uint16_t devpath_len, bus_len, driver_len;
         uint16_t data_size;
@@ -32,48 +34,44 @@ struct slot {
 
 struct devcache {
         struct slot *slots;
-        uint32_t *buckets;
-        uint32_t capacity, mask, used;
+        struct hash_table table;     /* devpath -> slot (struct slot *) */
+        uint32_t capacity, used;
         uint32_t free_head, lru_head, lru_tail;
         uint32_t fresh;              /* slots from here on were never used */
         struct devcache_stats stats;
 };
 
-static uint32_t hash_str(const char *s, size_t *len)
-{
-        uint32_t h = 2166136261u;
-        const char *p = s;
+/* A devpath as a key of the table: its bytes without the NUL. */
+struct key {
+        const char *devpath;
+        size_t len;
+};
 
-        for (; *p; p++)
-                h = (h ^ (unsigned char)*p) * 16777619u;
-        *len = (size_t)(p - s);
-        return h;
+static bool slot_is(const void *item, const void *key)
+{
+        const struct slot *s = item;
+        const struct key *k = key;
+
+        return s->devpath_len == k->len && memcmp(s->buf, k->devpath, k->len) == 0;
 }
 
 int devcache_new(size_t capacity, struct devcache **ret)
 {
         _cleanup_free_ struct devcache *c = NULL;
-        uint32_t nb = 1;
 
         if (capacity == 0)
                 capacity = HP_DEVCACHE_DEFAULT;
         capacity = MIN(capacity, (size_t)HP_DEVCACHE_MAX);
-        while (nb < capacity)
-                nb <<= 1;
         c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;
+        hash_table_init(&c->table);
         c->slots = calloc(capacity, sizeof(struct slot));
-        c->buckets = malloc(nb * sizeof(uint32_t));
-        if (!c->slots || !c->buckets) {
+        if (!c->slots || hash_table_reserve(&c->table, capacity) < 0) {
                 free(c->slots);
-                free(c->buckets);
                 return -ENOMEM;
         }
-        for (uint32_t i = 0; i < nb; i++)
-                c->buckets[i] = NIL;
         c->capacity = (uint32_t)capacity;
-        c->mask = nb - 1;
         c->free_head = NIL;
         c->fresh = 0;
         c->lru_head = c->lru_tail = NIL;
@@ -86,7 +84,7 @@ struct devcache *devcache_free(struct devcache *c)
 {
         if (c) {
                 free(c->slots);
-                free(c->buckets);
+                hash_table_clear(&c->table);
                 free(c);
         }
         return NULL;
@@ -119,34 +117,36 @@ static void lru_push_front(struct devcache *c, uint32_t i)
                 c->lru_tail = i;
 }
 
-static uint32_t find(const struct devcache *c, const char *devpath, size_t len, uint32_t h)
+static uint32_t find(const struct devcache *c, const struct key *k, uint64_t h)
 {
-        for (uint32_t i = c->buckets[h & c->mask]; i != NIL; i = c->slots[i].next) {
-                const struct slot *s = &c->slots[i];
-                if (s->hash == h && s->devpath_len == len && memcmp(s->buf, devpath, len) == 0)
-                        return i;
-        }
-        return NIL;
+        const struct slot *s = hash_table_get(&c->table, h, slot_is, k);
+
+        return s ? (uint32_t)(s - c->slots) : NIL;
 }
 
-/* Take slot @i out of its bucket and the LRU list and put it on the free list. */
-static void release(struct devcache *c, uint32_t i)
+/* Take slot @i, whose devpath hashes to @h, out of the table and the LRU list and put it on the free list. */
+static void release(struct devcache *c, uint32_t i, uint64_t h)
 {
-        uint32_t *pp = &c->buckets[c->slots[i].hash & c->mask];
-
-        while (*pp != i)
-                pp = &c->slots[*pp].next;
-        *pp = c->slots[i].next;
+        (void)hash_table_remove(&c->table, h, hash_item_is, &c->slots[i]);
         lru_unlink(c, i);
         c->slots[i].next = c->free_head;
         c->free_head = i;
         c->used--;
 }
 
+/* Release the least recently used slot (the cache is full). */
+static void evict(struct devcache *c)
+{
+        uint32_t i = c->lru_tail;
+
+        release(c, i, hash_bytes(c->slots[i].buf, c->slots[i].devpath_len));
+}
+
 int devcache_get(struct devcache *c, const char *devpath, struct devcache_entry *ret)
 {
-        size_t len;
-        uint32_t h = hash_str(devpath, &len), i = find(c, devpath, len, h);
+        struct key k = { devpath, 0 };
+        uint64_t h = hash_string(devpath, &k.len);
+        uint32_t i = find(c, &k, h);
         const struct slot *s;
 
         if (i == NIL) {
@@ -181,42 +181,42 @@ static bool append(char *buf, size_t *o, const void *src, size_t n)
 int devcache_put(struct devcache *c, const char *devpath, const struct devcache_entry *e)
 {
         const char *bus = e->bus ? e->bus : "", *driver = e->driver ? e->driver : "";
-        size_t len, bus_len = strlen(bus), driver_len = strlen(driver), o = 0;
-        uint32_t h = hash_str(devpath, &len), i = find(c, devpath, len, h);
+        size_t bus_len = strlen(bus), driver_len = strlen(driver), o = 0;
+        struct key k = { devpath, 0 };
+        uint64_t h = hash_string(devpath, &k.len);
+        uint32_t i = find(c, &k, h);
         char buf[HP_DEVCACHE_SLOT_BYTES];
         struct slot *s;
 
         /* Assembled first: @e may point into the slot it replaces. */
-        if (!append(buf, &o, devpath, len + 1) || !append(buf, &o, bus, bus_len + 1) ||
+        if (!append(buf, &o, devpath, k.len + 1) || !append(buf, &o, bus, bus_len + 1) ||
             !append(buf, &o, driver, driver_len + 1) || !append(buf, &o, e->data, e->size)) {
                 if (i != NIL)
-                        release(c, i);
+                        release(c, i, h);
                 c->stats.too_big++;
                 return -E2BIG;
         }
         if (i != NIL)
-                release(c, i);
+                release(c, i, h);
         if (c->free_head == NIL && c->fresh < c->capacity) {
                 i = c->fresh++;
                 s = &c->slots[i];
         } else {
                 if (c->free_head == NIL) {
-                        release(c, c->lru_tail);
+                        evict(c);
                         c->stats.evictions++;
                 }
                 i = c->free_head;
                 s = &c->slots[i];
                 c->free_head = s->next;
         }
-        s->hash = h;
-        s->devpath_len = (uint16_t)len;
+        s->devpath_len = (uint16_t)k.len;
         s->bus_len = (uint16_t)bus_len;
         s->driver_len = (uint16_t)driver_len;
         s->data_size = (uint16_t)e->size;
         s->flags = e->flags;
         memcpy(s->buf, buf, o);
-        s->next = c->buckets[h & c->mask];
-        c->buckets[h & c->mask] = i;
+        (void)hash_table_add(&c->table, h, s); /* cannot fail: room for every slot was reserved */
         lru_push_front(c, i);
         c->used++;
         c->stats.stores++;
@@ -225,11 +225,12 @@ int devcache_put(struct devcache *c, const char *devpath, const struct devcache_
 
 void devcache_drop(struct devcache *c, const char *devpath)
 {
-        size_t len;
-        uint32_t h = hash_str(devpath, &len), i = find(c, devpath, len, h);
+        struct key k = { devpath, 0 };
+        uint64_t h = hash_string(devpath, &k.len);
+        uint32_t i = find(c, &k, h);
 
         if (i != NIL)
-                release(c, i);
+                release(c, i, h);
 }
 
 void devcache_get_stats(const struct devcache *c, struct devcache_stats *ret)
