@@ -12,8 +12,8 @@
  *    needs no index records: its head is its lowest SEQNUM.
  *  - the late heap: an event whose SEQNUM is not above the arena's newest
  *    one (a late datagram, a resync's synthesised event: rare) is encoded
- *    the same way into an allocation of its own, kept in a binary min-heap
- *    by SEQNUM.  The lowest event is the lower of the arena's head and the
+ *    the same way into an allocation of its own, kept in the shared
+ *    min-heap (shared/heap.h) by SEQNUM.  The lowest event is the lower of the arena's head and the
  *    heap's top.
  * When the arena empties, its last chunk is kept for what comes next (a
  * backlog that fills and drains by one does not map and unmap each time).
@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 
 #include "pipeline/backlog.h"
+#include "shared/heap.h"
 #include "shared/macro.h"
 #include "uevent/uevent.h"
 
@@ -65,19 +66,13 @@ struct chunk {
 _Static_assert(sizeof(struct entry_head) + HP_UEVENT_MAX_SIZE + HP_ENV_ADD_MAX_BYTES + HP_NAME_MAX <= CHUNK_DATA,
                "the largest entry fits a chunk");
 
-struct late {
-        uint64_t seqnum;
-        char *entry;            /* malloc'd */
-};
-
 struct backlog {
         struct chunk *head, *tail;
         uint32_t head_off;      /* the arena's first entry in head->data */
         size_t n_arena;
         size_t n_chunks;
         uint64_t newest;        /* SEQNUM of the arena's last entry, if n_arena > 0 */
-        struct late *late;      /* min-heap by SEQNUM */
-        size_t n_late, cap_late;
+        struct heap late;       /* late entries (malloc'd, owned) by SEQNUM */
         size_t late_bytes;      /* allocated for the late entries themselves */
 };
 
@@ -87,6 +82,7 @@ int backlog_new(struct backlog **ret)
 
         if (!b)
                 return -ENOMEM;
+        heap_init(&b->late, HEAP_NO_INDEX);
         *ret = b;
         return 0;
 }
@@ -94,6 +90,7 @@ int backlog_new(struct backlog **ret)
 struct backlog *backlog_free(struct backlog *b)
 {
         struct chunk *c;
+        char *e;
 
         if (!b)
                 return NULL;
@@ -101,9 +98,9 @@ struct backlog *backlog_free(struct backlog *b)
                 b->head = c->next;
                 munmap(c, BACKLOG_CHUNK_SIZE);
         }
-        for (size_t i = 0; i < b->n_late; i++)
-                free(b->late[i].entry);
-        free(b->late);
+        while ((e = heap_pop(&b->late)))
+                free(e);
+        heap_clear(&b->late);
         free(b);
         return NULL;
 }
@@ -199,64 +196,32 @@ static int entry_read(const char *entry, struct backlog_slot *slot, struct ueven
 
 /* ---- the late heap ------------------------------------------------------- */
 
-static void late_sift_down(struct backlog *b, size_t i)
-{
-        struct late x = b->late[i];
-
-        for (;;) {
-                size_t c = 2 * i + 1;
-                if (c >= b->n_late)
-                        break;
-                if (c + 1 < b->n_late && b->late[c + 1].seqnum < b->late[c].seqnum)
-                        c++;
-                if (b->late[c].seqnum >= x.seqnum)
-                        break;
-                b->late[i] = b->late[c];
-                i = c;
-        }
-        b->late[i] = x;
-}
-
 static int late_push(struct backlog *b, const struct entry_head *h, const char *body, const struct uevent *ev)
 {
-        size_t size = entry_size(h), i;
-        char *entry;
+        size_t size = entry_size(h);
+        char *entry = malloc(size);
 
-        if (b->n_late == b->cap_late) {
-                size_t cap = b->cap_late ? 2 * b->cap_late : 16;
-                struct late *v = realloc(b->late, cap * sizeof(*v));
-
-                if (!v)
-                        return -ENOMEM;
-                b->late = v;
-                b->cap_late = cap;
-        }
-        entry = malloc(size);
         if (!entry)
                 return -ENOMEM;
         entry_write(entry, h, body, ev);
+        if (heap_push(&b->late, h->seqnum, entry) < 0) {
+                free(entry);
+                return -ENOMEM;
+        }
         b->late_bytes += size;
-        for (i = b->n_late++; i > 0 && b->late[(i - 1) / 2].seqnum > h->seqnum; i = (i - 1) / 2)
-                b->late[i] = b->late[(i - 1) / 2];
-        b->late[i] = (struct late){ .seqnum = h->seqnum, .entry = entry };
         return 0;
 }
 
 static void late_drop_top(struct backlog *b)
 {
-        struct entry_head h = head_of(b->late[0].entry);
+        char *entry = heap_pop(&b->late);
+        struct entry_head h = head_of(entry);
 
         b->late_bytes -= entry_size(&h);
-        free(b->late[0].entry);
-        b->late[0] = b->late[--b->n_late];
-        if (b->n_late > 0) {
-                late_sift_down(b, 0);
-                return;
-        }
+        free(entry);
         /* Late events are rare: give the heap back too. */
-        free(b->late);
-        b->late = NULL;
-        b->cap_late = 0;
+        if (heap_count(&b->late) == 0)
+                heap_clear(&b->late);
 }
 
 /* ---- the arena ----------------------------------------------------------- */
@@ -330,8 +295,8 @@ static const char *first(const struct backlog *b, bool *ret_late)
 {
         const char *a = arena_first(b);
 
-        *ret_late = b->n_late > 0 && (!a || b->late[0].seqnum < head_of(a).seqnum);
-        return *ret_late ? b->late[0].entry : a;
+        *ret_late = heap_count(&b->late) > 0 && (!a || heap_top_key(&b->late) < head_of(a).seqnum);
+        return *ret_late ? heap_top(&b->late) : a;
 }
 
 int backlog_peek(const struct backlog *b, struct backlog_slot *slot, struct uevent *ret)
@@ -382,10 +347,10 @@ uint64_t backlog_lowest(const struct backlog *b)
 
 size_t backlog_count(const struct backlog *b)
 {
-        return b->n_arena + b->n_late;
+        return b->n_arena + heap_count(&b->late);
 }
 
 size_t backlog_bytes(const struct backlog *b)
 {
-        return b->n_chunks * BACKLOG_CHUNK_SIZE + b->late_bytes + b->cap_late * sizeof(struct late);
+        return b->n_chunks * BACKLOG_CHUNK_SIZE + b->late_bytes + b->late.cap * sizeof(struct heap_slot);
 }
