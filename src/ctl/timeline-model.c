@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "shared/heap.h"
 #include "shared/macro.h"
 #include "ctl/timeline.h"
 #include "uevent/uevent.h"
@@ -461,57 +462,6 @@ static int make_clock(struct timeline *tl)
 
 /* ---- sub-rows -------------------------------------------------------------- */
 
-/* A binary min-heap of (key, row). */
-struct heap {
-        struct heap_item {
-                usec_t key;
-                unsigned row;
-        } *v;
-        size_t n;
-};
-
-static bool item_less(const struct heap_item *a, const struct heap_item *b)
-{
-        return a->key != b->key ? a->key < b->key : a->row < b->row;
-}
-
-static void swap_items(struct heap_item *a, struct heap_item *b)
-{
-        struct heap_item t = *a;
-
-        *a = *b;
-        *b = t;
-}
-
-static void heap_push(struct heap *h, usec_t key, unsigned row)
-{
-        size_t i = h->n++;
-
-        h->v[i] = (struct heap_item){ key, row };
-        for (; i > 0 && item_less(&h->v[i], &h->v[(i - 1) / 2]); i = (i - 1) / 2)
-                swap_items(&h->v[i], &h->v[(i - 1) / 2]);
-}
-
-/* Only on a heap that is not empty. */
-static struct heap_item heap_pop(struct heap *h)
-{
-        struct heap_item top = h->v[0];
-        size_t i = 0;
-
-        h->v[0] = h->v[--h->n];
-        for (;;) {
-                size_t l = 2 * i + 1, r = l + 1, m = i;
-                if (l < h->n && item_less(&h->v[l], &h->v[m]))
-                        m = l;
-                if (r < h->n && item_less(&h->v[r], &h->v[m]))
-                        m = r;
-                if (m == i)
-                        return top;
-                swap_items(&h->v[i], &h->v[m]);
-                i = m;
-        }
-}
-
 static int cmp_pack(const void *a, const void *b, void *userdata)
 {
         const struct timeline *tl = userdata;
@@ -534,12 +484,12 @@ static int cmp_pack(const void *a, const void *b, void *userdata)
 static int pack_rows(struct timeline *tl)
 {
         _cleanup_free_ size_t *order = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*order));
-        _cleanup_free_ struct heap_item *busy_v = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*busy_v));
-        _cleanup_free_ struct heap_item *free_v = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*free_v));
-        struct heap busy = { busy_v, 0 }, idle = { free_v, 0 };
+        _cleanup_(heap_clear) struct heap busy, idle; /* runs by the end of their hold; freed rows by row */
         usec_t pad = tl->span / 250; /* 4 px of the narrowest SVG plot */
 
-        if (!order || !busy_v || !free_v)
+        heap_init(&busy, HEAP_NO_INDEX);
+        heap_init(&idle, HEAP_NO_INDEX);
+        if (!order || heap_reserve(&busy, tl->n_runs) < 0 || heap_reserve(&idle, tl->n_runs) < 0)
                 return -ENOMEM;
         for (size_t i = 0; i < tl->n_runs; i++)
                 order[i] = i;
@@ -549,14 +499,18 @@ static int pack_rows(struct timeline *tl)
                 struct tl_lane *lane = &tl->lanes[run->lane];
 
                 if (k == 0 || tl->runs[order[k - 1]].lane != run->lane)
-                        busy.n = idle.n = 0;
+                        while (heap_pop(&busy) || heap_pop(&idle))
+                                ;
                 /* Rows free by now, lowest first (the idle heap is keyed by row). */
-                while (busy.n > 0 && busy.v[0].key <= run->queued) {
-                        unsigned row = heap_pop(&busy).row;
-                        heap_push(&idle, row, row);
+                while (heap_count(&busy) > 0 && heap_top_key(&busy) <= run->queued) {
+                        struct tl_run *done = heap_pop(&busy);
+                        (void)heap_push(&idle, done->row, done); /* room was reserved */
                 }
-                run->row = idle.n > 0 ? heap_pop(&idle).row : lane->rows++;
-                heap_push(&busy, MAX(run->end, run->queued) + pad, run->row);
+                if (heap_count(&idle) > 0)
+                        run->row = ((const struct tl_run *)heap_pop(&idle))->row;
+                else
+                        run->row = lane->rows++;
+                (void)heap_push(&busy, MAX(run->end, run->queued) + pad, run);
         }
         for (size_t i = 0; i < tl->n_lanes; i++) {
                 tl->lanes[i].rows = MAX(tl->lanes[i].rows, 1u);
