@@ -4,8 +4,8 @@
 /*
  * A set of SYNTH_UUIDs one control client waits for, each either pending
  * or done.  The shared hash table (shared/hash.h) over 16-byte binary
- * UUIDs, one small allocation each, owned by the set; holds at most
- * HP_CONTROL_UUIDS_MAX.  Nothing is removed but by uuid_set_clear().
+ * UUIDs kept in chunks the set owns; holds at most HP_CONTROL_UUIDS_MAX.
+ * Nothing is removed but by uuid_set_clear().
  * Pure: no clock, no I/O.
  */
 
@@ -25,7 +25,8 @@ struct uuid_set {
                         size_t n;        /* UUIDs held */
                 };
         };
-        size_t done; /* of which done */
+        size_t done;               /* of which done */
+        struct uuid_chunk *chunks; /* the entries, newest chunk first (uuid-set.c) */
 };
 
 static inline void uuid_set_init(struct uuid_set *s)

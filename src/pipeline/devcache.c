@@ -3,7 +3,7 @@
  * DEVPATH-keyed device records (see devcache.h).
  *
  * Layout: one array of fixed-size slots; the shared hash table
- * (shared/hash.h) from hash_bytes() of the devpath to the slot, sized for
+ * (shared/hash.h) from hash_string() of the devpath to the slot, sized for
  * every slot at devcache_new() so that an add never fails (16 bytes per
  * table slot, two to four table slots per record); and an LRU list
  * through prev/lru_next.  Invariants: a slot below c->fresh is either on
@@ -24,6 +24,7 @@
 #define NIL UINT32_MAX
 
 struct slot {
+        uint64_t hash;               /* of the devpath: to leave the table without hashing it again */
         uint32_t next;               /* free list */
         uint32_t prev, lru_next;     /* LRU list (head = most recent) */
         uint16_t devpath_len, bus_len, driver_len;
@@ -124,22 +125,14 @@ static uint32_t find(const struct devcache *c, const struct key *k, uint64_t h)
         return s ? (uint32_t)(s - c->slots) : NIL;
 }
 
-/* Take slot @i, whose devpath hashes to @h, out of the table and the LRU list and put it on the free list. */
-static void release(struct devcache *c, uint32_t i, uint64_t h)
+/* Take slot @i out of the table and the LRU list and put it on the free list. */
+static void release(struct devcache *c, uint32_t i)
 {
-        (void)hash_table_remove(&c->table, h, hash_item_is, &c->slots[i]);
+        (void)hash_table_remove(&c->table, c->slots[i].hash, hash_item_is, &c->slots[i]);
         lru_unlink(c, i);
         c->slots[i].next = c->free_head;
         c->free_head = i;
         c->used--;
-}
-
-/* Release the least recently used slot (the cache is full). */
-static void evict(struct devcache *c)
-{
-        uint32_t i = c->lru_tail;
-
-        release(c, i, hash_bytes(c->slots[i].buf, c->slots[i].devpath_len));
 }
 
 int devcache_get(struct devcache *c, const char *devpath, struct devcache_entry *ret)
@@ -178,6 +171,22 @@ static bool append(char *buf, size_t *o, const void *src, size_t n)
         return true;
 }
 
+/* A slot in neither the table nor the LRU list, for a new record: never used, free, or the LRU one evicted. */
+static uint32_t take_slot(struct devcache *c)
+{
+        uint32_t i;
+
+        if (c->free_head == NIL && c->fresh < c->capacity)
+                return c->fresh++;
+        if (c->free_head == NIL) {
+                release(c, c->lru_tail);
+                c->stats.evictions++;
+        }
+        i = c->free_head;
+        c->free_head = c->slots[i].next;
+        return i;
+}
+
 int devcache_put(struct devcache *c, const char *devpath, const struct devcache_entry *e)
 {
         const char *bus = e->bus ? e->bus : "", *driver = e->driver ? e->driver : "";
@@ -192,33 +201,27 @@ int devcache_put(struct devcache *c, const char *devpath, const struct devcache_
         if (!append(buf, &o, devpath, k.len + 1) || !append(buf, &o, bus, bus_len + 1) ||
             !append(buf, &o, driver, driver_len + 1) || !append(buf, &o, e->data, e->size)) {
                 if (i != NIL)
-                        release(c, i, h);
+                        release(c, i);
                 c->stats.too_big++;
                 return -E2BIG;
         }
-        if (i != NIL)
-                release(c, i, h);
-        if (c->free_head == NIL && c->fresh < c->capacity) {
-                i = c->fresh++;
-                s = &c->slots[i];
+        if (i != NIL) {
+                /* A replaced record keeps its slot (and its place in the table). */
+                lru_unlink(c, i);
         } else {
-                if (c->free_head == NIL) {
-                        evict(c);
-                        c->stats.evictions++;
-                }
-                i = c->free_head;
-                s = &c->slots[i];
-                c->free_head = s->next;
+                i = take_slot(c);
+                c->slots[i].hash = h;
+                (void)hash_table_add(&c->table, h, &c->slots[i]); /* cannot fail: room for every slot was reserved */
+                c->used++;
         }
+        s = &c->slots[i];
         s->devpath_len = (uint16_t)k.len;
         s->bus_len = (uint16_t)bus_len;
         s->driver_len = (uint16_t)driver_len;
         s->data_size = (uint16_t)e->size;
         s->flags = e->flags;
         memcpy(s->buf, buf, o);
-        (void)hash_table_add(&c->table, h, s); /* cannot fail: room for every slot was reserved */
         lru_push_front(c, i);
-        c->used++;
         c->stats.stores++;
         return 0;
 }
@@ -230,7 +233,7 @@ void devcache_drop(struct devcache *c, const char *devpath)
         uint32_t i = find(c, &k, h);
 
         if (i != NIL)
-                release(c, i, h);
+                release(c, i);
 }
 
 void devcache_get_stats(const struct devcache *c, struct devcache_stats *ret)

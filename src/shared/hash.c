@@ -98,7 +98,7 @@ int hash_table_reserve(struct hash_table *t, size_t n)
 
 int hash_table_add(struct hash_table *t, uint64_t hash, void *item)
 {
-        if (hash_table_reserve(t, t->n + 1) < 0)
+        if ((t->n + 1) * 2 > t->cap && hash_table_reserve(t, t->n + 1) < 0)
                 return -ENOMEM;
         t->slot[free_slot(t->slot, t->cap, hash)] = (struct hash_slot){ .hash = hash, .item = item };
         t->n++;
