@@ -4,7 +4,7 @@
  *
  * Invariants:
  *  - a node exists exactly while refs > 0 entries are on it; it is then both
- *    in the hash table (by FNV-1a of its key) and in the treap (ordered by
+ *    in the hash table (by hash_bytes() of its key) and in the treap (ordered by
  *    key as unsigned bytes, shorter first; heap-ordered by prio);
  *  - each of a node's two lists (entries[k]) is sorted by seq; first[k]/last[k]
  *    cache its head and tail with their seqs (none when empty);
@@ -17,17 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/hash.h"
 #include "shared/list.h"
 #include "shared/macro.h"
 #include "pipeline/pathindex.h"
 
-#define FNV_OFFSET 14695981039346656037ULL
-#define FNV_PRIME 1099511628211ULL
-
 enum { AGG_DEVPATH, AGG_ALL, _AGG_MAX };
 
 struct pathnode {
-        struct pathnode *hnext;
         struct pathnode *left, *right, *up;
         uint64_t hash;
         uint32_t prio;
@@ -39,52 +36,23 @@ struct pathnode {
         char key[];
 };
 
-static inline uint64_t fnv_step(uint64_t h, char c)
-{
-        return (h ^ (unsigned char)c) * FNV_PRIME;
-}
+/* The key looked up: a path and its length. */
+struct pi_key {
+        const char *path;
+        size_t len;
+};
 
-static uint64_t fnv(const char *s, size_t len)
+static bool node_is(const void *item, const void *key)
 {
-        uint64_t h = FNV_OFFSET;
-        for (size_t i = 0; i < len; i++)
-                h = fnv_step(h, s[i]);
-        return h;
-}
+        const struct pathnode *n = item;
+        const struct pi_key *k = key;
 
-static size_t bucket_of(const struct pathindex *pi, uint64_t hash)
-{
-        return (size_t)(hash ^ (hash >> 29)) & (pi->n_buckets - 1);
+        return n->len == k->len && memcmp(n->key, k->path, k->len) == 0;
 }
 
 static struct pathnode *lookup(const struct pathindex *pi, const char *key, size_t len, uint64_t hash)
 {
-        if (pi->n_buckets == 0)
-                return NULL;
-        for (struct pathnode *n = pi->buckets[bucket_of(pi, hash)]; n; n = n->hnext)
-                if (n->hash == hash && n->len == len && memcmp(n->key, key, len) == 0)
-                        return n;
-        return NULL;
-}
-
-/* Grow the table to keep chains short; on failure the old table stays (just slower). */
-static void rehash(struct pathindex *pi)
-{
-        size_t n = pi->n_buckets ? pi->n_buckets * 2 : 64;
-        struct pathnode **b = calloc(n, sizeof(*b));
-
-        if (!b)
-                return;
-        for (size_t i = 0; i < pi->n_buckets; i++)
-                for (struct pathnode *x = pi->buckets[i], *next; x; x = next) {
-                        size_t j = (size_t)(x->hash ^ (x->hash >> 29)) & (n - 1);
-                        next = x->hnext;
-                        x->hnext = b[j];
-                        b[j] = x;
-                }
-        free(pi->buckets);
-        pi->buckets = b;
-        pi->n_buckets = n;
+        return hash_table_get(&pi->table, hash, node_is, &(struct pi_key){ .path = key, .len = len });
 }
 
 /* ---- treap --------------------------------------------------------------- */
@@ -219,7 +187,7 @@ static void treap_remove(struct pathindex *pi, struct pathnode *n)
 
 static struct pathnode *node_get(struct pathindex *pi, const char *path, size_t len)
 {
-        uint64_t hash = fnv(path, len);
+        uint64_t hash = hash_bytes(path, len);
         struct pathnode *n = lookup(pi, path, len, hash);
 
         if (n)
@@ -233,42 +201,32 @@ static struct pathnode *node_get(struct pathindex *pi, const char *path, size_t 
         n->len = len;
         n->hash = hash;
         n->prio = (uint32_t)((hash * 0x9E3779B97F4A7C15ULL) >> 32);
-        if (pi->n_nodes >= pi->n_buckets)
-                rehash(pi);
-        if (pi->n_buckets == 0) {
+        if (hash_table_add(&pi->table, hash, n) < 0) {
                 free(n);
                 return NULL;
         }
-        n->hnext = pi->buckets[bucket_of(pi, hash)];
-        pi->buckets[bucket_of(pi, hash)] = n;
-        pi->n_nodes++;
         treap_insert(pi, n);
         return n;
 }
 
 static void node_put(struct pathindex *pi, struct pathnode *n)
 {
-        struct pathnode **link;
-
         if (--n->refs > 0)
                 return;
-        for (link = &pi->buckets[bucket_of(pi, n->hash)]; *link != n; link = &(*link)->hnext)
-                ;
-        *link = n->hnext;
-        pi->n_nodes--;
+        hash_table_remove(&pi->table, n->hash, hash_item_is, n);
         treap_remove(pi, n);
         free(n);
 }
 
 void pathindex_clear(struct pathindex *pi)
 {
-        for (size_t i = 0; i < pi->n_buckets; i++)
-                for (struct pathnode *n = pi->buckets[i], *next; n; n = next) {
-                        next = n->hnext;
-                        free(n);
-                }
-        free(pi->buckets);
-        *pi = (struct pathindex){ .n_buckets = 0 };
+        struct pathnode *n;
+        size_t iter = 0;
+
+        while ((n = hash_table_next(&pi->table, &iter)))
+                free(n);
+        hash_table_clear(&pi->table);
+        pi->root = NULL;
 }
 
 static struct pi_ref ref_of(struct pi_entry *e)
@@ -350,7 +308,7 @@ static void merge(struct pi_hits *hits, struct pi_ref first, struct pi_ref last,
 
 uint64_t pathindex_first_on(const struct pathindex *pi, const char *path, size_t len, enum pi_kind kind)
 {
-        const struct pathnode *n = lookup(pi, path, len, fnv(path, len));
+        const struct pathnode *n = lookup(pi, path, len, hash_bytes(path, len));
 
         return n ? n->first[kind].seq : 0;
 }
@@ -424,7 +382,7 @@ void pathindex_related(const struct pathindex *pi, const struct pi_entry *e, str
 {
         enum pi_kind kind = e->kind;
         const struct pathnode *p = e->node;
-        uint64_t h = FNV_OFFSET, bound = e->seq;
+        uint64_t h = HASH_SEED, bound = e->seq;
         int kinds = kind == PI_DEVPATH ? _PI_KIND_MAX : 1;
 
         /* Ancestors (prefixes ending before a '/') and the path itself. */
@@ -437,7 +395,7 @@ void pathindex_related(const struct pathindex *pi, const struct pi_entry *e, str
                 }
                 if (i == p->len)
                         break;
-                h = fnv_step(h, p->key[i]);
+                h = hash_step(h, (unsigned char)p->key[i]);
         }
         related_below(pi, p, kind == PI_DEVPATH ? AGG_ALL : AGG_DEVPATH, bound, hits);
 }

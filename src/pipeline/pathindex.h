@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared/hash.h"
 #include "shared/list.h"
 
 enum pi_kind {
@@ -42,10 +43,8 @@ struct pi_entry {
 };
 
 struct pathindex {
-        struct pathnode **buckets;
-        size_t n_buckets; /* a power of two, or 0 */
-        size_t n_nodes;
-        struct pathnode *root;
+        struct hash_table table; /* the nodes, by hash_bytes() of their path */
+        struct pathnode *root;   /* of the treap */
 };
 
 /* An entry and its seq (kept together so comparisons need not touch the entry). */
