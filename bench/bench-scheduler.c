@@ -21,7 +21,9 @@
  * for the blocker of every event meets its worst here when max_running is
  * large), a fan (a parent with 999 children, the parent's events every 100th:
  * the children wait for it, and its finish wakes them all), and late
- * arrivals (every 8th event comes after the next one).  Each in
+ * arrivals (every 8th event comes after the next one; every 64th comes
+ * 2,048 events late: a walk back over what came meanwhile; and so in
+ * pairs, where the late event is the first on its device).  Each in
  * ordering=devpath with max_running 20 (the default on two CPUs) and 2,048
  * (HP_CHILDREN_MAX, whose window is twice max_running), and in
  * ordering=strict.
@@ -83,6 +85,45 @@ static uint64_t sched_rechecks(const void *s)
         return scheduler_rechecks(s);
 }
 
+/* The indexed scheduler as it was (bench/indexed/). */
+int indexed_scheduler_new(enum ordering mode, unsigned max_running, size_t max_held, struct scheduler **ret);
+struct scheduler *indexed_scheduler_free(struct scheduler *s);
+int indexed_scheduler_push(struct scheduler *s, struct uevent *ev);
+struct uevent *indexed_scheduler_next(struct scheduler *s);
+void indexed_scheduler_done(struct scheduler *s, struct uevent *ev);
+uint64_t indexed_scheduler_rechecks(const struct scheduler *s);
+
+static void *idx_create(enum ordering mode, unsigned max_running, size_t max_held)
+{
+        struct scheduler *s;
+        return indexed_scheduler_new(mode, max_running, max_held, &s) < 0 ? NULL : s;
+}
+
+static void idx_destroy(void *s)
+{
+        indexed_scheduler_free(s);
+}
+
+static int idx_push(void *s, struct uevent *ev)
+{
+        return indexed_scheduler_push(s, ev);
+}
+
+static struct uevent *idx_next(void *s)
+{
+        return indexed_scheduler_next(s);
+}
+
+static void idx_done(void *s, struct uevent *ev)
+{
+        indexed_scheduler_done(s, ev);
+}
+
+static uint64_t idx_rechecks(const void *s)
+{
+        return indexed_scheduler_rechecks(s);
+}
+
 static void *ref_create(enum ordering mode, unsigned max_running, size_t max_held)
 {
         return ref_new(mode, max_running, max_held);
@@ -109,7 +150,8 @@ static void ref_done_(void *s, struct uevent *ev)
 }
 
 static const struct design designs[] = {
-        { "indexed", sched_create, sched_destroy, sched_push, sched_next, sched_done, sched_rechecks },
+        { "tree", sched_create, sched_destroy, sched_push, sched_next, sched_done, sched_rechecks },
+        { "indexed", idx_create, idx_destroy, idx_push, idx_next, idx_done, idx_rechecks },
         { "reference", ref_create, ref_destroy, ref_push_, ref_next_, ref_done_, NULL },
 };
 
@@ -120,7 +162,7 @@ struct shape {
         char **paths;
         size_t n_paths;
         size_t (*path_of)(const struct shape *sh, size_t i);
-        bool late;
+        size_t lag_every, lag; /* every lag_every-th event arrives lag events late (0: none) */
 };
 
 static size_t round_robin(const struct shape *sh, size_t i)
@@ -190,21 +232,30 @@ static void free_paths(char **p, size_t n)
         free(p);
 }
 
-/* Events in arrival order: SEQNUM i + 1, or (late) every 8th swapped with the next. */
+/* Events in arrival order: SEQNUM i + 1, but every lag_every-th moved lag places later. */
 static struct uevent *make_events(const struct shape *sh, size_t n)
 {
         struct uevent *evs = calloc(n, sizeof(*evs));
+        uint64_t *seq = calloc(n, sizeof(*seq));
 
-        if (!evs)
+        if (!evs || !seq)
                 abort();
+        for (size_t i = 0; i < n; i++)
+                seq[i] = i + 1;
+        for (size_t i = 0; sh->lag > 0 && i + sh->lag < n; i += sh->lag_every) {
+                uint64_t x = seq[i];
+                memmove(&seq[i], &seq[i + 1], sh->lag * sizeof(*seq));
+                seq[i + sh->lag] = x;
+        }
         for (size_t i = 0; i < n; i++) {
-                const char *path = sh->paths[sh->path_of(sh, i)];
-                evs[i].seqnum = sh->late && i % 8 == 6 ? i + 2 : sh->late && i % 8 == 7 ? i : i + 1;
+                const char *path = sh->paths[sh->path_of(sh, seq[i] - 1)];
+                evs[i].seqnum = seq[i];
                 evs[i].action = "change";
                 evs[i].subsystem = "usb";
                 evs[i].devpath = path;
                 evs[i].devpath_len = (uint16_t)strlen(path);
         }
+        free(seq);
         return evs;
 }
 
@@ -291,6 +342,7 @@ static int cmp_u64(const void *a, const void *b)
 struct figures {
         double median, worst; /* us */
         uint64_t woke;        /* events looked at again in the worst step */
+        double worst_each;    /* us: the worst step's time over the events it handled (1 + woke) */
         bool cut;             /* over budget: over the steps done */
 };
 
@@ -315,6 +367,8 @@ static void measure(const struct design *d, const struct shape *sh, enum orderin
                 if (best[i] > best[worst])
                         worst = i;
         *f = (struct figures){ .median = -1, .woke = done ? w[worst] : 0, .cut = done < steps };
+        for (size_t i = 0; i < done; i++)
+                f->worst_each = MAX(f->worst_each, (double)best[i] / 1000.0 / (double)(1 + w[i]));
         if (done > 0) {
                 f->worst = (double)best[worst] / 1000.0;
                 qsort(best, done, sizeof(*best), cmp_u64);
@@ -333,11 +387,12 @@ static void run_shape(const struct shape *sh, enum ordering mode, unsigned max_r
 
                 measure(&designs[k], sh, mode, max_running, steps, &f);
                 if (f.median < 0)
-                        printf(" | %-24s", "   (over budget)");
+                        printf(" | %-28s", "   (over budget)");
                 else if (designs[k].rechecks)
-                        printf(" | %7.3f %9.3f%c %5" PRIu64, f.median, f.worst, f.cut ? '*' : ' ', f.woke);
+                        printf(" | %6.2f %8.2f%c %4" PRIu64 " %6.2f", f.median, f.worst, f.cut ? '*' : ' ', f.woke,
+                               f.worst_each);
                 else
-                        printf(" | %7.3f %9.3f%c %5s", f.median, f.worst, f.cut ? '*' : ' ', "-");
+                        printf(" | %6.2f %8.2f%c %4s %6.2f", f.median, f.worst, f.cut ? '*' : ' ', "-", f.worst_each);
         }
         printf("\n");
         fflush(stdout);
@@ -348,15 +403,18 @@ int main(int argc, char **argv)
         size_t steps = argc > 1 ? strtoul(argv[1], NULL, 10) : 2048;
         const char *only = argc > 2 ? argv[2] : NULL;
         struct shape shapes[] = {
-                { "1 device", flat_paths(1, "/devices/virtual/net/veth"), 1, round_robin, false },
-                { "3 devices", flat_paths(3, "/devices/virtual/net/veth"), 3, round_robin, false },
-                { "100 devices", flat_paths(100, "/devices/virtual/net/veth"), 100, round_robin, false },
-                { "1000 devices", flat_paths(1000, "/devices/virtual/net/veth"), 1000, round_robin, false },
-                { "tree 1000", tree_paths(1000), 1000, scattered, false },
-                { "pairs", flat_paths(HP_QUEUE_WINDOW, "/devices/virtual/net/veth"), HP_QUEUE_WINDOW, two_each,
-                  false },
-                { "fan 1+999", fan_paths(1000), 1000, fan, false },
-                { "late 100", flat_paths(100, "/devices/virtual/net/veth"), 100, round_robin, true },
+                { "1 device", flat_paths(1, "/devices/virtual/net/veth"), 1, round_robin, 0, 0 },
+                { "3 devices", flat_paths(3, "/devices/virtual/net/veth"), 3, round_robin, 0, 0 },
+                { "100 devices", flat_paths(100, "/devices/virtual/net/veth"), 100, round_robin, 0, 0 },
+                { "1000 devices", flat_paths(1000, "/devices/virtual/net/veth"), 1000, round_robin, 0, 0 },
+                { "tree 1000", tree_paths(1000), 1000, scattered, 0, 0 },
+                { "pairs", flat_paths(HP_QUEUE_WINDOW, "/devices/virtual/net/veth"), HP_QUEUE_WINDOW, two_each, 0,
+                  0 },
+                { "fan 1+999", fan_paths(1000), 1000, fan, 0, 0 },
+                { "late 100", flat_paths(100, "/devices/virtual/net/veth"), 100, round_robin, 8, 1 },
+                { "lag 2048", flat_paths(100, "/devices/virtual/net/veth"), 100, round_robin, 64, 2048 },
+                { "lag pairs", flat_paths(HP_QUEUE_WINDOW, "/devices/virtual/net/veth"), HP_QUEUE_WINDOW, two_each,
+                  64, 2048 },
         };
         static const struct {
                 enum ordering mode;
@@ -366,14 +424,14 @@ int main(int argc, char **argv)
         if (steps == 0)
                 return 64;
         printf("per event, us: median and worst of %zu steps at a window of %d (least of %d runs; '*': cut at %llu s);\n"
-               "woke: events looked at again in the worst step\n",
+               "woke: events looked at again in the worst step; each: the worst of a step's time over 1 + woke\n",
                steps, HP_QUEUE_WINDOW, REPS, BUDGET_NS / 1000000000ULL);
         printf("%-12s %-8s %5s", "shape", "ordering", "slots");
         for (size_t k = 0; k < ELEMENTSOF(designs); k++)
-                printf(" | %-24s", designs[k].name);
+                printf(" | %-28s", designs[k].name);
         printf("\n%-27s", "");
         for (size_t k = 0; k < ELEMENTSOF(designs); k++)
-                printf(" | %7s %9s  %5s", "median", "worst", "woke");
+                printf(" | %6s %8s  %4s %6s", "median", "worst", "woke", "each");
         printf("\n");
         for (size_t m = 0; m < ELEMENTSOF(modes); m++)
                 for (size_t i = 0; i < ELEMENTSOF(shapes); i++)

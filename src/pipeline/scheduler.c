@@ -26,7 +26,7 @@
  * started after such a refusal, since it became runnable, waited for one.
  *
  * Earlier related held items are found through the path index
- * (pathindex.h) in O(path depth + log paths), never by a scan of the queue.
+ * (pathindex.h) in O(path depth), never by a scan of the queue.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -61,7 +61,8 @@ struct item {
         uint64_t waited_seq;        /* the last blocker to leave, 0: none yet */
         char *waited_path;          /* its DEVPATH (owned), NULL if unknown */
         struct pi_entry d;          /* by DEVPATH; d.seq is the SEQNUM */
-        struct pi_entry o[];        /* by DEVPATH_OLD: allocated only if has_old */
+        struct pi_entry o;          /* by DEVPATH_OLD, if has_old */
+        struct pi_link links[];     /* d's, then o's (pathindex_links()) */
 };
 
 struct scheduler {
@@ -128,7 +129,7 @@ static void find_earlier_related(const struct scheduler *s, const struct item *i
         *hits = (struct pi_hits){ .earliest.e = NULL };
         pathindex_related(&s->index, &it->d, hits);
         if (it->has_old)
-                pathindex_related(&s->index, &it->o[0], hits);
+                pathindex_related(&s->index, &it->o, hits);
 }
 
 /* Put a queued, detached item where it belongs: parked on a blocker, or ready. */
@@ -183,7 +184,7 @@ static void leave(struct scheduler *s, struct item *it)
 
         pathindex_remove(&s->index, &it->d);
         if (it->has_old)
-                pathindex_remove(&s->index, &it->o[0]);
+                pathindex_remove(&s->index, &it->o);
         list_for_each_safe(w, next, &it->waiters, link) {
                 list_unlink(&w->link);
                 w->blocker = NULL;
@@ -241,29 +242,27 @@ void scheduler_set_mode(struct scheduler *s, enum ordering mode, unsigned max_ru
 
 static int item_new(struct scheduler *s, struct uevent *ev, struct item **ret)
 {
-        bool has_old = ev->devpath_old != NULL;
+        size_t old_len = ev->devpath_old ? strlen(ev->devpath_old) : 0;
+        size_t nd = pathindex_links(ev->devpath, ev->devpath_len);
+        size_t no = ev->devpath_old ? pathindex_links(ev->devpath_old, old_len) : 0;
         struct item *it;
         int r;
 
-        it = calloc(1, sizeof(*it) + (has_old ? sizeof(it->o[0]) : 0));
+        it = calloc(1, sizeof(*it) + (nd + no) * sizeof(it->links[0]));
         if (!it)
                 return -ENOMEM;
         it->ev = ev;
-        it->has_old = has_old;
+        it->has_old = ev->devpath_old != NULL;
         list_init(&it->waiters);
-        r = pathindex_add(&s->index, &it->d, PI_DEVPATH, ev->devpath, ev->devpath_len, ev->seqnum);
+        r = pathindex_add(&s->index, &it->d, PI_DEVPATH, ev->devpath, ev->devpath_len, ev->seqnum, it->links);
+        if (r >= 0 && it->has_old) {
+                r = pathindex_add(&s->index, &it->o, PI_OLD, ev->devpath_old, old_len, ev->seqnum, it->links + nd);
+                if (r < 0)
+                        pathindex_remove(&s->index, &it->d);
+        }
         if (r < 0) {
                 free(it);
                 return r;
-        }
-        if (has_old) {
-                r = pathindex_add(&s->index, &it->o[0], PI_OLD, ev->devpath_old, strlen(ev->devpath_old),
-                                  ev->seqnum);
-                if (r < 0) {
-                        pathindex_remove(&s->index, &it->d);
-                        free(it);
-                        return r;
-                }
         }
         *ret = it;
         return 0;

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* The indexed scheduler (treap path index) as it was, under other names, for bench-scheduler only. */
+#pragma once
+#define ordering_to_string indexed_ordering_to_string
+#define ordering_from_string indexed_ordering_from_string
+#define scheduler_new indexed_scheduler_new
+#define scheduler_free indexed_scheduler_free
+#define scheduler_set_mode indexed_scheduler_set_mode
+#define scheduler_push indexed_scheduler_push
+#define scheduler_next indexed_scheduler_next
+#define scheduler_done indexed_scheduler_done
+#define scheduler_waited indexed_scheduler_waited
+#define scheduler_pop_queued indexed_scheduler_pop_queued
+#define scheduler_blocker indexed_scheduler_blocker
+#define scheduler_rechecks indexed_scheduler_rechecks
+#define scheduler_queued indexed_scheduler_queued
+#define scheduler_slot_wanted indexed_scheduler_slot_wanted
+#define scheduler_running indexed_scheduler_running
+#define scheduler_lowest_held indexed_scheduler_lowest_held
+#define scheduler_lowest_held_on indexed_scheduler_lowest_held_on
+#define pathindex_clear indexed_pathindex_clear
+#define pathindex_add indexed_pathindex_add
+#define pathindex_remove indexed_pathindex_remove
+#define pathindex_first_on indexed_pathindex_first_on
+#define pathindex_related indexed_pathindex_related
