@@ -228,13 +228,12 @@ static void merge(struct pi_hits *hits, const struct list_node *head, struct pi_
         hits->wait_on = later(hits->wait_on, w);
 }
 
-void pathindex_related(const struct pathindex *pi, const struct pi_entry *e, struct pi_hits *hits)
+void pathindex_related(const struct pi_entry *e, struct pi_hits *hits)
 {
         const struct pathnode *n = e->node;
         int kinds = e->kind == PI_DEVPATH ? _PI_KIND_MAX : 1;
         struct list_node *own = &e->links[1].node;
 
-        (void)pi;
         /* The path itself and below: for the entry's own kind, its predecessor is exact. */
         for (int k = 0; k < kinds; k++)
                 merge(hits, &n->sub[k], k == (int)e->kind ? ref_at(&n->sub[k], own->prev) : none, e->seq);

@@ -108,7 +108,6 @@ uint64_t pathindex_first_on(const struct pathindex *pi, const char *path, size_t
 
 /**
  * pathindex_related() - entries earlier than @e on paths related to @e's path.
- * @pi: the index
  * @e: an indexed entry; only entries with a lower seq count.  For a
  *      PI_DEVPATH entry, both kinds of entries on related paths count (DEVPATH
  *      against DEVPATH and DEVPATH_OLD); for a PI_OLD entry only PI_DEVPATH
@@ -117,4 +116,4 @@ uint64_t pathindex_first_on(const struct pathindex *pi, const char *path, size_t
  *
  * Related means: on the same path, an ancestor or a descendant.  Cost: O(depth).
  */
-void pathindex_related(const struct pathindex *pi, const struct pi_entry *e, struct pi_hits *hits);
+void pathindex_related(const struct pi_entry *e, struct pi_hits *hits);

@@ -124,12 +124,12 @@ static struct item *item_of(const struct pi_entry *e)
         return (struct item *)((const char *)e - off);
 }
 
-static void find_earlier_related(const struct scheduler *s, const struct item *it, struct pi_hits *hits)
+static void find_earlier_related(const struct item *it, struct pi_hits *hits)
 {
         *hits = (struct pi_hits){ .earliest.e = NULL };
-        pathindex_related(&s->index, &it->d, hits);
+        pathindex_related(&it->d, hits);
         if (it->has_old)
-                pathindex_related(&s->index, &it->o, hits);
+                pathindex_related(&it->o, hits);
 }
 
 /* Put a queued, detached item where it belongs: parked on a blocker, or ready. */
@@ -137,7 +137,7 @@ static void settle(struct scheduler *s, struct item *it)
 {
         struct pi_hits hits;
 
-        find_earlier_related(s, it, &hits);
+        find_earlier_related(it, &hits);
         if (hits.wait_on.e) {
                 it->state = ITEM_BLOCKED;
                 it->blocker = item_of(hits.wait_on.e);
@@ -413,7 +413,7 @@ const struct uevent *scheduler_blocker(const struct scheduler *s, const struct u
                 return NULL;
         switch (s->mode) {
         case ORDERING_DEVPATH:
-                find_earlier_related(s, it, &hits);
+                find_earlier_related(it, &hits);
                 return hits.earliest.e ? item_of(hits.earliest.e)->ev : NULL;
         case ORDERING_STRICT:
                 /* The earliest held event, if earlier; running ones are at most max_running. */
