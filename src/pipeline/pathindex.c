@@ -3,99 +3,196 @@
  * The scheduler's path index (see pathindex.h).
  *
  * Invariants:
- *  - a node exists exactly while refs > 0 entries are on it; it is then both
- *    in the hash table (by FNV-1a of its key) and in the treap (ordered by
- *    key as unsigned bytes, shorter first; heap-ordered by prio);
- *  - each of a node's two lists (entries[k]) is sorted by seq; first[k]/last[k]
- *    cache its head and tail with their seqs (none when empty);
- *  - min[k]/max[k] of a node are the entries of lowest/highest seq in its
- *    treap subtree, k = 0 over PI_DEVPATH entries, k = 1 over all entries.
- * Seqs are kept next to the pointers so that keeping the aggregates and
- * answering queries touches only nodes, not the (many, cold) entries.
+ *  - a node exists exactly while refs > 0: the entries on it plus its child
+ *    nodes; it is then in the hash table, and its parent (the node of its
+ *    path up to the last '/', none for a path with one component) exists;
+ *  - each list on[k] and sub[k] is sorted by seq; sub[k] of a node holds the
+ *    entries of kind k on it or on any node below it;
+ *  - depth is 1 for a node without parent, else its parent's plus one: an
+ *    entry on a node of depth d has d + 1 links.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/hash.h"
 #include "shared/list.h"
-#include "shared/macro.h"
 #include "pipeline/pathindex.h"
 
-#define FNV_OFFSET 14695981039346656037ULL
-#define FNV_PRIME 1099511628211ULL
-
-enum { AGG_DEVPATH, AGG_ALL, _AGG_MAX };
-
 struct pathnode {
-        struct pathnode *hnext;
-        struct pathnode *left, *right, *up;
+        struct pathnode *parent;
         uint64_t hash;
-        uint32_t prio;
         uint32_t refs;
-        struct list_node entries[_PI_KIND_MAX];
-        struct pi_ref first[_PI_KIND_MAX], last[_PI_KIND_MAX];
-        struct pi_ref min[_AGG_MAX], max[_AGG_MAX];
+        uint32_t depth;
+        struct list_node on[_PI_KIND_MAX];
+        struct list_node sub[_PI_KIND_MAX];
         size_t len;
         char key[];
 };
 
-static inline uint64_t fnv_step(uint64_t h, char c)
+/* The key looked up: a path and its length. */
+struct pi_key {
+        const char *path;
+        size_t len;
+};
+
+static bool node_is(const void *item, const void *key)
 {
-        return (h ^ (unsigned char)c) * FNV_PRIME;
+        const struct pathnode *n = item;
+        const struct pi_key *k = key;
+
+        return n->len == k->len && memcmp(n->key, k->path, k->len) == 0;
 }
 
-static uint64_t fnv(const char *s, size_t len)
+static struct pathnode *lookup(const struct pathindex *pi, const char *path, size_t len, uint64_t hash)
 {
-        uint64_t h = FNV_OFFSET;
-        for (size_t i = 0; i < len; i++)
-                h = fnv_step(h, s[i]);
-        return h;
+        return hash_table_get(&pi->table, hash, node_is, &(struct pi_key){ .path = path, .len = len });
 }
 
-static size_t bucket_of(const struct pathindex *pi, uint64_t hash)
+/* Length of the parent path of @path: up to its last '/', 0 if it has none. */
+static size_t parent_len(const char *path, size_t len)
 {
-        return (size_t)(hash ^ (hash >> 29)) & (pi->n_buckets - 1);
+        while (len > 1 && path[len - 1] != '/')
+                len--;
+        return len > 1 ? len - 1 : 0;
 }
 
-static struct pathnode *lookup(const struct pathindex *pi, const char *key, size_t len, uint64_t hash)
+size_t pathindex_links(const char *path, size_t len)
 {
-        if (pi->n_buckets == 0)
+        size_t n = 2;
+
+        while ((len = parent_len(path, len)) > 0)
+                n++;
+        return n;
+}
+
+/* Drop one reference to @n; free it, and so up, when none is left. */
+static void node_put(struct pathindex *pi, struct pathnode *n)
+{
+        while (n && --n->refs == 0) {
+                struct pathnode *up = n->parent;
+                hash_table_remove(&pi->table, n->hash, hash_item_is, n);
+                free(n);
+                n = up;
+        }
+}
+
+/* The node of @path, created (with its ancestors) if missing; NULL on -ENOMEM.  The caller takes a reference. */
+static struct pathnode *node_get(struct pathindex *pi, const char *path, size_t len)
+{
+        uint64_t hash = hash_bytes(path, len);
+        struct pathnode *n = lookup(pi, path, len, hash), *up = NULL;
+        size_t plen = parent_len(path, len);
+
+        if (n)
+                return n;
+        if (plen > 0 && !(up = node_get(pi, path, plen)))
                 return NULL;
-        for (struct pathnode *n = pi->buckets[bucket_of(pi, hash)]; n; n = n->hnext)
-                if (n->hash == hash && n->len == len && memcmp(n->key, key, len) == 0)
-                        return n;
-        return NULL;
-}
-
-/* Grow the table to keep chains short; on failure the old table stays (just slower). */
-static void rehash(struct pathindex *pi)
-{
-        size_t n = pi->n_buckets ? pi->n_buckets * 2 : 64;
-        struct pathnode **b = calloc(n, sizeof(*b));
-
-        if (!b)
-                return;
-        for (size_t i = 0; i < pi->n_buckets; i++)
-                for (struct pathnode *x = pi->buckets[i], *next; x; x = next) {
-                        size_t j = (size_t)(x->hash ^ (x->hash >> 29)) & (n - 1);
-                        next = x->hnext;
-                        x->hnext = b[j];
-                        b[j] = x;
+        n = calloc(1, sizeof(*n) + len + 1);
+        if (!n || hash_table_add(&pi->table, hash, n) < 0) {
+                free(n);
+                if (up && up->refs == 0) { /* made for this node: undo */
+                        up->refs = 1;
+                        node_put(pi, up);
                 }
-        free(pi->buckets);
-        pi->buckets = b;
-        pi->n_buckets = n;
+                return NULL;
+        }
+        memcpy(n->key, path, len);
+        n->len = len;
+        n->hash = hash;
+        n->parent = up;
+        n->depth = up ? up->depth + 1 : 1;
+        for (int k = 0; k < _PI_KIND_MAX; k++) {
+                list_init(&n->on[k]);
+                list_init(&n->sub[k]);
+        }
+        if (up)
+                up->refs++;
+        return n;
 }
 
-/* ---- treap --------------------------------------------------------------- */
-
-static int key_cmp(const struct pathnode *a, const struct pathnode *b)
+void pathindex_clear(struct pathindex *pi)
 {
-        int c = memcmp(a->key, b->key, MIN(a->len, b->len));
-        if (c != 0)
-                return c;
-        return a->len < b->len ? -1 : a->len > b->len;
+        struct pathnode *n;
+        size_t iter = 0;
+
+        while ((n = hash_table_next(&pi->table, &iter)))
+                free(n);
+        hash_table_clear(&pi->table);
 }
+
+static struct pi_link *link_of(struct list_node *node)
+{
+        return list_entry(node, struct pi_link, node);
+}
+
+/*
+ * Put @l on @head after every link with a lower seq: the tail, for an entry
+ * that is the latest (the usual case).  A late one is placed by two walks at
+ * once, back from the tail and on from @hint (a link on @head with a lower
+ * seq; NULL: the head), so the cost is what lies on the shorter side.
+ */
+static void insert_sorted(struct list_node *head, struct pi_link *l, struct list_node *hint)
+{
+        struct list_node *back = head->prev, *on = hint ? hint : head;
+
+        for (;;) {
+                if (back == head || link_of(back)->seq < l->seq) {
+                        on = back;
+                        break;
+                }
+                if (on->next == head || link_of(on->next)->seq > l->seq)
+                        break;
+                back = back->prev;
+                on = on->next;
+        }
+        list_insert_after(on, &l->node);
+}
+
+int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, const char *path, size_t len,
+                  uint64_t seq, struct pi_link *links)
+{
+        struct pathnode *n = node_get(pi, path, len);
+        struct list_node *hint = NULL;
+
+        if (!n)
+                return -ENOMEM;
+        n->refs++;
+        *e = (struct pi_entry){ .seq = seq, .node = n, .links = links, .kind = kind };
+        for (uint32_t i = 0; i <= n->depth; i++)
+                links[i] = (struct pi_link){ .seq = seq, .e = e };
+        insert_sorted(&n->on[kind], &links[0], NULL);
+        /* Up the tree: what precedes the entry one level down precedes it here
+         * too (its next link is on this level's list), a start for a late one. */
+        for (struct pathnode *m = n; m; m = m->parent) {
+                struct pi_link *l = &links[1 + n->depth - m->depth];
+                insert_sorted(&m->sub[kind], l, hint);
+                if (m->parent)
+                        hint = l->node.prev == &m->sub[kind] ? NULL : &(link_of(l->node.prev) + 1)->node;
+        }
+        return 0;
+}
+
+void pathindex_remove(struct pathindex *pi, struct pi_entry *e)
+{
+        if (!e->node)
+                return;
+        for (uint32_t i = 0; i <= e->node->depth; i++)
+                list_unlink(&e->links[i].node);
+        node_put(pi, e->node);
+        e->node = NULL;
+}
+
+uint64_t pathindex_first_on(const struct pathindex *pi, const char *path, size_t len, enum pi_kind kind)
+{
+        const struct pathnode *n = lookup(pi, path, len, hash_bytes(path, len));
+
+        return n && !list_empty(&n->on[kind]) ? link_of(n->on[kind].next)->seq : 0;
+}
+
+/* ---- queries ------------------------------------------------------------- */
+
+static const struct pi_ref none = { .e = NULL };
 
 static struct pi_ref earlier(struct pi_ref a, struct pi_ref b)
 {
@@ -107,237 +204,20 @@ static struct pi_ref later(struct pi_ref a, struct pi_ref b)
         return !a.e || (b.e && b.seq > a.seq) ? b : a;
 }
 
-/* Recompute @n's aggregates from its lists and children; true if they changed. */
-static bool pull(struct pathnode *n)
+/* The link at @node as a ref, none for the list head @head. */
+static struct pi_ref ref_at(const struct list_node *head, struct list_node *node)
 {
-        const struct pathnode *kids[2] = { n->left, n->right };
-        struct pi_ref mn[_AGG_MAX], mx[_AGG_MAX];
-        bool changed = false;
-
-        mn[AGG_DEVPATH] = n->first[PI_DEVPATH];
-        mx[AGG_DEVPATH] = n->last[PI_DEVPATH];
-        mn[AGG_ALL] = earlier(n->first[PI_DEVPATH], n->first[PI_OLD]);
-        mx[AGG_ALL] = later(n->last[PI_DEVPATH], n->last[PI_OLD]);
-        for (int k = 0; k < _AGG_MAX; k++) {
-                for (int j = 0; j < 2; j++)
-                        if (kids[j]) {
-                                mn[k] = earlier(mn[k], kids[j]->min[k]);
-                                mx[k] = later(mx[k], kids[j]->max[k]);
-                        }
-                changed |= n->min[k].e != mn[k].e || n->max[k].e != mx[k].e;
-                n->min[k] = mn[k];
-                n->max[k] = mx[k];
-        }
-        return changed;
+        return node == head ? none : (struct pi_ref){ .seq = link_of(node)->seq, .e = link_of(node)->e };
 }
-
-static void pull_up(struct pathnode *n)
-{
-        while (n && pull(n))
-                n = n->up;
-}
-
-/* A new entry @r of @kind on @n: widen the aggregates from @n up, no recomputation needed. */
-static void widen_up(struct pathnode *n, enum pi_kind kind, struct pi_ref r)
-{
-        for (; n; n = n->up) {
-                bool changed = false;
-                for (int k = kind == PI_DEVPATH ? AGG_DEVPATH : AGG_ALL; k < _AGG_MAX; k++) {
-                        if (!n->min[k].e || r.seq < n->min[k].seq) {
-                                n->min[k] = r;
-                                changed = true;
-                        }
-                        if (!n->max[k].e || r.seq > n->max[k].seq) {
-                                n->max[k] = r;
-                                changed = true;
-                        }
-                }
-                if (!changed)
-                        break;
-        }
-}
-
-/* Rotate @x above its parent. */
-static void rotate_up(struct pathindex *pi, struct pathnode *x)
-{
-        struct pathnode *p = x->up, *g = p->up;
-
-        if (p->left == x) {
-                p->left = x->right;
-                if (x->right)
-                        x->right->up = p;
-                x->right = p;
-        } else {
-                p->right = x->left;
-                if (x->left)
-                        x->left->up = p;
-                x->left = p;
-        }
-        p->up = x;
-        x->up = g;
-        if (!g)
-                pi->root = x;
-        else if (g->left == p)
-                g->left = x;
-        else
-                g->right = x;
-        pull(p);
-        pull(x);
-}
-
-static void treap_insert(struct pathindex *pi, struct pathnode *n)
-{
-        struct pathnode **link = &pi->root, *up = NULL;
-
-        while (*link) {
-                up = *link;
-                link = key_cmp(n, up) < 0 ? &up->left : &up->right;
-        }
-        *link = n;
-        n->up = up;
-        while (n->up && n->up->prio < n->prio)
-                rotate_up(pi, n);
-}
-
-/* @n has no entries, so no aggregate above it changes when it goes. */
-static void treap_remove(struct pathindex *pi, struct pathnode *n)
-{
-        while (n->left || n->right) {
-                struct pathnode *c = !n->right || (n->left && n->left->prio > n->right->prio) ? n->left : n->right;
-                rotate_up(pi, c);
-        }
-        if (!n->up)
-                pi->root = NULL;
-        else if (n->up->left == n)
-                n->up->left = NULL;
-        else
-                n->up->right = NULL;
-        pull_up(n->up);
-}
-
-/* ---- nodes --------------------------------------------------------------- */
-
-static struct pathnode *node_get(struct pathindex *pi, const char *path, size_t len)
-{
-        uint64_t hash = fnv(path, len);
-        struct pathnode *n = lookup(pi, path, len, hash);
-
-        if (n)
-                return n;
-        n = calloc(1, sizeof(*n) + len + 1);
-        if (!n)
-                return NULL;
-        memcpy(n->key, path, len);
-        for (int k = 0; k < _PI_KIND_MAX; k++)
-                list_init(&n->entries[k]);
-        n->len = len;
-        n->hash = hash;
-        n->prio = (uint32_t)((hash * 0x9E3779B97F4A7C15ULL) >> 32);
-        if (pi->n_nodes >= pi->n_buckets)
-                rehash(pi);
-        if (pi->n_buckets == 0) {
-                free(n);
-                return NULL;
-        }
-        n->hnext = pi->buckets[bucket_of(pi, hash)];
-        pi->buckets[bucket_of(pi, hash)] = n;
-        pi->n_nodes++;
-        treap_insert(pi, n);
-        return n;
-}
-
-static void node_put(struct pathindex *pi, struct pathnode *n)
-{
-        struct pathnode **link;
-
-        if (--n->refs > 0)
-                return;
-        for (link = &pi->buckets[bucket_of(pi, n->hash)]; *link != n; link = &(*link)->hnext)
-                ;
-        *link = n->hnext;
-        pi->n_nodes--;
-        treap_remove(pi, n);
-        free(n);
-}
-
-void pathindex_clear(struct pathindex *pi)
-{
-        for (size_t i = 0; i < pi->n_buckets; i++)
-                for (struct pathnode *n = pi->buckets[i], *next; n; n = next) {
-                        next = n->hnext;
-                        free(n);
-                }
-        free(pi->buckets);
-        *pi = (struct pathindex){ .n_buckets = 0 };
-}
-
-static struct pi_ref ref_of(struct pi_entry *e)
-{
-        return (struct pi_ref){ .seq = e ? e->seq : 0, .e = e };
-}
-
-/* The entry at @link on @n's list of @kind, none for the list head. */
-static struct pi_ref ref_at(const struct pathnode *n, enum pi_kind kind, struct list_node *link)
-{
-        return link == &n->entries[kind] ? (struct pi_ref){ .e = NULL }
-                                         : ref_of(list_entry(link, struct pi_entry, link));
-}
-
-/* Refresh @n's cached head and tail of @kind after a change to its list. */
-static void ends_update(struct pathnode *n, enum pi_kind kind)
-{
-        n->first[kind] = ref_at(n, kind, n->entries[kind].next);
-        n->last[kind] = ref_at(n, kind, n->entries[kind].prev);
-}
-
-int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, const char *path, size_t len,
-                  uint64_t seq)
-{
-        struct pathnode *n = node_get(pi, path, len);
-        struct list_node *after;
-
-        if (!n)
-                return -ENOMEM;
-        n->refs++;
-        e->seq = seq;
-        e->node = n;
-        e->kind = kind;
-        /* Normally the new entry is the latest; a late one walks back. */
-        for (after = n->entries[kind].prev;
-             after != &n->entries[kind] && list_entry(after, struct pi_entry, link)->seq > seq;
-             after = after->prev)
-                ;
-        list_insert_after(after, &e->link);
-        ends_update(n, kind);
-        widen_up(n, kind, ref_of(e));
-        return 0;
-}
-
-void pathindex_remove(struct pathindex *pi, struct pi_entry *e)
-{
-        struct pathnode *n = e->node;
-        enum pi_kind kind = e->kind;
-
-        if (!n)
-                return;
-        list_unlink(&e->link);
-        ends_update(n, kind);
-        e->node = NULL;
-        pull_up(n);
-        node_put(pi, n);
-}
-
-/* ---- queries ------------------------------------------------------------- */
 
 /*
- * Merge a set of entries into @hits, given its earliest and latest entry.
- * @before: the latest entry below @bound if known exactly (the querying
- * entry's own predecessor), else none.
+ * Merge a sorted list into @hits.  @before: the latest entry below @bound
+ * if known exactly (the querying entry's own predecessor), else none; then
+ * the tail is taken if it is earlier, else the head.
  */
-static void merge(struct pi_hits *hits, struct pi_ref first, struct pi_ref last, struct pi_ref before,
-                  uint64_t bound)
+static void merge(struct pi_hits *hits, const struct list_node *head, struct pi_ref before, uint64_t bound)
 {
-        struct pi_ref w;
+        struct pi_ref first = ref_at(head, head->next), last = ref_at(head, head->prev), w;
 
         if (!first.e || first.seq >= bound)
                 return;
@@ -348,96 +228,17 @@ static void merge(struct pi_hits *hits, struct pi_ref first, struct pi_ref last,
         hits->wait_on = later(hits->wait_on, w);
 }
 
-uint64_t pathindex_first_on(const struct pathindex *pi, const char *path, size_t len, enum pi_kind kind)
+void pathindex_related(const struct pi_entry *e, struct pi_hits *hits)
 {
-        const struct pathnode *n = lookup(pi, path, len, fnv(path, len));
+        const struct pathnode *n = e->node;
+        int kinds = e->kind == PI_DEVPATH ? _PI_KIND_MAX : 1;
+        struct list_node *own = &e->links[1].node;
 
-        return n ? n->first[kind].seq : 0;
-}
-
-static const struct pi_ref none = { .e = NULL };
-
-/* Where a node's key lies against the range of strict descendants of @path: -1 below, 0 in, 1 above. */
-static int classify(const struct pathnode *n, const char *path, size_t len)
-{
-        int c = memcmp(n->key, path, MIN(n->len, len));
-
-        if (c != 0)
-                return c < 0 ? -1 : 1;
-        if (n->len <= len)
-                return -1;
-        return (unsigned char)n->key[len] < '/' ? -1 : n->key[len] == '/' ? 0 : 1;
-}
-
-static void merge_subtree(struct pi_hits *hits, const struct pathnode *n, int k, uint64_t bound)
-{
-        if (n)
-                merge(hits, n->min[k], n->max[k], none, bound);
-}
-
-static void merge_node(struct pi_hits *hits, const struct pathnode *n, int k, uint64_t bound)
-{
-        if (k == AGG_ALL)
-                merge(hits, earlier(n->first[PI_DEVPATH], n->first[PI_OLD]),
-                      later(n->last[PI_DEVPATH], n->last[PI_OLD]), none, bound);
-        else
-                merge(hits, n->first[PI_DEVPATH], n->last[PI_DEVPATH], none, bound);
-}
-
-/*
- * One side of the split node of a range query: from @m (a child of the split
- * node) down, every node is in the range or beyond it on one side.  On the
- * left side (@left) a node in the range has its whole right subtree in it,
- * and the rest of the range lies to its left; the right side mirrors that.
- */
-static void related_side(const struct pathnode *m, const struct pathnode *p, int k, uint64_t bound, bool left,
-                         struct pi_hits *hits)
-{
-        while (m) {
-                if (classify(m, p->key, p->len) == 0) {
-                        merge_node(hits, m, k, bound);
-                        merge_subtree(hits, left ? m->right : m->left, k, bound);
-                        m = left ? m->left : m->right;
-                } else {
-                        m = left ? m->right : m->left;
-                }
-        }
-}
-
-/* Entries on strict descendants of @p (keys starting with @p + "/"). */
-static void related_below(const struct pathindex *pi, const struct pathnode *p, int k, uint64_t bound,
-                          struct pi_hits *hits)
-{
-        const struct pathnode *n = pi->root;
-        int c;
-
-        while (n && (c = classify(n, p->key, p->len)) != 0)
-                n = c < 0 ? n->right : n->left;
-        if (!n)
-                return;
-        merge_node(hits, n, k, bound);
-        related_side(n->left, p, k, bound, true, hits);
-        related_side(n->right, p, k, bound, false, hits);
-}
-
-void pathindex_related(const struct pathindex *pi, const struct pi_entry *e, struct pi_hits *hits)
-{
-        enum pi_kind kind = e->kind;
-        const struct pathnode *p = e->node;
-        uint64_t h = FNV_OFFSET, bound = e->seq;
-        int kinds = kind == PI_DEVPATH ? _PI_KIND_MAX : 1;
-
-        /* Ancestors (prefixes ending before a '/') and the path itself. */
-        for (size_t i = 0;; i++) {
-                if (i == p->len || p->key[i] == '/') {
-                        const struct pathnode *a = i == p->len ? p : lookup(pi, p->key, i, h);
-                        for (int k = 0; a && k < kinds; k++)
-                                merge(hits, a->first[k], a->last[k],
-                                      a == p && k == (int)kind ? ref_at(p, kind, e->link.prev) : none, bound);
-                }
-                if (i == p->len)
-                        break;
-                h = fnv_step(h, p->key[i]);
-        }
-        related_below(pi, p, kind == PI_DEVPATH ? AGG_ALL : AGG_DEVPATH, bound, hits);
+        /* The path itself and below: for the entry's own kind, its predecessor is exact. */
+        for (int k = 0; k < kinds; k++)
+                merge(hits, &n->sub[k], k == (int)e->kind ? ref_at(&n->sub[k], own->prev) : none, e->seq);
+        /* The ancestors. */
+        for (const struct pathnode *a = n->parent; a; a = a->parent)
+                for (int k = 0; k < kinds; k++)
+                        merge(hits, &a->on[k], none, e->seq);
 }

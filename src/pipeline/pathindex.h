@@ -4,24 +4,29 @@
 /*
  * The path index of the scheduler: held events by DEVPATH and DEVPATH_OLD.
  *
- * Each distinct path that some entry carries has one node, found two ways:
- * by a hash of the exact path (ancestor lookups: the ancestors of a path are
- * its prefixes that end just before a '/', see devpath_is_prefix()) and in a
- * treap ordered lexicographically by path, where the strict descendants of P
- * are exactly the keys starting with P + "/", a contiguous range.  Every
- * treap node carries the earliest and latest entry of its subtree, so "is
- * there an earlier entry below P" costs O(log paths).
+ * The paths form a tree: one node per path that an entry is on, and one per
+ * ancestor of such a path (its prefixes that end just before a '/', see
+ * devpath_is_prefix()), each linked to its parent's node.  A node is found
+ * by the hash of its path (shared/hash.h); its ancestors are a walk up the
+ * parent links, with no hashing.
  *
- * A node keeps two lists of entries, each sorted by SEQNUM: entries whose
- * event has the node's path as DEVPATH, and as DEVPATH_OLD.  Entries are
- * owned by the caller (embedded in its own per-event record); the index
- * owns the nodes, created on first use and freed when their last entry goes.
+ * A node keeps, per kind (DEVPATH, DEVPATH_OLD), two lists sorted by
+ * SEQNUM: the entries on exactly its path ("on"), and the entries on its
+ * path or below it ("sub").  An entry is on one "on" list and on the "sub"
+ * list of its node and of each ancestor, through links the caller provides
+ * (pathindex_links() of them).  So the entries below a path are one list,
+ * and the latest earlier one on a path or below is one link back.
+ *
+ * Entries and their links are owned by the caller (embedded in its own
+ * per-event record); the index owns the nodes, created on first use and
+ * freed when no entry is on them or below them.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared/hash.h"
 #include "shared/list.h"
 
 enum pi_kind {
@@ -31,21 +36,27 @@ enum pi_kind {
 };
 
 struct pathnode;
+struct pi_entry;
+
+/* An entry's place on one list of one node; the SEQNUM is copied in so
+ * that walking a list reads no entry. */
+struct pi_link {
+        struct list_node node;
+        uint64_t seq;
+        struct pi_entry *e;
+};
 
 /* One event on one path.  @node is NULL while the entry is not indexed;
  * the other fields are set by pathindex_add(). */
 struct pi_entry {
         uint64_t seq;
         struct pathnode *node;
-        struct list_node link; /* on its node's list of @kind, sorted by seq */
+        struct pi_link *links; /* [0]: on the node's "on" list; [1 + i]: on the "sub" list i nodes up */
         enum pi_kind kind;
 };
 
 struct pathindex {
-        struct pathnode **buckets;
-        size_t n_buckets; /* a power of two, or 0 */
-        size_t n_nodes;
-        struct pathnode *root;
+        struct hash_table table; /* the nodes, by hash_bytes() of their path */
 };
 
 /* An entry and its seq (kept together so comparisons need not touch the entry). */
@@ -61,6 +72,9 @@ struct pi_hits {
         struct pi_ref wait_on;
 };
 
+/* Links an entry on @path (@len bytes) needs: its depth in the tree, plus one. */
+size_t pathindex_links(const char *path, size_t len);
+
 /* Frees every node (entries stay the caller's, now dangling).  The index is empty afterwards. */
 void pathindex_clear(struct pathindex *pi);
 
@@ -68,18 +82,19 @@ void pathindex_clear(struct pathindex *pi);
  * pathindex_add() - index an entry.
  * @pi: the index
  * @e: the entry (borrowed until pathindex_remove(); its links are the index's meanwhile)
- * @kind: which list of the node
- * @path: the path (copied into the node if new), @len its length
+ * @kind: which lists of the nodes
+ * @path: the path (copied into new nodes), @len its length
  * @seq: the event's SEQNUM; the entry goes after every entry with a lower one
+ * @links: pathindex_links(@path, @len) links (borrowed, as @e)
  *
- * Cost O(len) plus, for an entry that is not the latest on its path, the
- * entries after it on that path.
+ * Cost O(depth) plus, for an entry that is not the latest, the later
+ * entries on the lists it goes on.
  * Return: 0 or -ENOMEM (nothing changed).
  */
 int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, const char *path, size_t len,
-                  uint64_t seq);
+                  uint64_t seq, struct pi_link *links);
 
-/* Unindex @e (a no-op if it is not indexed); frees its node when that was the last entry. */
+/* Unindex @e (a no-op if it is not indexed); frees the nodes nothing is on or below any more. */
 void pathindex_remove(struct pathindex *pi, struct pi_entry *e);
 
 /**
@@ -93,14 +108,12 @@ uint64_t pathindex_first_on(const struct pathindex *pi, const char *path, size_t
 
 /**
  * pathindex_related() - entries earlier than @e on paths related to @e's path.
- * @pi: the index
  * @e: an indexed entry; only entries with a lower seq count.  For a
  *      PI_DEVPATH entry, both kinds of entries on related paths count (DEVPATH
  *      against DEVPATH and DEVPATH_OLD); for a PI_OLD entry only PI_DEVPATH
  *      entries do (DEVPATH_OLD against DEVPATH).
  * @hits: merged into: the earliest such entry, and one to wait on
  *
- * Related means: on the same path, an ancestor or a descendant.  Cost: one
- * hash probe per path component plus O(log paths).
+ * Related means: on the same path, an ancestor or a descendant.  Cost: O(depth).
  */
-void pathindex_related(const struct pathindex *pi, const struct pi_entry *e, struct pi_hits *hits);
+void pathindex_related(const struct pi_entry *e, struct pi_hits *hits);

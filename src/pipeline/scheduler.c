@@ -26,14 +26,14 @@
  * started after such a refusal, since it became runnable, waited for one.
  *
  * Earlier related held items are found through the path index
- * (pathindex.h) in O(path depth + log paths), never by a scan of the queue.
+ * (pathindex.h) in O(path depth), never by a scan of the queue.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/heap.h"
 #include "shared/list.h"
-#include "shared/macro.h"
 #include "pipeline/pathindex.h"
 #include "pipeline/scheduler.h"
 #include "uevent/uevent.h"
@@ -61,22 +61,8 @@ struct item {
         uint64_t waited_seq;        /* the last blocker to leave, 0: none yet */
         char *waited_path;          /* its DEVPATH (owned), NULL if unknown */
         struct pi_entry d;          /* by DEVPATH; d.seq is the SEQNUM */
-        struct pi_entry o[];        /* by DEVPATH_OLD: allocated only if has_old */
-};
-
-/*
- * A 4-ary min-heap of items by SEQNUM, the SEQNUM copied into the slot so
- * that sifting reads one cache line per level; each item knows its slot.
- */
-struct slot {
-        uint64_t seq;
-        struct item *it;
-};
-
-struct heap {
-        struct slot *v;
-        size_t n, cap;
-        int which;
+        struct pi_entry o;          /* by DEVPATH_OLD, if has_old */
+        struct pi_link links[];     /* d's, then o's (pathindex_links()) */
 };
 
 struct scheduler {
@@ -119,87 +105,15 @@ int ordering_from_string(const char *s)
         return -EINVAL;
 }
 
-/* ---- heaps --------------------------------------------------------------- */
-
-#define HEAP_ARITY 4
-
 static inline uint64_t seq_of(const struct item *it)
 {
         return it->d.seq;
 }
 
-static void heap_set(struct heap *h, size_t i, struct slot x)
+/* Room must have been reserved (heap_reserve()), so this cannot fail. */
+static void heap_add(struct heap *h, struct item *it)
 {
-        h->v[i] = x;
-        x.it->hidx[h->which] = (uint32_t)i;
-}
-
-static void heap_sift_up(struct heap *h, size_t i, struct slot x)
-{
-        while (i > 0 && h->v[(i - 1) / HEAP_ARITY].seq > x.seq) {
-                heap_set(h, i, h->v[(i - 1) / HEAP_ARITY]);
-                i = (i - 1) / HEAP_ARITY;
-        }
-        heap_set(h, i, x);
-}
-
-static void heap_sift_down(struct heap *h, size_t i, struct slot x)
-{
-        for (;;) {
-                size_t c = HEAP_ARITY * i + 1, end = MIN(c + HEAP_ARITY, h->n), best = c;
-                if (c >= h->n)
-                        break;
-                for (size_t j = c + 1; j < end; j++)
-                        if (h->v[j].seq < h->v[best].seq)
-                                best = j;
-                if (h->v[best].seq >= x.seq)
-                        break;
-                heap_set(h, i, h->v[best]);
-                i = best;
-        }
-        heap_set(h, i, x);
-}
-
-static int heap_reserve(struct heap *h, size_t n)
-{
-        struct slot *v;
-        size_t cap;
-
-        if (n <= h->cap)
-                return 0;
-        if (n > UINT32_MAX)
-                return -ENOMEM;
-        cap = MAX(n, h->cap ? h->cap * 2 : 64);
-        v = realloc(h->v, cap * sizeof(*v));
-        if (!v)
-                return -ENOMEM;
-        h->v = v;
-        h->cap = cap;
-        return 0;
-}
-
-/* Room must have been reserved. */
-static void heap_push(struct heap *h, struct item *it)
-{
-        heap_sift_up(h, h->n++, (struct slot){ .seq = seq_of(it), .it = it });
-}
-
-static void heap_remove(struct heap *h, struct item *it)
-{
-        size_t i = it->hidx[h->which];
-        struct slot last = h->v[--h->n];
-
-        if (last.it == it)
-                return;
-        if (i > 0 && h->v[(i - 1) / HEAP_ARITY].seq > last.seq)
-                heap_sift_up(h, i, last);
-        else
-                heap_sift_down(h, i, last);
-}
-
-static struct item *heap_top(const struct heap *h)
-{
-        return h->n > 0 ? h->v[0].it : NULL;
+        (void)heap_push(h, seq_of(it), it);
 }
 
 /* ---- dependencies -------------------------------------------------------- */
@@ -210,12 +124,12 @@ static struct item *item_of(const struct pi_entry *e)
         return (struct item *)((const char *)e - off);
 }
 
-static void find_earlier_related(const struct scheduler *s, const struct item *it, struct pi_hits *hits)
+static void find_earlier_related(const struct item *it, struct pi_hits *hits)
 {
         *hits = (struct pi_hits){ .earliest.e = NULL };
-        pathindex_related(&s->index, &it->d, hits);
+        pathindex_related(&it->d, hits);
         if (it->has_old)
-                pathindex_related(&s->index, &it->o[0], hits);
+                pathindex_related(&it->o, hits);
 }
 
 /* Put a queued, detached item where it belongs: parked on a blocker, or ready. */
@@ -223,7 +137,7 @@ static void settle(struct scheduler *s, struct item *it)
 {
         struct pi_hits hits;
 
-        find_earlier_related(s, it, &hits);
+        find_earlier_related(it, &hits);
         if (hits.wait_on.e) {
                 it->state = ITEM_BLOCKED;
                 it->blocker = item_of(hits.wait_on.e);
@@ -233,7 +147,7 @@ static void settle(struct scheduler *s, struct item *it)
                 it->epoch = s->epoch;
                 if (s->mode == ORDERING_DEVPATH)
                         it->slot_mark = s->slot_refusals;
-                heap_push(&s->heap[HEAP_READY], it);
+                heap_add(&s->heap[HEAP_READY], it);
         }
 }
 
@@ -270,7 +184,7 @@ static void leave(struct scheduler *s, struct item *it)
 
         pathindex_remove(&s->index, &it->d);
         if (it->has_old)
-                pathindex_remove(&s->index, &it->o[0]);
+                pathindex_remove(&s->index, &it->o);
         list_for_each_safe(w, next, &it->waiters, link) {
                 list_unlink(&w->link);
                 w->blocker = NULL;
@@ -295,8 +209,8 @@ int scheduler_new(enum ordering mode, unsigned max_running, size_t max_held, str
         s->mode = mode;
         s->max_running = max_running;
         s->max_held = max_held;
-        s->heap[HEAP_QUEUED].which = HEAP_QUEUED;
-        s->heap[HEAP_READY].which = HEAP_READY;
+        for (int h = 0; h < _HEAP_MAX; h++)
+                heap_init(&s->heap[h], offsetof(struct item, hidx) + (size_t)h * sizeof(uint32_t));
         list_init(&s->running);
         *ret = s;
         return 0;
@@ -308,13 +222,13 @@ struct scheduler *scheduler_free(struct scheduler *s)
 
         if (!s)
                 return NULL;
-        for (size_t i = 0; i < s->heap[HEAP_QUEUED].n; i++)
-                item_free(s->heap[HEAP_QUEUED].v[i].it);
+        for (size_t i = 0; i < heap_count(&s->heap[HEAP_QUEUED]); i++)
+                item_free(s->heap[HEAP_QUEUED].v[i].item);
         list_for_each_safe(it, next, &s->running, link)
                 item_free(it);
         free(s->last_done_path);
         for (int h = 0; h < _HEAP_MAX; h++)
-                free(s->heap[h].v);
+                heap_clear(&s->heap[h]);
         pathindex_clear(&s->index);
         free(s);
         return NULL;
@@ -328,29 +242,27 @@ void scheduler_set_mode(struct scheduler *s, enum ordering mode, unsigned max_ru
 
 static int item_new(struct scheduler *s, struct uevent *ev, struct item **ret)
 {
-        bool has_old = ev->devpath_old != NULL;
+        size_t old_len = ev->devpath_old ? strlen(ev->devpath_old) : 0;
+        size_t nd = pathindex_links(ev->devpath, ev->devpath_len);
+        size_t no = ev->devpath_old ? pathindex_links(ev->devpath_old, old_len) : 0;
         struct item *it;
         int r;
 
-        it = calloc(1, sizeof(*it) + (has_old ? sizeof(it->o[0]) : 0));
+        it = calloc(1, sizeof(*it) + (nd + no) * sizeof(it->links[0]));
         if (!it)
                 return -ENOMEM;
         it->ev = ev;
-        it->has_old = has_old;
+        it->has_old = ev->devpath_old != NULL;
         list_init(&it->waiters);
-        r = pathindex_add(&s->index, &it->d, PI_DEVPATH, ev->devpath, ev->devpath_len, ev->seqnum);
+        r = pathindex_add(&s->index, &it->d, PI_DEVPATH, ev->devpath, ev->devpath_len, ev->seqnum, it->links);
+        if (r >= 0 && it->has_old) {
+                r = pathindex_add(&s->index, &it->o, PI_OLD, ev->devpath_old, old_len, ev->seqnum, it->links + nd);
+                if (r < 0)
+                        pathindex_remove(&s->index, &it->d);
+        }
         if (r < 0) {
                 free(it);
                 return r;
-        }
-        if (has_old) {
-                r = pathindex_add(&s->index, &it->o[0], PI_OLD, ev->devpath_old, strlen(ev->devpath_old),
-                                  ev->seqnum);
-                if (r < 0) {
-                        pathindex_remove(&s->index, &it->d);
-                        free(it);
-                        return r;
-                }
         }
         *ret = it;
         return 0;
@@ -358,7 +270,7 @@ static int item_new(struct scheduler *s, struct uevent *ev, struct item **ret)
 
 int scheduler_push(struct scheduler *s, struct uevent *ev)
 {
-        size_t n_queued = s->heap[HEAP_QUEUED].n;
+        size_t n_queued = heap_count(&s->heap[HEAP_QUEUED]);
         struct item *it;
         int r;
 
@@ -381,7 +293,7 @@ int scheduler_push(struct scheduler *s, struct uevent *ev)
         if (!s->pushed || ev->seqnum > s->max_seq)
                 s->max_seq = ev->seqnum;
         s->pushed = true;
-        heap_push(&s->heap[HEAP_QUEUED], it);
+        heap_add(&s->heap[HEAP_QUEUED], it);
         settle(s, it);
         return 0;
 }
@@ -418,7 +330,7 @@ struct uevent *scheduler_next(struct scheduler *s)
         struct item *it;
 
         if (s->n_running >= s->max_running) {
-                if (s->heap[s->mode == ORDERING_DEVPATH ? HEAP_READY : HEAP_QUEUED].n > 0 &&
+                if (heap_count(&s->heap[s->mode == ORDERING_DEVPATH ? HEAP_READY : HEAP_QUEUED]) > 0 &&
                     s->mode != ORDERING_STRICT)
                         s->slot_refusals++;
                 return NULL;
@@ -455,7 +367,7 @@ void scheduler_done(struct scheduler *s, struct uevent *ev)
         s->n_running--;
         s->n_done++;
         /* Strict: the next to start waited for this one (copied only if one is queued). */
-        if (s->mode == ORDERING_STRICT && s->heap[HEAP_QUEUED].n > 0) {
+        if (s->mode == ORDERING_STRICT && heap_count(&s->heap[HEAP_QUEUED]) > 0) {
                 s->last_done_seq = seq_of(it);
                 free(s->last_done_path);
                 s->last_done_path = strdup(ev->devpath);
@@ -501,7 +413,7 @@ const struct uevent *scheduler_blocker(const struct scheduler *s, const struct u
                 return NULL;
         switch (s->mode) {
         case ORDERING_DEVPATH:
-                find_earlier_related(s, it, &hits);
+                find_earlier_related(it, &hits);
                 return hits.earliest.e ? item_of(hits.earliest.e)->ev : NULL;
         case ORDERING_STRICT:
                 /* The earliest held event, if earlier; running ones are at most max_running. */
@@ -524,16 +436,16 @@ uint64_t scheduler_rechecks(const struct scheduler *s)
 
 size_t scheduler_queued(const struct scheduler *s)
 {
-        return s->heap[HEAP_QUEUED].n;
+        return heap_count(&s->heap[HEAP_QUEUED]);
 }
 
 bool scheduler_slot_wanted(const struct scheduler *s)
 {
         switch (s->mode) {
         case ORDERING_NONE:
-                return s->heap[HEAP_QUEUED].n > 0;
+                return heap_count(&s->heap[HEAP_QUEUED]) > 0;
         case ORDERING_DEVPATH:
-                return s->heap[HEAP_READY].n > 0;
+                return heap_count(&s->heap[HEAP_READY]) > 0;
         default:
                 return false;
         }

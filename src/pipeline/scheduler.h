@@ -17,7 +17,8 @@
  *
  * Cost: push, next and done are amortised O(path depth + log held events);
  * no operation scans the whole queue.  A late push also steps past the
- * held events with a higher SEQNUM on its own DEVPATH.
+ * held events with a higher SEQNUM on its path and below its ancestors
+ * (from whichever side is shorter; see pipeline/pathindex.h).
  */
 
 #include <stdbool.h>
