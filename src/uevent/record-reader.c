@@ -9,6 +9,7 @@
  * the resync tables' prefix checksums cover buf[0..n_pre) of the current
  * window only.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -90,6 +91,7 @@ static ssize_t window(struct record_reader *r, uint64_t off, size_t n)
 
 static const uint8_t *at(const struct record_reader *r, uint64_t off)
 {
+        assert(off >= r->win_off && off - r->win_off <= r->win_len && r->win_len <= sizeof(r->buf));
         return r->buf + (off - r->win_off);
 }
 
@@ -214,6 +216,7 @@ static void prefix_to(struct record_reader *r, size_t n)
         struct resync_tables *t = r->rs;
         uint32_t c = t->pre[t->n_pre];
 
+        assert(n <= r->win_len && t->n_pre <= READ_WINDOW);
         for (size_t i = t->n_pre; i < n; i++)
                 t->pre[i + 1] = c = crc_step(table, c, r->buf[i]);
         if (n > t->n_pre) {
@@ -228,6 +231,7 @@ static int slide(struct record_reader *r, uint64_t off)
         struct resync_tables *t = r->rs;
         size_t drop = (size_t)(off - r->win_off);
 
+        assert(off >= r->win_off && drop <= r->win_len && t->n_pre <= r->win_len);
         memmove(r->buf, r->buf + drop, r->win_len - drop);
         if (t->n_pre >= drop) {
                 memmove(t->pre, t->pre + drop, (t->n_pre - drop + 1) * sizeof(t->pre[0]));
@@ -452,6 +456,7 @@ int record_reader_next(struct record_reader *r, struct record *ret)
                 r->stats.skipped += r->problem.skipped;
                 return RECORD_NEXT_PROBLEM;
         }
+        assert(len <= HP_RECORD_MAX);
         r->pos += RECORD_FRAME_SIZE + len;
         r->stats.records++;
         return 1;
