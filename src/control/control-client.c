@@ -11,6 +11,7 @@
  *  - queued output is at most HP_CONTROL_OUTPUT_MAX bytes; past that a
  *    monitor is dropped with a message and any other client is closed.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,15 @@
 
 /* A client that was told why it is dropped gets this long to read it. */
 #define CLOSING_GRACE_USEC (5 * USEC_PER_SEC)
+/* Each queued record carries its length in 2 bytes. */
+_Static_assert(HP_CONTROL_RECORD_MAX <= 0xffff, "a control record's length fits 2 bytes");
+
+/* The output queue's bounds: records in buf[head..tail), tail <= cap <= HP_CONTROL_OUTPUT_MAX. */
+static _unused_ bool outq_sane(const struct outq *q)
+{
+        return q->head <= q->tail && q->tail <= q->cap && q->cap <= HP_CONTROL_OUTPUT_MAX;
+}
+
 struct client *client_free(struct client *cl)
 {
         if (!cl)
@@ -45,6 +55,7 @@ void client_drop(struct client *cl)
 
         if (cl->fd < 0)
                 return;
+        assert(c->n_clients > 0);
         list_unlink(&cl->link);
         c->n_clients--;
         cl->io = sd_event_source_disable_unref(cl->io);
@@ -61,6 +72,7 @@ int client_reap(sd_event_source *s, void *userdata)
         struct client *cl, *next;
 
         list_for_each_safe(cl, next, &c->dead, link) {
+                assert(cl->fd < 0); /* closed by client_drop() */
                 list_unlink(&cl->link);
                 client_free(cl);
         }
@@ -80,6 +92,7 @@ static int outq_push(struct outq *q, const char *rec, size_t len)
 {
         size_t need = len + 2;
 
+        assert(len <= HP_CONTROL_RECORD_MAX && outq_sane(q));
         if (q->head > 0 && q->tail + need > q->cap) {
                 memmove(q->buf, q->buf + q->head, q->tail - q->head);
                 q->tail -= q->head;
@@ -102,6 +115,7 @@ static int outq_push(struct outq *q, const char *rec, size_t len)
         q->buf[q->tail + 1] = (char)(len & 0xff);
         memcpy(q->buf + q->tail + 2, rec, len);
         q->tail += need;
+        assert(outq_sane(q));
         return 0;
 }
 
@@ -112,8 +126,10 @@ int client_flush(struct client *cl)
 
         while (q->head != q->tail) {
                 size_t len = ((size_t)(unsigned char)q->buf[q->head] << 8) | (unsigned char)q->buf[q->head + 1];
-                ssize_t n = send(cl->fd, q->buf + q->head + 2, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+                ssize_t n;
 
+                assert(q->head + 2 + len <= q->tail && outq_sane(q));
+                n = send(cl->fd, q->buf + q->head + 2, len, MSG_DONTWAIT | MSG_NOSIGNAL);
                 if (n < 0) {
                         if (errno == EAGAIN || errno == EINTR)
                                 break;

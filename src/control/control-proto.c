@@ -3,6 +3,7 @@
  * Control socket records: building and reading " key=value" fields.
  * Invariant of a built record: buf[len] == '\0' and len <= HP_CONTROL_RECORD_MAX.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,8 +12,15 @@
 
 #include "shared/escape.h"
 #include "shared/json.h"
+#include "shared/macro.h"
 #include "control/control-proto.h"
 #include "shared/number.h"
+
+/* The invariant above. */
+static _unused_ bool ctlmsg_sane(const struct ctlmsg *m)
+{
+        return m->len <= HP_CONTROL_RECORD_MAX && m->buf[m->len] == '\0';
+}
 
 static bool plain_byte(unsigned char c)
 {
@@ -87,6 +95,7 @@ static void add_raw(struct ctlmsg *m, const char *key, const char *value)
         memcpy(m->buf + m->len, value, vlen);
         m->len += vlen;
         m->buf[m->len] = '\0';
+        assert(ctlmsg_sane(m));
 }
 
 void ctlmsg_add_str(struct ctlmsg *m, const char *key, const char *value)
@@ -127,6 +136,7 @@ bool ctlmsg_add_entries(struct ctlmsg *m, struct ctlmsg_cursor *cur)
                         m->len += escaped_len(c);
                 }
                 m->buf[m->len] = '\0';
+                assert(ctlmsg_sane(m));
         }
         return true;
 }

@@ -15,6 +15,7 @@
  *  - a client waits for at most one thing at a time (settle, wait-uuids or
  *    monitor); other requests meanwhile get an EBUSY error.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -128,6 +129,7 @@ static int client_new(struct control *c, int fd)
         }
         list_add_head(&c->clients, &cl->link);
         c->n_clients++;
+        assert(c->n_clients <= HP_CONTROL_CLIENTS_MAX);
         return 0;
 }
 

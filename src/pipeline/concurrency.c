@@ -7,6 +7,8 @@
  * ADAPTIVE, limit == min(max, awake_max + asleep), recomputed whenever one
  * of them changes.
  */
+#include <assert.h>
+
 #include "shared/macro.h"
 #include "pipeline/concurrency.h"
 
@@ -20,6 +22,21 @@ static unsigned clamp_limit(unsigned v, unsigned max)
         return v < 1 ? 1 : v > max ? max : v;
 }
 
+/* What an adaptive limit is now. */
+static unsigned adaptive_limit(const struct concurrency *c)
+{
+        /* Both terms are below max-children and the CPUs' count: the sum cannot wrap. */
+        return clamp_limit(MIN(c->asleep, c->max) + MIN(c->awake_max, c->max), c->max);
+}
+
+/* The invariants above. */
+static _unused_ bool concurrency_sane(const struct concurrency *c)
+{
+        if (c->limit < 1 || c->limit > c->max)
+                return false;
+        return c->phase == CONCURRENCY_FIXED || c->limit == adaptive_limit(c);
+}
+
 /* Recompute an adaptive limit; count the change.  Return: true if it changed. */
 static bool update(struct concurrency *c)
 {
@@ -27,8 +44,7 @@ static bool update(struct concurrency *c)
 
         if (c->phase == CONCURRENCY_FIXED)
                 return false;
-        /* Both terms are below max-children and the CPUs' count: the sum cannot wrap. */
-        limit = clamp_limit(MIN(c->asleep, c->max) + MIN(c->awake_max, c->max), c->max);
+        limit = adaptive_limit(c);
         if (limit == c->limit)
                 return false;
         if (limit > c->limit)
@@ -48,6 +64,7 @@ void concurrency_init(struct concurrency *c, unsigned max, unsigned fixed, unsig
                 .awake_max = MAX(cpus, 1u),
         };
         c->limit = clamp_limit(fixed ? fixed : c->awake_max, max);
+        assert(concurrency_sane(c));
 }
 
 void concurrency_reconfigure(struct concurrency *c, unsigned max, unsigned fixed)
@@ -59,12 +76,17 @@ void concurrency_reconfigure(struct concurrency *c, unsigned max, unsigned fixed
         (void)update(c);
         c->raised = old.raised;
         c->lowered = old.lowered;
+        assert(concurrency_sane(c));
 }
 
 bool concurrency_set_asleep(struct concurrency *c, unsigned asleep)
 {
+        bool changed;
+
         c->asleep = asleep;
-        return update(c);
+        changed = update(c);
+        assert(concurrency_sane(c));
+        return changed;
 }
 
 bool concurrency_agent_asleep(uint64_t busy_then_ns, uint64_t busy_now_ns, usec_t then, usec_t now)

@@ -13,6 +13,7 @@
  * allocation in handler_chain_run(); a hook error disables that handler
  * only; an overflow of the environment aborts the event only.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -487,6 +488,8 @@ static void trace_owners(const struct envbuf *before, const struct envbuf *now, 
         const char *kept[HP_ENV_ADD_MAX_VARS];
         unsigned j = 0, i;
 
+        assert(before->n <= HP_ENV_ADD_MAX_VARS && now->n <= HP_ENV_ADD_MAX_VARS);
+
         for (i = 0; i < now->n; i++) {
                 while (j < before->n && strcmp(envbuf_entry(before, j), envbuf_entry(now, i)) != 0)
                         j++;
@@ -557,6 +560,7 @@ int handler_chain_run_traced(struct handler_chain *c, const struct uevent *ev, s
         trace->filtered_by = trace->named_by = NULL;
         trace->from_cache = 0;
         name[0] = '\0';
+        assert(!c->current); /* one event at a time (c->current names it in log lines) */
         c->current = ev;
         model_begin(c, &e, &m);
         r = run_filters(c, &e, trace);

@@ -16,6 +16,7 @@
  *  - l->recent keeps gaps as they were opened, never shrunk by late arrivals.
  * There is no wrap-around: after UINT64_MAX every SEQNUM is late or a duplicate.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "pipeline/ledger.h"
@@ -33,6 +34,22 @@ void ledger_note_overflow(struct ledger *l)
         l->overflow_pending = true;
 }
 
+/* The invariants above over the open gaps: sorted, disjoint, below l->last, inside [1, UINT64_MAX - 1]. */
+static _unused_ bool open_gaps_sane(const struct ledger *l)
+{
+        if (l->n_open > LEDGER_MAX_OPEN_GAPS)
+                return false;
+        for (unsigned i = 0; i < l->n_open; i++) {
+                const struct ledger_gap *g = &l->open[i];
+
+                if (g->first == 0 || g->first > g->last || g->last >= l->last)
+                        return false;
+                if (i > 0 && l->open[i - 1].last >= g->first)
+                        return false;
+        }
+        return true;
+}
+
 static void open_forget_oldest(struct ledger *l)
 {
         memmove(&l->open[0], &l->open[1], (l->n_open - 1) * sizeof(l->open[0]));
@@ -47,6 +64,10 @@ static void gap_open(struct ledger *l, uint64_t first, uint64_t last, struct led
                 .last = last,
                 .class = l->overflow_pending ? GAP_OVERFLOW : GAP_UNEXPLAINED,
         };
+
+        assert(first >= 1 && first <= last && last < UINT64_MAX);
+        assert(l->n_open == 0 || l->open[l->n_open - 1].last < first);
+        assert(l->missing <= UINT64_MAX - (last - first + 1));
 
         l->gaps++;
         if (g.class == GAP_OVERFLOW)
@@ -88,6 +109,7 @@ static void gap_fill(struct ledger *l, unsigned i, uint64_t seqnum)
 {
         struct ledger_gap *g = &l->open[i];
 
+        assert(i < l->n_open && g->first <= seqnum && seqnum <= g->last);
         if (g->first == seqnum && g->last == seqnum) {
                 memmove(&l->open[i], &l->open[i + 1], (l->n_open - i - 1) * sizeof(l->open[0]));
                 l->n_open--;
@@ -118,6 +140,7 @@ static enum ledger_verdict account_ahead(struct ledger *l, uint64_t seqnum, uint
 {
         enum ledger_verdict v = LEDGER_NEXT;
 
+        assert(seqnum >= expected && expected >= 1);
         if (seqnum > expected) {
                 gap_open(l, expected, seqnum - 1, ret_gap);
                 v = LEDGER_GAP;
@@ -129,6 +152,7 @@ static enum ledger_verdict account_ahead(struct ledger *l, uint64_t seqnum, uint
 enum ledger_verdict ledger_account(struct ledger *l, uint64_t seqnum, struct ledger_gap *ret_gap)
 {
         bool started = l->processed > 0;
+        _unused_ uint64_t last_before = l->last;
         enum ledger_verdict v;
         int i;
 
@@ -140,6 +164,7 @@ enum ledger_verdict ledger_account(struct ledger *l, uint64_t seqnum, struct led
                         return LEDGER_DUPLICATE;
                 }
                 gap_fill(l, (unsigned)i, seqnum);
+                assert(l->missing > 0);
                 l->missing--;
                 l->late++;
                 v = LEDGER_LATE;
@@ -157,6 +182,8 @@ enum ledger_verdict ledger_account(struct ledger *l, uint64_t seqnum, struct led
         }
 
         l->processed++;
+        assert(!started || l->last >= last_before);
+        assert(open_gaps_sane(l));
         return v;
 }
 

@@ -5,6 +5,7 @@
  * it copies nothing.  clone() with vfork semantics starts the child (see
  * spawn_child()); exec failures come back synchronously as an error.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,8 @@ void spawn_env_build(const struct uevent *ev, struct spawn_env *ret)
                     !env_key_refused(v, key_len(v)))
                         ret->envp[n++] = v;
         }
+        /* The kernel's keys always fit (a parsed event has at most HP_UEVENT_MAX_VARS). */
+        assert(ev->n_vars <= HP_UEVENT_MAX_VARS && n <= 6 + (size_t)ev->n_vars);
 
         e = ev->extra;
         for (unsigned i = 0; i < ev->n_extra; i++, e += strlen(e) + 1) {
@@ -83,6 +86,7 @@ void spawn_env_build(const struct uevent *ev, struct spawn_env *ret)
                 else if (n < SPAWN_ENV_MAX - 1)
                         ret->envp[n++] = e;
         }
+        assert(n < SPAWN_ENV_MAX);
         ret->envp[n] = NULL;
         ret->n = n;
 }

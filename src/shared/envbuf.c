@@ -4,6 +4,7 @@
  * data[0..used) in the order of off[0..n); no key appears twice; a call that
  * fails leaves the builder exactly as it was.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -131,6 +132,26 @@ int env_key_refused(const char *key, size_t len)
         return 0;
 }
 
+/* The invariant above: entries back to back in data[0..used), each "KEY=VALUE" and its NUL, within bounds. */
+static _unused_ bool envbuf_sane(const struct envbuf *e)
+{
+        size_t end = 0;
+
+        if (e->used > sizeof(e->data) || e->n > HP_ENV_ADD_MAX_VARS)
+                return false;
+        for (unsigned i = 0; i < e->n; i++) {
+                const char *nul;
+
+                if (e->off[i] != end)
+                        return false;
+                nul = memchr(e->data + end, '\0', e->used - end);
+                if (!nul || !strchr(e->data + end, '='))
+                        return false;
+                end = (size_t)(nul - e->data) + 1;
+        }
+        return end == e->used;
+}
+
 static int envbuf_find(const struct envbuf *e, const char *key, size_t klen)
 {
         for (unsigned i = 0; i < e->n; i++) {
@@ -146,6 +167,7 @@ static void envbuf_remove(struct envbuf *e, unsigned idx)
         size_t start = e->off[idx];
         size_t len = strlen(e->data + start) + 1;
 
+        assert(idx < e->n && start + len <= e->used);
         memmove(e->data + start, e->data + start + len, e->used - start - len);
         e->used = (uint16_t)(e->used - len);
         for (unsigned i = idx; i + 1 < e->n; i++)
@@ -183,6 +205,7 @@ int envbuf_add(struct envbuf *e, const char *key, const char *value)
         memcpy(e->data + e->used, entry, need);
         e->off[e->n++] = e->used;
         e->used = (uint16_t)(e->used + need);
+        assert(envbuf_sane(e));
         return 0;
 }
 

@@ -4,6 +4,7 @@
  * NUL-terminated, never cut inside a "\xNN" sequence, and marked with
  * "..." when input was left out.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "shared/escape.h"
@@ -49,6 +50,7 @@ char *escape_bytes(const void *src, size_t len, char *dst, size_t size)
                 memcpy(dst + o, "...", dots);
                 o += dots;
         }
+        assert(o < size); /* room for the NUL, as the sums above keep */
         dst[o] = '\0';
         return dst;
 }

@@ -4,6 +4,7 @@
  * stream is valid JSON so far, or the error flag is set and the line must be
  * dropped by the caller (json_done() says so).
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -69,6 +70,7 @@ static bool value_start(struct json_writer *w)
 {
         if (w->error)
                 return false;
+        assert(w->depth <= JSON_DEPTH_MAX);
         if (w->after_key) {
                 w->after_key = false;
                 return true;

@@ -8,11 +8,15 @@
  * predictable reject class: framing, then each entry in turn, then the
  * well-known keys.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "shared/macro.h"
 #include "uevent/uevent.h"
+
+_Static_assert(HP_UEVENT_MAX_SIZE <= UINT16_MAX, "a datagram's size and offsets fit struct uevent's uint16_t");
 
 static const char *const reject_names[_UEVENT_REJECT_MAX] = {
         [UEVENT_OK] = "ok",
@@ -212,6 +216,24 @@ static enum uevent_reject check_known(const char *header, size_t action_len, con
         return UEVENT_OK;
 }
 
+/* Some of the invariants uevent.h states of a parsed event: the ones a
+ * caller indexes by (terminated buffer, offsets and values inside it). */
+static _unused_ bool parsed_sane(const struct uevent *ev)
+{
+        const char *end = ev->buf + ev->size;
+
+        if (ev->size == 0 || ev->buf[ev->size - 1] != '\0' || ev->n_vars > HP_UEVENT_MAX_VARS)
+                return false;
+        for (uint16_t i = 0; i < ev->n_vars; i++)
+                if (ev->var[i] >= ev->size || !strchr(ev->buf + ev->var[i], '='))
+                        return false;
+        if (!ev->action || !ev->devpath || !ev->subsystem)
+                return false;
+        if (ev->action >= end || ev->devpath >= end || ev->subsystem >= end)
+                return false;
+        return ev->devpath[0] == '/' && ev->devpath_len == strlen(ev->devpath) && *ev->action && *ev->subsystem;
+}
+
 static int reject(enum uevent_reject why, enum uevent_reject *ret_reason)
 {
         if (ret_reason)
@@ -259,6 +281,7 @@ int uevent_parse(const char *data, size_t size, uint16_t *var_storage, struct ue
                 .devpath_old = known[KEY_DEVPATH_OLD],
                 .devpath_len = (uint16_t)strlen(known[KEY_DEVPATH]),
         };
+        assert(parsed_sane(ret));
         if (ret_reason)
                 *ret_reason = UEVENT_OK;
         return 0;

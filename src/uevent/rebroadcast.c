@@ -5,6 +5,7 @@
  * can never feed our own (or anyone's) kernel-event listeners.
  */
 #include <errno.h>
+#include <assert.h>
 #include <linux/netlink.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -50,6 +51,7 @@ int rebroadcast_send(struct rebroadcast *rb, const void *data, size_t size)
         ssize_t n;
         int r;
 
+        assert(rb->group >= 2 && rb->group <= REBROADCAST_GROUP_MAX);
         do
                 n = sendto(rb->fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&dest, sizeof(dest));
         while (n < 0 && errno == EINTR);

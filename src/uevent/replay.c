@@ -6,6 +6,7 @@
  * REPLAY_USEC_MAX; no delay exceeds REPLAY_USEC_MAX and no double is cast
  * to usec_t outside its range, whatever the speed and the recorded times.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ usec_t replay_clock_step(struct replay_clock *c, usec_t monotonic)
         }
         c->started = true;
         c->prev = monotonic;
+        assert(d <= REPLAY_USEC_MAX && c->due <= REPLAY_USEC_MAX);
         c->due = d > REPLAY_USEC_MAX - c->due ? REPLAY_USEC_MAX : c->due + d;
         return d;
 }

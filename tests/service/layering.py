@@ -33,6 +33,7 @@ PRIVATE = {
     "loop/source.h": {"loop"},
     "control/control-internal.h": {"control"},
     "pipeline/handler-internal.h": {"pipeline", "handlers"},
+    "uevent/record-internal.h": {"uevent"},
 }
 
 # The daemon's main and hotplugctl may use loop/manager.h (the embedding

@@ -1,387 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Event recordings: encoding, the append-only writer and the checking
- * reader.  The format is described in record.h.
+ * Event recordings: the checking reader and its search through damage
+ * (resync); see READING in record.h.
  *
- * Invariants: the writer's file always ends on a record boundary unless the
- * process died inside write(2); every record it writes went through
- * record_encode().  The reader never returns a record whose frame, checksum
- * or payload layout is wrong, and never reads past HP_RECORD_MAX bytes of
- * payload per record.
+ * Invariants: the reader never returns a record whose frame, checksum or
+ * payload layout is wrong, and never reads past HP_RECORD_MAX bytes of
+ * payload per record.  r->pos lies in the window when a frame is checked;
+ * the resync tables' prefix checksums cover buf[0..n_pre) of the current
+ * window only.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "shared/macro.h"
-#include "shared/trust.h"
-#include "uevent/record.h"
+#include "uevent/record-internal.h"
 
 /* Reader window: room for one full record and some to scan ahead. */
 #define READ_WINDOW (64 * 1024)
 _Static_assert(READ_WINDOW > RECORD_FRAME_SIZE + HP_RECORD_MAX, "reader window too small");
-_Static_assert(sizeof(RECORD_MAGIC) - 1 == 8, "magic is 8 bytes");
-_Static_assert(sizeof(RECORD_SYNC) - 1 == 4, "sync is 4 bytes");
-
-/* ---- names and checksum ---------------------------------------------------- */
-
-const char *record_type_to_string(enum record_type t)
-{
-        static const char *const names[_RECORD_TYPE_MAX] = {
-                [RECORD_DATAGRAM] = "datagram",   [RECORD_AGENT_START] = "agent-start",
-                [RECORD_AGENT_END] = "agent-end", [RECORD_WAIT] = "wait",
-                [RECORD_GAP] = "gap",             [RECORD_OVERFLOW] = "overflow",
-        };
-        return (unsigned)t < _RECORD_TYPE_MAX && names[t] ? names[t] : "unknown";
-}
-
-const char *record_agent_status_to_string(enum record_agent_status s)
-{
-        static const char *const names[_RECORD_AGENT_STATUS_MAX] = {
-                [RECORD_AGENT_EXITED] = "exit",
-                [RECORD_AGENT_SIGNALED] = "signal",
-                [RECORD_AGENT_TIMEOUT] = "timeout",
-                [RECORD_AGENT_EXEC_FAILED] = "exec-failed",
-                [RECORD_AGENT_SET_ASIDE] = "set-aside",
-        };
-        return (unsigned)s < _RECORD_AGENT_STATUS_MAX ? names[s] : "unknown";
-}
-
-const char *record_gap_class_to_string(enum record_gap_class c)
-{
-        return c == RECORD_GAP_OVERFLOW ? "overflow" : c == RECORD_GAP_UNEXPLAINED ? "unexplained" : "unknown";
-}
-
-static const uint32_t *crc_table(void)
-{
-        static uint32_t table[256];
-
-        if (table[1] == 0) /* filled once; the same values from any thread */
-                for (uint32_t i = 0; i < 256; i++) {
-                        uint32_t c = i;
-                        for (int k = 0; k < 8; k++)
-                                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-                        table[i] = c;
-                }
-        return table;
-}
-
-uint32_t record_crc32(uint32_t crc, const void *data, size_t size)
-{
-        const uint32_t *table = crc_table();
-        const uint8_t *p = data;
-
-        crc = ~crc;
-        while (size--)
-                crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-        return ~crc;
-}
-
-/* ---- little-endian helpers ------------------------------------------------- */
-
-static void put16(uint8_t *p, uint16_t v)
-{
-        p[0] = (uint8_t)v;
-        p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-        for (int i = 0; i < 4; i++)
-                p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-        for (int i = 0; i < 8; i++)
-                p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-        return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-        return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
-/* ---- encoding -------------------------------------------------------------- */
-
-static ssize_t text_len(const char *s)
-{
-        size_t n;
-
-        if (!s)
-                return -EINVAL;
-        n = strnlen(s, HP_RECORD_TEXT_MAX + 1);
-        return n == 0 || n > HP_RECORD_TEXT_MAX ? -EINVAL : (ssize_t)n;
-}
-
-/* Fixed part of the payload into @p; the variable tail in @tail and @tail_len.  Return: fixed size or -EINVAL. */
-static ssize_t encode_payload(const struct record *rec, uint8_t *p, const void **tail, size_t *tail_len)
-{
-        ssize_t n;
-
-        *tail = NULL;
-        *tail_len = 0;
-        switch (rec->type) {
-        case RECORD_DATAGRAM:
-                if (rec->datagram.size == 0 || rec->datagram.size > HP_UEVENT_MAX_SIZE || !rec->datagram.data)
-                        return -EINVAL;
-                put64(p, rec->datagram.realtime);
-                put64(p + 8, rec->datagram.monotonic);
-                *tail = rec->datagram.data;
-                *tail_len = rec->datagram.size;
-                return 16;
-        case RECORD_AGENT_START:
-                if ((n = text_len(rec->agent_start.program)) < 0)
-                        return n;
-                put64(p, rec->agent_start.seqnum);
-                put64(p + 8, rec->agent_start.monotonic);
-                put32(p + 16, rec->agent_start.pid);
-                *tail = rec->agent_start.program;
-                *tail_len = (size_t)n;
-                return 20;
-        case RECORD_AGENT_END:
-                if ((unsigned)rec->agent_end.status >= _RECORD_AGENT_STATUS_MAX)
-                        return -EINVAL;
-                put64(p, rec->agent_end.seqnum);
-                put64(p + 8, rec->agent_end.monotonic);
-                put32(p + 16, rec->agent_end.pid);
-                put16(p + 20, (uint16_t)rec->agent_end.status);
-                put16(p + 22, 0);
-                put32(p + 24, (uint32_t)rec->agent_end.value);
-                return 28;
-        case RECORD_WAIT:
-                if ((n = text_len(rec->wait.reason)) < 0)
-                        return n;
-                put64(p, rec->wait.seqnum);
-                put64(p + 8, rec->wait.blocker);
-                put64(p + 16, rec->wait.monotonic);
-                *tail = rec->wait.reason;
-                *tail_len = (size_t)n;
-                return 24;
-        case RECORD_GAP:
-                if ((unsigned)rec->gap.class >= _RECORD_GAP_CLASS_MAX || rec->gap.first > rec->gap.last)
-                        return -EINVAL;
-                put64(p, rec->gap.monotonic);
-                put64(p + 8, rec->gap.first);
-                put64(p + 16, rec->gap.last);
-                put32(p + 24, (uint32_t)rec->gap.class);
-                return 28;
-        case RECORD_OVERFLOW:
-                put64(p, rec->overflow.realtime);
-                put64(p + 8, rec->overflow.monotonic);
-                return 16;
-        default:
-                return -EINVAL;
-        }
-}
-
-ssize_t record_encode(const struct record *rec, void *buf, size_t size)
-{
-        uint8_t *b = buf, fixed[32];
-        const void *tail;
-        size_t tail_len, len;
-        ssize_t n;
-
-        n = encode_payload(rec, fixed, &tail, &tail_len);
-        if (n < 0)
-                return n;
-        len = (size_t)n + tail_len;
-        if (len > HP_RECORD_MAX)
-                return -EINVAL;
-        if (size < RECORD_FRAME_SIZE + len)
-                return -ENOBUFS;
-        memcpy(b, RECORD_SYNC, 4);
-        put16(b + 4, (uint16_t)rec->type);
-        put16(b + 6, 0);
-        put32(b + 8, (uint32_t)len);
-        memcpy(b + RECORD_FRAME_SIZE, fixed, (size_t)n);
-        if (tail_len)
-                memcpy(b + RECORD_FRAME_SIZE + n, tail, tail_len);
-        put32(b + 12, record_crc32(0, b + 4, 8));
-        put32(b + 12, record_crc32(get32(b + 12), b + RECORD_FRAME_SIZE, len));
-        return (ssize_t)(RECORD_FRAME_SIZE + len);
-}
-
-static void file_header(uint8_t h[RECORD_FILE_HEADER_SIZE])
-{
-        memcpy(h, RECORD_MAGIC, 8);
-        put16(h + 8, RECORD_VERSION);
-        put16(h + 10, RECORD_FILE_HEADER_SIZE);
-        put32(h + 12, 0);
-}
-
-/* Check a file header.  Return: its size (>= 16), -EBADMSG or -EPROTONOSUPPORT. */
-static int check_header(const uint8_t *h, size_t n, unsigned *ret_version)
-{
-        uint16_t version, hsize;
-
-        if (n < RECORD_FILE_HEADER_SIZE || memcmp(h, RECORD_MAGIC, 8) != 0)
-                return -EBADMSG;
-        version = get16(h + 8);
-        hsize = get16(h + 10);
-        if (version == 0 || hsize < RECORD_FILE_HEADER_SIZE)
-                return -EBADMSG;
-        if (version > RECORD_VERSION)
-                return -EPROTONOSUPPORT;
-        if (ret_version)
-                *ret_version = version;
-        return hsize;
-}
-
-/* ---- writer ---------------------------------------------------------------- */
-
-struct record_writer {
-        int fd;
-        uint64_t size;
-        bool dirty;
-        uint8_t buf[RECORD_FRAME_SIZE + HP_RECORD_MAX];
-};
-
-static int write_all(int fd, const void *p, size_t n)
-{
-        ssize_t k = write(fd, p, n);
-
-        if (k < 0)
-                return negative_errno();
-        return (size_t)k == n ? 0 : -ENOSPC;
-}
-
-/* Give an empty file (or one holding only the start of a header) our header. */
-static int writer_init_file(struct record_writer *w, const uint8_t *have, size_t n)
-{
-        uint8_t h[RECORD_FILE_HEADER_SIZE];
-        int r;
-
-        file_header(h);
-        if (n > 0 && memcmp(have, h, MIN(n, (size_t)8)) != 0)
-                return -EBADMSG;
-        if (n > 0 && ftruncate(w->fd, 0) < 0)
-                return negative_errno();
-        r = write_all(w->fd, h, sizeof(h));
-        if (r < 0) {
-                (void)ftruncate(w->fd, 0);
-                return r;
-        }
-        w->size = sizeof(h);
-        w->dirty = true;
-        return 0;
-}
-
-int record_writer_open(const char *path, struct record_writer **ret)
-{
-        _cleanup_free_ struct record_writer *w = NULL;
-        uint8_t h[RECORD_FILE_HEADER_SIZE];
-        struct stat st;
-        ssize_t n;
-        int r;
-
-        w = calloc(1, sizeof(*w));
-        if (!w)
-                return -ENOMEM;
-        /* Never through a symbolic link (-ELOOP), and readable by root only:
-         * a recording holds every event's environment. */
-        w->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
-        if (w->fd < 0)
-                return negative_errno();
-        if (flock(w->fd, LOCK_EX | LOCK_NB) < 0) {
-                r = errno == EWOULDBLOCK ? -EBUSY : negative_errno();
-                goto fail;
-        }
-        if (fstat(w->fd, &st) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        if (!S_ISREG(st.st_mode)) {
-                r = -EINVAL;
-                goto fail;
-        }
-        /* Someone else's file, or one others can write: they could plant
-         * records that root replays later, or read what it appends. */
-        if (trust_reason(&st)) {
-                r = -EPERM;
-                goto fail;
-        }
-        n = pread(w->fd, h, sizeof(h), 0);
-        if (n < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        if ((size_t)n < sizeof(h) && (uint64_t)st.st_size == (uint64_t)n)
-                r = writer_init_file(w, h, (size_t)n);
-        else {
-                r = check_header(h, (size_t)n, NULL);
-                w->size = (uint64_t)st.st_size;
-        }
-        if (r < 0)
-                goto fail;
-        *ret = TAKE_PTR(w);
-        return 0;
-fail:
-        safe_close(w->fd);
-        return r;
-}
-
-int record_append(struct record_writer *w, const struct record *rec)
-{
-        ssize_t n;
-        int r;
-
-        n = record_encode(rec, w->buf, sizeof(w->buf));
-        if (n < 0)
-                return (int)n;
-        r = write_all(w->fd, w->buf, (size_t)n);
-        if (r < 0) {
-                /* Leave no torn record behind us: the file ends on a boundary again. */
-                (void)ftruncate(w->fd, (off_t)w->size);
-                return r;
-        }
-        w->size += (uint64_t)n;
-        w->dirty = true;
-        return 0;
-}
-
-int record_writer_sync(struct record_writer *w)
-{
-        if (!w->dirty)
-                return 0;
-        if (fdatasync(w->fd) < 0)
-                return negative_errno();
-        w->dirty = false;
-        return 0;
-}
-
-uint64_t record_writer_size(const struct record_writer *w)
-{
-        return w->size;
-}
-
-struct record_writer *record_writer_free(struct record_writer *w)
-{
-        if (!w)
-                return NULL;
-        (void)record_writer_sync(w);
-        safe_close(w->fd);
-        free(w);
-        return NULL;
-}
-
-/* ---- reader ---------------------------------------------------------------- */
 
 /* Resync state, allocated at the first damage: prefix checksums of the window. */
 struct resync_tables {
@@ -449,6 +91,7 @@ static ssize_t window(struct record_reader *r, uint64_t off, size_t n)
 
 static const uint8_t *at(const struct record_reader *r, uint64_t off)
 {
+        assert(off >= r->win_off && off - r->win_off <= r->win_len && r->win_len <= sizeof(r->buf));
         return r->buf + (off - r->win_off);
 }
 
@@ -548,7 +191,7 @@ static const uint32_t *x8n_table(void)
                 uint32_t v = UINT32_C(1) << 31; /* x^0 */
 
                 for (size_t n = 1; n <= HP_RECORD_MAX; n++)
-                        x8n[n] = v = crc_step(crc_table(), v, 0);
+                        x8n[n] = v = crc_step(record_crc_table(), v, 0);
                 x8n[0] = UINT32_C(1) << 31; /* last: marks the table ready */
         }
         return x8n;
@@ -569,10 +212,11 @@ static int resync_tables_init(struct record_reader *r)
 /* Extend the prefix checksums to cover buf[0..n). */
 static void prefix_to(struct record_reader *r, size_t n)
 {
-        const uint32_t *table = crc_table();
+        const uint32_t *table = record_crc_table();
         struct resync_tables *t = r->rs;
         uint32_t c = t->pre[t->n_pre];
 
+        assert(n <= r->win_len && t->n_pre <= READ_WINDOW);
         for (size_t i = t->n_pre; i < n; i++)
                 t->pre[i + 1] = c = crc_step(table, c, r->buf[i]);
         if (n > t->n_pre) {
@@ -587,6 +231,7 @@ static int slide(struct record_reader *r, uint64_t off)
         struct resync_tables *t = r->rs;
         size_t drop = (size_t)(off - r->win_off);
 
+        assert(off >= r->win_off && drop <= r->win_len && t->n_pre <= r->win_len);
         memmove(r->buf, r->buf + drop, r->win_len - drop);
         if (t->n_pre >= drop) {
                 memmove(t->pre, t->pre + drop, (t->n_pre - drop + 1) * sizeof(t->pre[0]));
@@ -747,7 +392,7 @@ int record_reader_open(const char *path, struct record_reader **ret)
         if (r->fd < 0)
                 return negative_errno();
         k = window(r, 0, RECORD_FILE_HEADER_SIZE);
-        hsize = k < 0 ? (int)k : k == 0 ? -ENODATA : check_header(r->buf, (size_t)k, &r->version);
+        hsize = k < 0 ? (int)k : k == 0 ? -ENODATA : record_check_header(r->buf, (size_t)k, &r->version);
         if (hsize < 0) {
                 safe_close(r->fd);
                 return hsize;
@@ -811,6 +456,7 @@ int record_reader_next(struct record_reader *r, struct record *ret)
                 r->stats.skipped += r->problem.skipped;
                 return RECORD_NEXT_PROBLEM;
         }
+        assert(len <= HP_RECORD_MAX);
         r->pos += RECORD_FRAME_SIZE + len;
         r->stats.records++;
         return 1;
