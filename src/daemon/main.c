@@ -139,7 +139,7 @@ static int reload_config(struct manager *m, void *userdata, char *err, size_t er
         if (r < 0)
                 snprintf(err, err_size, "%s", e.msg);
         else {
-                r = manager_reconfigure(m, &o.cfg); /* copies the strings it keeps */
+                r = manager_reconfigure(m, &o.cfg); /* swaps in its own copy */
                 if (r < 0)
                         snprintf(err, err_size, "cannot apply %s: %s", options_config_path(o.config), strerror(-r));
                 else {
