@@ -115,8 +115,7 @@ const struct option_info option_table[] = {
         },
         {
                 .name = "firmware-loader", .type = OPTION_BOOL,
-                KEY("firmware-loader"),
-                FIELD(cfg.handlers.firmware_loader),
+                KEY("firmware-loader"), FIELD(cfg.handlers.firmware_loader),
                 .help = "answer firmware requests from --firmware-path",
         },
         {
@@ -135,8 +134,7 @@ const struct option_info option_table[] = {
         },
         {
                 .name = "input-strip-quotes", .type = OPTION_BOOL,
-                KEY("input-strip-quotes"),
-                FIELD(cfg.handlers.input_strip_quotes),
+                KEY("input-strip-quotes"), FIELD(cfg.handlers.input_strip_quotes),
                 .help = "input NAME and PHYS without quotes",
         },
         {
@@ -160,8 +158,8 @@ const struct option_info option_table[] = {
         {
                 /* NULL: every subsystem. */
                 .name = "resync-subsystems", .type = OPTION_SUBSYSTEMS,
-                KEY("resync-subsystems"),
-                FIELD(cfg.resync_subsystems), .def_text = "every subsystem",
+                KEY("resync-subsystems"), FIELD(cfg.resync_subsystems),
+                .def_text = "every subsystem",
                 .arg = "LIST", .help = "a resync writes only to devices of these subsystems, ','-separated",
         },
         {
