@@ -817,7 +817,7 @@ static const char **cfg_text(struct manager_config *cfg, const struct option_inf
 /* The manager's copy of a configuration owns every text option's string, and frees them in one place. */
 static void test_config_copy(void)
 {
-        static char texts[OPTION_ROWS_MAX][16];
+        static char texts[OPTION_ROWS_MAX][32];
         struct manager_config src, copy;
         unsigned n = 0;
 
