@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config/conffile.h"
 #include "config/options.h"
 #include "shared/escape.h"
 #include "shared/getopt-refusal.h"
@@ -153,9 +154,8 @@ static int set_option(struct options *o, const struct option_info *oi, const cha
                 return -EINVAL;
         }
         if (oi->key)
-                o->set |= CONF_BIT(oi->conf);
-        if (oi - option_table < 64)
-                o->given |= UINT64_C(1) << (oi - option_table);
+                o->set |= option_bit(oi);
+        o->given |= option_bit(oi);
         return 0;
 }
 
@@ -283,9 +283,9 @@ int options_load(struct options *o, struct conf *conf, struct conf_error *err)
         return check_agent(o, err);
 }
 
-void options_default_agent(struct options *o, uint32_t chosen, const char *dir)
+void options_default_agent(struct options *o, uint64_t chosen, const char *dir)
 {
-        if (chosen & (CONF_BIT(CONF_AGENT) | CONF_BIT(CONF_HOTPLUG_D)))
+        if (chosen & (option_key_bit("agent") | option_key_bit("hotplug-d")))
                 return;
         if (o->cfg.hotplug_d || access(o->cfg.agent, X_OK) == 0)
                 return;

@@ -31,13 +31,6 @@
 #include "shared/macro.h"
 #include "loop/manager.h"
 
-const char *conf_key_to_string(enum conf_key k)
-{
-        const struct option_info *oi = option_by_conf(k);
-
-        return oi ? oi->key : NULL;
-}
-
 _printf_(4, 5) static int conf_fail(struct conf_error *err, const char *name, unsigned line,
                                     const char *fmt, ...)
 {
@@ -75,57 +68,37 @@ static char *trim(char *s)
         return s;
 }
 
-/* The struct conf slot of a key: strings are copied into its buffer. */
-static void conf_store(struct conf *c, const struct option_info *oi, const union option_value *v)
+/*
+ * Keep @v as row @oi's value in @c.  Text is copied into @c's buffer,
+ * which holds every value of a file that fits HP_CONF_FILE_MAX: a value
+ * and its NUL take no more than its line and the newline.
+ */
+static void conf_store(struct conf *c, const struct option_info *oi, union option_value v)
 {
-        char *slot = (char *)c + oi->conf_offset;
-
         if (option_is_text(oi->type)) {
-                /* Fits: the line, and so the value, is shorter than HP_CONF_LINE_MAX. */
-                memcpy(slot, v->s, strlen(v->s) + 1);
-                return;
+                size_t n = strlen(v.s) + 1;
+
+                memcpy(c->text + c->text_used, v.s, n);
+                v.s = c->text + c->text_used;
+                c->text_used += n;
         }
-        switch (oi->type) {
-        case OPTION_UINT:
-        case OPTION_AUTO_UINT:
-        case OPTION_SIZE:
-        case OPTION_SECONDS:
-                memcpy(slot, &v->u, sizeof(v->u));
-                break;
-        case OPTION_BOOL:
-                memcpy(slot, &v->b, sizeof(v->b));
-                break;
-        default: /* enum ordering, the log level */
-                memcpy(slot, &v->i, sizeof(v->i));
-                break;
-        }
+        (void)option_store(&c->values, oi, &v, sizeof(c->values));
 }
 
-/* The value conf_store() kept (strings borrowed from @c). */
-static union option_value conf_value(const struct conf *c, const struct option_info *oi)
+/* Point @c's text values, copied from @from, into @c's own buffer. */
+static void conf_rebase(struct conf *c, const struct conf *from)
 {
-        const char *slot = (const char *)c + oi->conf_offset;
-        union option_value v = { .u = 0 };
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                char *p = (char *)&c->values + oi->offset;
+                const char *s;
 
-        if (option_is_text(oi->type)) {
-                v.s = slot;
-                return v;
+                if (!(c->set & option_bit(oi)) || !option_is_text(oi->type))
+                        continue;
+                memcpy(&s, p, sizeof(s));
+                s = c->text + (s - from->text);
+                memcpy(p, &s, sizeof(s));
         }
-        switch (oi->type) {
-        case OPTION_UINT:
-        case OPTION_AUTO_UINT:
-        case OPTION_SIZE:
-        case OPTION_SECONDS:
-                memcpy(&v.u, slot, sizeof(v.u));
-                break;
-        case OPTION_BOOL:
-                memcpy(&v.b, slot, sizeof(v.b));
-                break;
-        default:
-                memcpy(&v.i, slot, sizeof(v.i));
-                break;
-        }
-        return v;
 }
 
 /* The handler chain's keys: members of struct handler_config. */
@@ -136,10 +109,10 @@ static bool is_handler_key(const struct option_info *oi)
         return oi && oi->key && oi->offset >= at && oi->offset + oi->size <= at + sizeof(struct handler_config);
 }
 
-int conf_set_handler_option(enum conf_key k, const char *value, struct handler_config *h, char *why,
+int conf_set_handler_option(const char *key, const char *value, struct handler_config *h, char *why,
                             size_t why_size)
 {
-        const struct option_info *oi = option_by_conf(k);
+        const struct option_info *oi = option_by_key(key);
         struct options o;
         union option_value v = { .b = true };
         char name[64];
@@ -232,14 +205,23 @@ static int check_raw_line(const char *s, size_t len, const char *file, unsigned 
         return 0;
 }
 
+/* agent and hotplug-d are one choice: the row of the other, for either; else NULL. */
+static const struct option_info *other_agent_key(const struct option_info *oi)
+{
+        if (strcmp(oi->key, "agent") == 0)
+                return option_by_key("hotplug-d");
+        if (strcmp(oi->key, "hotplug-d") == 0)
+                return option_by_key("agent");
+        return NULL;
+}
+
 static int parse_line(struct conf *c, const char *s, size_t len, const char *file, unsigned line,
                       struct conf_error *err)
 {
         char buf[HP_CONF_LINE_MAX + 1], why[256], esc[128], name[64];
-        const struct option_info *oi;
+        const struct option_info *oi, *other;
         union option_value v;
         char *p, *eq, *key, *value;
-        enum conf_key k;
         int r;
 
         r = check_raw_line(s, len, file, line, err);
@@ -262,28 +244,23 @@ static int parse_line(struct conf *c, const char *s, size_t len, const char *fil
         oi = option_by_key(key);
         if (!oi)
                 return fail_unknown_key(err, file, line, key);
-        k = oi->conf;
-        if (c->set & CONF_BIT(k))
+        if (c->set & option_bit(oi))
                 return conf_fail(err, file, line, "duplicate key '%s' (first set on line %u)", key,
-                                 c->line[k]);
+                                 c->line[oi - option_table]);
         if (*value == '\0')
                 return conf_fail(err, file, line, "missing value for '%s': it must be %s", key,
                                  option_form(oi, why, sizeof(why)));
-        if (k == CONF_AGENT || k == CONF_HOTPLUG_D) {
-                enum conf_key other = k == CONF_AGENT ? CONF_HOTPLUG_D : CONF_AGENT;
-
-                if (c->set & CONF_BIT(other))
-                        return conf_fail(err, file, line,
-                                         "'agent' and 'hotplug-d' exclude each other ('%s' set on line %u)",
-                                         conf_key_to_string(other), c->line[other]);
-        }
+        other = other_agent_key(oi);
+        if (other && (c->set & option_bit(other)))
+                return conf_fail(err, file, line, "'agent' and 'hotplug-d' exclude each other ('%s' set on line %u)",
+                                 other->key, c->line[other - option_table]);
         snprintf(name, sizeof(name), "'%s'", key);
         r = option_parse(oi, name, value, false, &v, why, sizeof(why));
         if (r < 0)
                 return conf_fail(err, file, line, "%s: '%s'", why, escape_cstr(value, esc, sizeof(esc)));
-        conf_store(c, oi, &v);
-        c->set |= CONF_BIT(k);
-        c->line[k] = line;
+        conf_store(c, oi, v);
+        c->set |= option_bit(oi);
+        c->line[oi - option_table] = line;
         return 0;
 }
 
@@ -312,6 +289,7 @@ int conf_parse(const char *name, const char *data, size_t size, struct conf *ret
                 line++;
         }
         memcpy(ret, c, sizeof(*c));
+        conf_rebase(ret, c);
         return 0;
 }
 
@@ -382,23 +360,23 @@ int conf_load(const char *path, struct conf *ret, struct conf_error *err)
 }
 
 /* Every key @c sets and @cli_set does not, into @o's first @limit bytes. */
-static void apply(const struct conf *c, void *o, size_t limit, uint32_t cli_set)
+static void apply(const struct conf *c, void *o, size_t limit, uint64_t cli_set)
 {
+        const uint64_t agent_bits = option_key_bit("agent") | option_key_bit("hotplug-d");
+
         /* agent and hotplug-d are one choice: the command line's, if it made one. */
-        if (cli_set & (CONF_BIT(CONF_AGENT) | CONF_BIT(CONF_HOTPLUG_D)))
-                cli_set |= CONF_BIT(CONF_AGENT) | CONF_BIT(CONF_HOTPLUG_D);
+        if (cli_set & agent_bits)
+                cli_set |= agent_bits;
         for (size_t i = 0; i < option_table_size; i++) {
                 const struct option_info *oi = &option_table[i];
-                union option_value v;
 
-                if (!oi->key || !(c->set & CONF_BIT(oi->conf)) || (cli_set & CONF_BIT(oi->conf)))
+                if (!(c->set & option_bit(oi)) || (cli_set & option_bit(oi)) || oi->offset + oi->size > limit)
                         continue;
-                v = conf_value(c, oi);
-                (void)option_store(o, oi, &v, limit);
+                memcpy((char *)o + oi->offset, (const char *)&c->values + oi->offset, oi->size);
         }
 }
 
-void conf_apply(const struct conf *c, struct manager_config *cfg, uint32_t cli_set)
+void conf_apply(const struct conf *c, struct manager_config *cfg, uint64_t cli_set)
 {
         apply(c, cfg, sizeof(*cfg), cli_set);
         cfg->handlers.sysfs_root = cfg->sysfs_root;

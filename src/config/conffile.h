@@ -26,69 +26,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "config/options.h"
 #include "shared/bounds.h"
-#include "pipeline/scheduler.h"
 
 struct manager_config;
 struct handler_config;
-struct options;
 
-/* One bit per key; conf.set and conf_apply()'s @cli_set use them.  Each
- * has its row in the option table (options.c). */
-enum conf_key {
-        CONF_AGENT,
-        CONF_HOTPLUG_D,
-        CONF_ORDERING,
-        CONF_MAX_CHILDREN,
-        CONF_CONCURRENCY,
-        CONF_MAX_QUEUE,
-        CONF_TIMEOUT,
-        CONF_KILL_GRACE,
-        CONF_ALL,
-        CONF_HANDLER_DIR,
-        CONF_SYSFS,
-        CONF_RCVBUF,
-        CONF_LOG_LEVEL,
-        CONF_RECORD,
-        CONF_REBROADCAST,
-        CONF_RESYNC,
-        CONF_FILTER_POLICY,
-        CONF_FIRMWARE_LOADER,
-        CONF_FIRMWARE_PATH,
-        CONF_HANDLER_CACHE,
-        CONF_INPUT_STRIP_QUOTES,
-        CONF_RESYNC_SUBSYSTEMS,
-        _CONF_KEY_MAX,
-};
-
-#define CONF_BIT(k) (UINT32_C(1) << (k))
-
-/* A parsed file.  Members are meaningful only when their bit is in @set. */
+/*
+ * A parsed file.  A key is its row of the option table, and its value is
+ * held where the row says, in @values: the file needs no list of its own.
+ * Members of @values are meaningful only for rows in @set.  Not to be
+ * copied by assignment: the text values point into @text.
+ */
 struct conf {
-        uint32_t set;                       /* CONF_BIT() of every key the file sets */
-        unsigned line[_CONF_KEY_MAX];       /* line that set each key (for messages) */
-        char agent[HP_CONF_LINE_MAX];
-        char hotplug_d[HP_CONF_LINE_MAX];
-        char handler_dir[HP_CONF_LINE_MAX];
-        char sysfs[HP_CONF_LINE_MAX];
-        char record[HP_CONF_LINE_MAX];      /* --record */
-        char filter_policy[HP_CONF_LINE_MAX]; /* checked with filter_policy_parse() */
-        char firmware_path[HP_CONF_LINE_MAX]; /* ':'-separated absolute directories */
-        char resync_subsystems[HP_CONF_LINE_MAX]; /* subsystem names, ','-separated */
-        enum ordering ordering;
-        int log_level;                      /* syslog priority */
-        bool all;
-        bool firmware_loader;
-        bool input_strip_quotes;
-        bool resync;                        /* overflow resync */
-        uint64_t max_children;
-        uint64_t concurrency;
-        uint64_t max_queue;
-        uint64_t timeout_sec;
-        uint64_t kill_grace_sec;
-        uint64_t rcvbuf;
-        uint64_t rebroadcast;               /* --rebroadcast: netlink group 2..32 */
-        uint64_t handler_cache;             /* DEVPATH cache entries, 1..HP_DEVCACHE_MAX */
+        uint64_t set;                       /* option_bit() of every key the file sets */
+        unsigned line[OPTION_ROWS_MAX];     /* line that set each row, by its place in the table */
+        struct options values;              /* each key's value, in its row's member */
+        size_t text_used;                   /* bytes of @text in use */
+        char text[HP_CONF_FILE_MAX + 1];    /* the text values, which @values point into */
 };
 
 /* Room for "FILE:LINE: reason" with a long path. */
@@ -99,13 +54,10 @@ struct conf_error {
         char msg[CONF_ERROR_MAX];           /* "FILE:LINE: reason" or "FILE: reason" */
 };
 
-/* Name of a key as written in the file ("max-children"), or NULL. */
-const char *conf_key_to_string(enum conf_key k);
-
 /**
  * conf_set_handler_option() - set a handler-chain key, worded as for the file.
- * @k: CONF_FILTER_POLICY, CONF_FIRMWARE_LOADER, CONF_FIRMWARE_PATH,
- *     CONF_HANDLER_CACHE or CONF_INPUT_STRIP_QUOTES
+ * @key: "filter-policy", "firmware-loader", "firmware-path", "handler-cache"
+ *       or "input-strip-quotes" (borrowed)
  * @value: the option's argument, NULL for the two flags (borrowed; string
  *         keys keep pointing at it, so it must outlive @h)
  * @h: updated only on success (borrowed)
@@ -115,7 +67,7 @@ const char *conf_key_to_string(enum conf_key k);
  * The option accepts exactly what its key accepts in the file.
  * Return: 0, or -EINVAL with the reason in @why.
  */
-int conf_set_handler_option(enum conf_key k, const char *value, struct handler_config *h, char *why,
+int conf_set_handler_option(const char *key, const char *value, struct handler_config *h, char *why,
                             size_t why_size);
 
 /**
@@ -150,16 +102,16 @@ int conf_load(const char *path, struct conf *ret, struct conf_error *err);
 /**
  * conf_apply() - set the daemon configuration from a parsed file.
  * @c: parsed file (borrowed; its strings are referenced by @cfg, so @c must
- *     outlive every use of @cfg)
+ *     outlive every use of @cfg, or the strings be copied: manager_reconfigure())
  * @cfg: configuration to update (borrowed)
- * @cli_set: CONF_BIT()s of keys given on the command line; those are kept.
+ * @cli_set: option_bit()s of keys given on the command line; those are kept.
  *
  * agent and hotplug-d are one choice: if either is on the command line,
  * the file's agent and hotplug-d are both ignored.  log-level is not a
  * member of struct manager_config: conf_apply_options() applies it too.
  * handlers.sysfs_root follows sysfs_root.
  */
-void conf_apply(const struct conf *c, struct manager_config *cfg, uint32_t cli_set);
+void conf_apply(const struct conf *c, struct manager_config *cfg, uint64_t cli_set);
 
 /**
  * conf_apply_options() - conf_apply() for all options, log-level included.

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "config/conffile.h"
 #include "config/options.h"
 #include "shared/log.h"
 #include "shared/macro.h"
@@ -97,25 +98,23 @@ static const char *value_text(const struct options *o, const struct option_info 
 static const char *source_text(const struct options *o, const struct option_info *oi, const struct conf *conf,
                                const char *path, char *buf, size_t size)
 {
-        const uint32_t agent_bits = CONF_BIT(CONF_AGENT) | CONF_BIT(CONF_HOTPLUG_D);
-        size_t row = (size_t)(oi - option_table);
+        const uint64_t agent_bits = option_key_bit("agent") | option_key_bit("hotplug-d");
+        const uint64_t bit = option_bit(oi);
 
-        if (oi->key && (o->set & CONF_BIT(oi->conf)))
-                return "command line";
-        if (!oi->key && row < 64 && (o->given & (UINT64_C(1) << row)))
+        if ((oi->key ? o->set : o->given) & bit)
                 return "command line";
         /* agent and hotplug-d are one choice: the command line's hides the file's. */
-        if (oi->key && (agent_bits & CONF_BIT(oi->conf)) && (o->set & agent_bits))
+        if ((agent_bits & bit) && (o->set & agent_bits))
                 return "default";
-        if (oi->key && conf && (conf->set & CONF_BIT(oi->conf))) {
-                snprintf(buf, size, "%s:%u", path, conf->line[oi->conf]);
+        if (oi->key && conf && (conf->set & bit)) {
+                snprintf(buf, size, "%s:%u", path, conf->line[oi - option_table]);
                 return buf;
         }
-        if (oi->key && oi->conf == CONF_HOTPLUG_D && o->default_agent_missing) {
+        if (bit == option_key_bit("hotplug-d") && o->default_agent_missing) {
                 snprintf(buf, size, "default, as %s is not installed", o->cfg.agent);
                 return buf;
         }
-        if (oi->key && oi->conf == CONF_AGENT && o->cfg.hotplug_d)
+        if (bit == option_key_bit("agent") && o->cfg.hotplug_d)
                 return "default, not run: hotplug-d is set";
         return "default";
 }

@@ -31,8 +31,8 @@
 
 /* The member of struct options an option sets. */
 #define FIELD(m) .offset = offsetof(struct options, m), .size = sizeof(((struct options *)0)->m)
-/* A configuration-file key: its name, enum conf_key and struct conf member. */
-#define KEY(n, k, m) .key = (n), .conf = (k), .conf_offset = offsetof(struct conf, m)
+/* A configuration-file key: a row's name in hotplugd.conf. */
+#define KEY(n) .key = (n)
 
 /* udevd's rule: min(2 * CPUs + 16, HP_CHILDREN_MAX). */
 static uint64_t default_max_children(void)
@@ -47,49 +47,49 @@ static uint64_t default_max_children(void)
 const struct option_info option_table[] = {
         {
                 .name = "agent", .short_name = 'a', .type = OPTION_PATH,
-                KEY("agent", CONF_AGENT, agent), FIELD(cfg.agent),
+                KEY("agent"), FIELD(cfg.agent),
                 .def.s = HOTPLUGD_DEFAULT_AGENT,
                 .arg = "PATH", .help = "program run per event as PATH NAME",
         },
         {
                 .name = "hotplug-d", .short_name = 'd', .type = OPTION_PATH,
-                KEY("hotplug-d", CONF_HOTPLUG_D, hotplug_d), FIELD(cfg.hotplug_d),
+                KEY("hotplug-d"), FIELD(cfg.hotplug_d),
                 .arg = "DIR", .help = "run DIR/NAME/*.hotplug then DIR/default/*.hotplug",
         },
         {
                 .name = "ordering", .short_name = 'o', .type = OPTION_ORDERING,
-                KEY("ordering", CONF_ORDERING, ordering), FIELD(cfg.ordering),
+                KEY("ordering"), FIELD(cfg.ordering),
                 .def.i = ORDERING_DEVPATH,
                 .arg = "MODE", .help = "event order: devpath, strict or none",
         },
         {
                 .name = "max-children", .short_name = 'j', .type = OPTION_UINT,
-                KEY("max-children", CONF_MAX_CHILDREN, max_children), FIELD(cfg.max_children),
+                KEY("max-children"), FIELD(cfg.max_children),
                 .min = 1, .max = HP_CHILDREN_MAX,
                 .def_fn = default_max_children, .def_text = "min(2*CPUs+16, " STR(HP_CHILDREN_MAX) ")",
                 .arg = "N", .help = "agents running at once, at most",
         },
         {
                 .name = "concurrency", .type = OPTION_AUTO_UINT,
-                KEY("concurrency", CONF_CONCURRENCY, concurrency), FIELD(cfg.concurrency),
+                KEY("concurrency"), FIELD(cfg.concurrency),
                 .min = 1, .max = HP_CHILDREN_MAX, .def.u = 0,
                 .arg = "auto|N", .help = "agents at once: one per CPU plus those asleep, up to max-children, or N",
         },
         {
                 .name = "max-queue", .type = OPTION_UINT,
-                KEY("max-queue", CONF_MAX_QUEUE, max_queue), FIELD(cfg.max_queue),
+                KEY("max-queue"), FIELD(cfg.max_queue),
                 .min = 1, .max = HP_QUEUE_MAX_LIMIT, .def.u = HP_QUEUE_MAX_DEFAULT,
                 .arg = "N", .help = "events held at most",
         },
         {
                 .name = "timeout", .short_name = 't', .type = OPTION_SECONDS,
-                KEY("timeout", CONF_TIMEOUT, timeout_sec), FIELD(cfg.timeout_usec),
+                KEY("timeout"), FIELD(cfg.timeout_usec),
                 .min = 1, .max = HP_TIMEOUT_MAX_SEC, .def.u = HP_TIMEOUT_DEFAULT_SEC,
                 .arg = "SEC", .help = "agent run time before SIGTERM",
         },
         {
                 .name = "kill-grace", .type = OPTION_SECONDS,
-                KEY("kill-grace", CONF_KILL_GRACE, kill_grace_sec), FIELD(cfg.kill_grace_usec),
+                KEY("kill-grace"), FIELD(cfg.kill_grace_usec),
                 .min = 1, .max = HP_TIMEOUT_MAX_SEC, .def.u = HP_KILL_GRACE_SEC,
                 .arg = "SEC", .help = "SIGTERM to SIGKILL",
         },
@@ -99,69 +99,67 @@ const struct option_info option_table[] = {
         },
         {
                 .name = "all", .type = OPTION_BOOL,
-                KEY("all", CONF_ALL, all), FIELD(cfg.handlers.pass_all),
+                KEY("all"), FIELD(cfg.handlers.pass_all),
                 .help = "no handler filters any event out",
         },
         {
                 .name = "handler-dir", .type = OPTION_PATH,
-                KEY("handler-dir", CONF_HANDLER_DIR, handler_dir), FIELD(cfg.handlers.handler_dir),
+                KEY("handler-dir"), FIELD(cfg.handlers.handler_dir),
                 .def.s = HOTPLUGD_HANDLER_DIR, /* may be absent: then no external handlers */
                 .arg = "DIR", .help = "external handlers",
         },
         {
                 .name = "filter-policy", .type = OPTION_FILTER,
-                KEY("filter-policy", CONF_FILTER_POLICY, filter_policy), FIELD(cfg.handlers.filter_policy),
+                KEY("filter-policy"), FIELD(cfg.handlers.filter_policy),
                 .arg = "RULES", .help = "SUBSYSTEM=keep|drop|handlers,... over queues=drop,drivers=drop",
         },
         {
                 .name = "firmware-loader", .type = OPTION_BOOL,
-                KEY("firmware-loader", CONF_FIRMWARE_LOADER, firmware_loader),
-                FIELD(cfg.handlers.firmware_loader),
+                KEY("firmware-loader"), FIELD(cfg.handlers.firmware_loader),
                 .help = "answer firmware requests from --firmware-path",
         },
         {
                 /* NULL: the handler chain's HP_FIRMWARE_PATH_DEFAULT. */
                 .name = "firmware-path", .type = OPTION_SEARCH,
-                KEY("firmware-path", CONF_FIRMWARE_PATH, firmware_path), FIELD(cfg.handlers.firmware_path),
+                KEY("firmware-path"), FIELD(cfg.handlers.firmware_path),
                 .def_text = HP_FIRMWARE_PATH_DEFAULT,
                 .arg = "DIRS", .help = "firmware directories, ':'-separated",
         },
         {
                 /* 0: the handler chain's HP_DEVCACHE_DEFAULT. */
                 .name = "handler-cache", .type = OPTION_UINT,
-                KEY("handler-cache", CONF_HANDLER_CACHE, handler_cache), FIELD(cfg.handlers.cache_size),
+                KEY("handler-cache"), FIELD(cfg.handlers.cache_size),
                 .min = 1, .max = HP_DEVCACHE_MAX, .def_text = STR(HP_DEVCACHE_DEFAULT),
                 .arg = "N", .help = "devices whose legacy variables are kept",
         },
         {
                 .name = "input-strip-quotes", .type = OPTION_BOOL,
-                KEY("input-strip-quotes", CONF_INPUT_STRIP_QUOTES, input_strip_quotes),
-                FIELD(cfg.handlers.input_strip_quotes),
+                KEY("input-strip-quotes"), FIELD(cfg.handlers.input_strip_quotes),
                 .help = "input NAME and PHYS without quotes",
         },
         {
                 .name = "sysfs", .type = OPTION_PATH,
-                KEY("sysfs", CONF_SYSFS, sysfs), FIELD(cfg.sysfs_root),
+                KEY("sysfs"), FIELD(cfg.sysfs_root),
                 .def.s = "/sys",
                 .arg = "DIR", .help = "sysfs root",
         },
         {
                 .name = "rcvbuf", .type = OPTION_SIZE,
-                KEY("rcvbuf", CONF_RCVBUF, rcvbuf), FIELD(cfg.rcvbuf),
+                KEY("rcvbuf"), FIELD(cfg.rcvbuf),
                 .min = 4096, .max = INT32_MAX, .def.u = HP_RCVBUF_DEFAULT,
                 .arg = "BYTES", .help = "netlink receive buffer",
         },
         {
                 .name = "resync", .type = OPTION_BOOL,
-                KEY("resync", CONF_RESYNC, resync), FIELD(cfg.resync),
+                KEY("resync"), FIELD(cfg.resync),
                 .def.b = true,
                 .help = "re-trigger devices after a buffer overflow",
         },
         {
                 /* NULL: every subsystem. */
                 .name = "resync-subsystems", .type = OPTION_SUBSYSTEMS,
-                KEY("resync-subsystems", CONF_RESYNC_SUBSYSTEMS, resync_subsystems),
-                FIELD(cfg.resync_subsystems), .def_text = "every subsystem",
+                KEY("resync-subsystems"), FIELD(cfg.resync_subsystems),
+                .def_text = "every subsystem",
                 .arg = "LIST", .help = "a resync writes only to devices of these subsystems, ','-separated",
         },
         {
@@ -176,7 +174,7 @@ const struct option_info option_table[] = {
         },
         {
                 .name = "log-level", .short_name = 'l', .type = OPTION_LOG_LEVEL,
-                KEY("log-level", CONF_LOG_LEVEL, log_level), FIELD(log_level),
+                KEY("log-level"), FIELD(log_level),
                 .def.i = LOG_INFO,
                 .arg = "LEVEL", .help = "least severe logged: err, warning, notice, info, debug",
         },
@@ -193,7 +191,7 @@ const struct option_info option_table[] = {
         },
         {
                 .name = "record", .type = OPTION_PATH,
-                KEY("record", CONF_RECORD, record), FIELD(cfg.record_path),
+                KEY("record"), FIELD(cfg.record_path),
                 .arg = "FILE", .help = "append every datagram and agent run to a recording",
         },
         {
@@ -207,7 +205,7 @@ const struct option_info option_table[] = {
         },
         {
                 .name = "rebroadcast", .type = OPTION_UINT,
-                KEY("rebroadcast", CONF_REBROADCAST, rebroadcast), FIELD(cfg.rebroadcast_group),
+                KEY("rebroadcast"), FIELD(cfg.rebroadcast_group),
                 .min = 2, .max = 32,
                 .arg = "GROUP", .help = "re-send processed events on this netlink group",
         },
@@ -229,6 +227,7 @@ const struct option_info option_table[] = {
 };
 
 const size_t option_table_size = ELEMENTSOF(option_table);
+_Static_assert(ELEMENTSOF(option_table) <= OPTION_ROWS_MAX, "a set of rows is a uint64_t");
 
 const struct option_info *option_by_name(const char *name)
 {
@@ -246,12 +245,11 @@ const struct option_info *option_by_key(const char *key)
         return NULL;
 }
 
-const struct option_info *option_by_conf(enum conf_key k)
+uint64_t option_key_bit(const char *key)
 {
-        for (size_t i = 0; i < option_table_size; i++)
-                if (option_table[i].key && option_table[i].conf == k)
-                        return &option_table[i];
-        return NULL;
+        const struct option_info *oi = option_by_key(key);
+
+        return oi ? option_bit(oi) : 0;
 }
 
 /*

@@ -18,10 +18,12 @@
  * or key, the value and the accepted form (option_form()).  Defaults live
  * only in the table; options_init() is the one place that fills them in.
  *
- * Adding an option: one row in the table; a file key also needs its
- * enum conf_key and struct conf member (conffile.h).  The manual pages
- * (man-sync) and the command-line/file parity test (test-options) then
- * cover it without further edits.
+ * Adding an option: one row in the table, naming the member of struct
+ * options (its struct manager_config, or the daemon's own) it sets; a file
+ * key is the row's .key.  A row is identified by its place in the table
+ * (option_bit()): there is no other list of keys or values.  The manual
+ * pages (man-sync) and the command-line/file parity test (test-options)
+ * then cover it without further edits.
  */
 
 #include <stdbool.h>
@@ -29,11 +31,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config/conffile.h"
 #include "loop/manager.h"
 #include "shared/log.h"
 
 struct option;
+struct conf;
+struct conf_error;
 
 /* Everything the options set: the manager's configuration and the daemon's own. */
 struct options {
@@ -44,7 +47,7 @@ struct options {
         bool check_config;          /* --check-config: validate and exit */
         bool verbose;               /* --verbose: --check-config prints every setting */
         int ready_fd;               /* --ready-fd, -1: none */
-        uint32_t set;               /* CONF_BIT() of every file key given on the command line */
+        uint64_t set;               /* option_bit() of every file key given on the command line */
         uint64_t given;             /* bit i: row i of option_table given on the command line */
         bool default_agent_missing; /* options_default_agent() chose the multiplexer */
 };
@@ -84,9 +87,7 @@ struct option_info {
         char short_name;             /* -X, or 0 */
         enum option_type type;
         const char *key;             /* key in hotplugd.conf; NULL: command line only */
-        enum conf_key conf;          /* its bit and struct conf slot, when .key is set */
-        size_t conf_offset;          /* member of struct conf, when .key is set */
-        size_t offset, size;         /* member of struct options */
+        size_t offset, size;         /* member of struct options (below sizeof(struct manager_config): of cfg) */
         uint64_t min, max;           /* UINT, AUTO_UINT, SIZE, SECONDS */
         union option_value def;      /* the default */
         uint64_t (*def_fn)(void);    /* UINT: a default computed at start, instead of .def */
@@ -102,8 +103,18 @@ extern const size_t option_table_size;
 const struct option_info *option_by_name(const char *name);
 /* The row whose file key is @key, or NULL. */
 const struct option_info *option_by_key(const char *key);
-/* The row of file key @k, or NULL. */
-const struct option_info *option_by_conf(enum conf_key k);
+
+/* Rows in the table, at most: a set of rows is a uint64_t (option_bit()). */
+#define OPTION_ROWS_MAX 64
+
+/* Row @oi's bit in a set of rows (struct options.set and .given, struct conf.set). */
+static inline uint64_t option_bit(const struct option_info *oi)
+{
+        return UINT64_C(1) << (oi - option_table);
+}
+
+/* The bit of the row whose file key is @key; 0 if there is none. */
+uint64_t option_key_bit(const char *key);
 
 /* The spellings of a boolean, "yes, true, on, 1 or no, false, off, 0 (any case)". */
 #define OPTION_BOOL_FORM "yes, true, on, 1 or no, false, off, 0 (any case)"
@@ -259,7 +270,7 @@ int options_load(struct options *o, struct conf *conf, struct conf_error *err);
 /**
  * options_default_agent() - the agent when nobody chose one.
  * @o: options, with the file applied (borrowed)
- * @chosen: CONF_BIT()s set by the command line or the file
+ * @chosen: option_bit()s of the keys set by the command line or the file
  * @dir: the hotplug.d directory to fall back on (borrowed, must outlive @o)
  *
  * When neither `agent` nor `hotplug-d` is in @chosen, hotplugd runs the
@@ -268,7 +279,7 @@ int options_load(struct options *o, struct conf *conf, struct conf_error *err);
  * or empty directory runs nothing), setting o->default_agent_missing.
  * options_load() calls this; at every start and reload the choice is made again.
  */
-void options_default_agent(struct options *o, uint32_t chosen, const char *dir);
+void options_default_agent(struct options *o, uint64_t chosen, const char *dir);
 
 /**
  * options_print_effective() - every setting, its value and where it came from.

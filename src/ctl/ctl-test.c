@@ -104,7 +104,7 @@ static int parse_option(struct test_args *a, int c, const char *arg)
         if (option_set_arg(&a->o, sizeof(a->o), oi, neg ? "no" : arg, why, sizeof(why)) < 0)
                 return ctl_usage_error("test", "%s", why);
         a->o.cfg.handlers.sysfs_root = a->o.cfg.sysfs_root;
-        a->o.set |= CONF_BIT(oi->conf);
+        a->o.set |= option_bit(oi);
         return CTL_EXIT_OK;
 }
 
@@ -148,7 +148,7 @@ static int parse_args(int argc, char *argv[], struct test_args *a)
 static int load_config(struct test_args *a, struct conf *conf)
 {
         const char *path = options_config_path(a->o.config);
-        const uint32_t agent_bits = CONF_BIT(CONF_AGENT) | CONF_BIT(CONF_HOTPLUG_D);
+        const uint64_t agent_bits = option_key_bit("agent") | option_key_bit("hotplug-d");
         struct conf_error err;
         int r;
 

@@ -68,7 +68,7 @@ static void warn_path(const char *what, const char *path, bool dir, const char *
  * runs instead).  @chosen: the keys the command line or the file set.
  * Return: 0, or EXIT_CONFIG.
  */
-static int check_paths(const struct options *o, uint32_t chosen)
+static int check_paths(const struct options *o, uint64_t chosen)
 {
         const struct manager_config *c = &o->cfg;
         const char *why;
@@ -76,7 +76,7 @@ static int check_paths(const struct options *o, uint32_t chosen)
         if (o->default_agent_missing)
                 fprintf(stderr, "hotplugd: warning: agent %s is not installed or not executable: the hotplug.d "
                         "multiplexer over %s runs instead\n", c->agent, c->hotplug_d);
-        if (c->handlers.handler_dir && (chosen & CONF_BIT(CONF_HANDLER_DIR)))
+        if (c->handlers.handler_dir && (chosen & option_key_bit("handler-dir")))
                 warn_path("handler-dir", c->handlers.handler_dir, true, "no external handler is loaded");
         if (c->hotplug_d) {
                 warn_path("hotplug-d", c->hotplug_d, true, "no program runs for any event");
@@ -139,7 +139,7 @@ static int reload_config(struct manager *m, void *userdata, char *err, size_t er
         if (r < 0)
                 snprintf(err, err_size, "%s", e.msg);
         else {
-                r = manager_reconfigure(m, &o.cfg); /* copies the strings it keeps */
+                r = manager_reconfigure(m, &o.cfg); /* swaps in its own copy */
                 if (r < 0)
                         snprintf(err, err_size, "cannot apply %s: %s", options_config_path(o.config), strerror(-r));
                 else {

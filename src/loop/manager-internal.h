@@ -73,7 +73,7 @@ struct manager_observers {
 
 struct manager {
         /* The core (manager.c). */
-        struct manager_config cfg;
+        struct manager_config cfg;      /* our own copy (manager_config_copy()), freed by manager_config_free() */
         sd_event *event;
         struct ledger ledger;
         struct scheduler *scheduler;    /* the window: HP_QUEUE_WINDOW queued events, and late ones */
@@ -87,7 +87,6 @@ struct manager {
         sd_event_source *shutdown_timer;
         manager_reload_fn reload;
         void *reload_userdata;
-        char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs, *owned_resync_subsystems;
 
         struct manager_input in;            /* manager.c */
         struct manager_jobs jobs;           /* manager-job.c */

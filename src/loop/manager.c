@@ -519,7 +519,11 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         m = calloc(1, sizeof(*m));
         if (!m)
                 return -ENOMEM;
-        m->cfg = *cfg;
+        r = manager_config_copy(cfg, &m->cfg);
+        if (r < 0) {
+                free(m);
+                return r;
+        }
         manager_jobs_init(m);
         m->max_queue = m->cfg.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
@@ -589,79 +593,60 @@ struct manager *manager_free(struct manager *m)
         sd_event_unref(m->event);
         scheduler_free(m->scheduler);
         backlog_free(m->backlog);
-        free(m->owned_agent);
-        free(m->owned_hotplug_d);
-        free(m->owned_handler_dir);
-        free(m->owned_sysfs);
-        free(m->owned_resync_subsystems);
+        manager_config_free(&m->cfg);
         free(m);
         return NULL;
 }
 
-/* Replace *owned with a copy of @s (NULL allowed); *ret points at the copy. */
-static int replace_string(char **owned, const char *s, const char **ret)
+/*
+ * What a reload does not change: the source, the outputs, dry-run and the
+ * shutdown grace.  @n takes them from @old; the strings are swapped, so
+ * whoever borrowed @old's (the recorder its path) keeps a live one, and
+ * @n's unused copies leave with @old.
+ */
+static void keep_fixed(struct manager_config *n, struct manager_config *old)
 {
-        char *copy = NULL;
+        const char *s;
 
-        if (s && !(copy = strdup(s)))
-                return -ENOMEM;
-        free(*owned);
-        *owned = copy;
-        *ret = copy;
-        return 0;
+#define SWAP_STR(f) (s = n->f, n->f = old->f, old->f = s)
+        SWAP_STR(sysfs_root);
+        SWAP_STR(control_path);
+        SWAP_STR(record_path);
+        SWAP_STR(replay_path);
+#undef SWAP_STR
+        n->shutdown_grace_usec = old->shutdown_grace_usec;
+        n->dry_run = old->dry_run;
+        n->rcvbuf = old->rcvbuf;
+        n->source_fd = old->source_fd;
+        n->trust = old->trust;
+        n->control_fd = old->control_fd;
+        n->replay_speed = old->replay_speed;
+        n->rebroadcast_group = old->rebroadcast_group;
 }
 
 int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
 {
-        struct manager_config n = m->cfg;
+        struct manager_config n, old;
         struct handler_chain *chain = NULL;
-        char *agent = NULL, *hd = NULL, *hdir = NULL, *sysfs = NULL, *rsub = NULL;
         int r;
 
-        n.ordering = cfg->ordering;
-        n.max_children = cfg->max_children;
-        n.concurrency = cfg->concurrency;
-        n.max_queue = cfg->max_queue;
-        n.timeout_usec = cfg->timeout_usec;
-        n.kill_grace_usec = cfg->kill_grace_usec;
-        n.handlers = cfg->handlers;
-        n.handlers.dry_run = m->cfg.dry_run; /* command line only: a reload keeps it */
-        n.resync = cfg->resync;
-
         /* Build everything that can fail first; commit only when all succeeded. */
-        r = replace_string(&agent, cfg->agent, &n.agent);
-        if (r >= 0)
-                r = replace_string(&hd, cfg->hotplug_d, &n.hotplug_d);
-        if (r >= 0)
-                r = replace_string(&hdir, cfg->handlers.handler_dir, &n.handlers.handler_dir);
-        if (r >= 0)
-                r = replace_string(&sysfs, cfg->handlers.sysfs_root, &n.handlers.sysfs_root);
-        if (r >= 0)
-                r = replace_string(&rsub, cfg->resync_subsystems, &n.resync_subsystems);
-        if (r >= 0)
-                r = handler_chain_new(&n.handlers, &chain);
+        r = manager_config_copy(cfg, &n);
+        if (r < 0)
+                return r;
+        n.handlers.dry_run = m->cfg.dry_run; /* command line only: a reload keeps it */
+        r = handler_chain_new(&n.handlers, &chain);
         if (r < 0) {
-                free(agent);
-                free(hd);
-                free(hdir);
-                free(sysfs);
-                free(rsub);
+                manager_config_free(&n);
                 return r;
         }
 
         handler_chain_free(m->handlers);
         m->handlers = chain;
-        free(m->owned_agent);
-        free(m->owned_hotplug_d);
-        free(m->owned_handler_dir);
-        free(m->owned_sysfs);
-        free(m->owned_resync_subsystems);
-        m->owned_agent = agent;
-        m->owned_hotplug_d = hd;
-        m->owned_handler_dir = hdir;
-        m->owned_sysfs = sysfs;
-        m->owned_resync_subsystems = rsub;
+        keep_fixed(&n, &m->cfg);
+        old = m->cfg;
         m->cfg = n;
+        manager_config_free(&old);
         m->max_queue = n.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
         manager_jobs_reconfigured(m); /* the ordering and the limit too */

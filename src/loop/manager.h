@@ -22,7 +22,9 @@ struct uevent;
 /*
  * The manager's configuration, complete: every member holds its value (no
  * "0 means default").  options_defaults() (config/options.h) fills in the
- * defaults from the option table; the ranges are the table's too.
+ * defaults from the option table; the ranges are the table's too.  A copy
+ * the manager keeps owns its strings (manager_config_copy(), whose list of
+ * text members is the one to extend with a new string member).
  */
 struct manager_config {
         const char *agent;          /* program run per event (single-agent mode) */
@@ -50,6 +52,24 @@ struct manager_config {
         const char *resync_subsystems; /* subsystems a resync writes to; NULL or "": all */
 };
 
+/**
+ * manager_config_copy() - a configuration that owns its strings.
+ * @src: the configuration (borrowed; its strings may be anyone's)
+ * @ret: receives the copy, untouched on failure; release it with
+ *       manager_config_free()
+ *
+ * The descriptors (source_fd, control_fd) are copied as numbers: the copy
+ * does not own them.
+ * Return: 0, or -ENOMEM.
+ */
+int manager_config_copy(const struct manager_config *src, struct manager_config *ret);
+
+/**
+ * manager_config_free() - free the strings of a copy from manager_config_copy().
+ * @cfg: the copy (borrowed); its strings are NULL afterwards
+ */
+void manager_config_free(struct manager_config *cfg);
+
 /* Pause/resume starting agents (events keep queueing). */
 void manager_pause(struct manager *m);
 void manager_resume(struct manager *m);
@@ -75,8 +95,9 @@ struct manager_stats {
 
 /**
  * manager_new() - set up the pipeline and the event loop.
- * @cfg: complete configuration, e.g. from options_defaults() (borrowed for
- *       the call; strings must outlive the manager)
+ * @cfg: complete configuration, e.g. from options_defaults() (borrowed;
+ *       the manager keeps its own copy, manager_config_copy(); the
+ *       descriptors in it are consumed)
  * @ret: the manager, owned by the caller
  * Return: 0 or negative errno (logged).
  */
@@ -92,7 +113,8 @@ int manager_run(struct manager *m);
 /**
  * manager_reconfigure() - apply a new configuration without losing queued events.
  * @m: manager
- * @cfg: the new configuration (borrowed; strings are copied)
+ * @cfg: the new configuration (borrowed; the manager swaps in a copy of it,
+ *       manager_config_copy(), and frees the one it replaces)
  *
  * Applies agent / hotplug-d, ordering, max-children, max-queue, timeout,
  * kill-grace, resync, resync-subsystems (from the next pass on) and the

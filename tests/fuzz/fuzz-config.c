@@ -28,24 +28,33 @@ static unsigned count_lines(const uint8_t *data, size_t size)
 
 static void check_accepted(const struct conf *c, const uint8_t *data, size_t size)
 {
-        const char *strings[] = { c->agent, c->hotplug_d, c->handler_dir, c->sysfs, c->record,
-                                  c->filter_policy, c->firmware_path };
+        const struct manager_config *v = &c->values.cfg;
         unsigned lines = count_lines(data, size);
+        uint64_t keys = 0;
 
-        fuzz_check(c->set < CONF_BIT(_CONF_KEY_MAX));
-        for (int k = 0; k < _CONF_KEY_MAX; k++) {
-                fuzz_check(conf_key_to_string(k) != NULL);
-                if (c->set & CONF_BIT(k))
-                        fuzz_check(c->line[k] >= 1 && c->line[k] <= lines);
+        for (size_t i = 0; i < option_table_size; i++) {
+                const struct option_info *oi = &option_table[i];
+                const char *s;
+
+                if (oi->key)
+                        keys |= option_bit(oi);
+                if (!(c->set & option_bit(oi)))
+                        continue;
+                fuzz_check(oi->key != NULL);
+                fuzz_check(c->line[i] >= 1 && c->line[i] <= lines);
+                if (!option_is_text(oi->type))
+                        continue;
+                memcpy(&s, (const char *)&c->values + oi->offset, sizeof(s));
+                fuzz_check(s >= c->text && s < c->text + sizeof(c->text));
+                fuzz_check(memchr(s, '\0', HP_CONF_LINE_MAX) != NULL);
         }
-        for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
-                fuzz_check(memchr(strings[i], '\0', HP_CONF_LINE_MAX) != NULL);
-        if (c->set & CONF_BIT(CONF_REBROADCAST))
-                fuzz_check(c->rebroadcast >= 2 && c->rebroadcast <= 32);
-        if (c->set & CONF_BIT(CONF_HANDLER_CACHE))
-                fuzz_check(c->handler_cache >= 1 && c->handler_cache <= HP_DEVCACHE_MAX);
-        if (c->set & CONF_BIT(CONF_AGENT))
-                fuzz_check(c->agent[0] == '/');
+        fuzz_check((c->set & ~keys) == 0);
+        if (c->set & option_key_bit("rebroadcast"))
+                fuzz_check(v->rebroadcast_group >= 2 && v->rebroadcast_group <= 32);
+        if (c->set & option_key_bit("handler-cache"))
+                fuzz_check(v->handlers.cache_size >= 1 && v->handlers.cache_size <= HP_DEVCACHE_MAX);
+        if (c->set & option_key_bit("agent"))
+                fuzz_check(v->agent[0] == '/');
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -53,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct conf c, before;
         struct conf_error err;
         struct manager_config cfg;
-        uint32_t cli_set;
+        uint64_t cli_set;
         int r;
 
         memset(&c, 0xa5, sizeof(c));
@@ -70,13 +79,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_accepted(&c, data, size);
 
         /* The command line keeps what it set: here the agent, when the first byte is odd. */
-        cli_set = size && (data[0] & 1) ? CONF_BIT(CONF_AGENT) : 0;
+        cli_set = size && (data[0] & 1) ? option_key_bit("agent") : 0;
         options_defaults(&cfg);
         cfg.agent = "/cli/agent";
         conf_apply(&c, &cfg, cli_set);
         if (cli_set)
                 fuzz_check(strcmp(cfg.agent, "/cli/agent") == 0);
-        else if (c.set & CONF_BIT(CONF_AGENT))
-                fuzz_check(cfg.agent == c.agent || cfg.hotplug_d != NULL);
+        else if (c.set & option_key_bit("agent"))
+                fuzz_check(cfg.agent == c.values.cfg.agent || cfg.hotplug_d != NULL);
         return 0;
 }

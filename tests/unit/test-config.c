@@ -16,6 +16,20 @@
 #include "loop/manager.h"
 #include "test.h"
 
+/* The place of file key @k in the table, for struct conf's line[]. */
+#define ROW(k) (option_by_key(k) - option_table)
+
+/* The bits of every file key. */
+static uint64_t every_key(void)
+{
+        uint64_t bits = 0;
+
+        for (size_t i = 0; i < option_table_size; i++)
+                if (option_table[i].key)
+                        bits |= option_bit(&option_table[i]);
+        return bits;
+}
+
 static int parse(const char *text, struct conf *c, struct conf_error *err)
 {
         return conf_parse("t.conf", text, strlen(text), c, err);
@@ -65,38 +79,38 @@ static void test_all_keys(void)
                            "input-strip-quotes = true"; /* no final newline */
 
         check_int(parse(text, &c, &err), 0);
-        check_int(c.set, CONF_BIT(_CONF_KEY_MAX) - 1 - CONF_BIT(CONF_HOTPLUG_D));
-        check_str(c.agent, "/sbin/hotplug");
-        check_int(c.ordering, ORDERING_STRICT);
-        check_int(c.max_children, 8);
-        check_int(c.concurrency, 3);
-        check_int(c.max_queue, 1000);
-        check_int(c.timeout_sec, 30);
-        check_int(c.kill_grace_sec, 2);
-        check(c.all);
-        check_str(c.handler_dir, "/usr/lib/hotplugd/handlers");
-        check_str(c.sysfs, "/tmp/fake sys"); /* inner blanks are part of the value */
-        check_int(c.rcvbuf, 128 * 1024 * 1024);
-        check_int(c.log_level, 7);
-        check_str(c.record, "/var/log/hotplugd.rec");
-        check_int(c.rebroadcast, 4);
-        check(!c.resync);
-        check_str(c.filter_policy, "none, usb=keep *=drop");
-        check(c.firmware_loader);
-        check_str(c.firmware_path, "/lib/firmware/local:/lib/firmware");
-        check_int(c.handler_cache, 4096);
-        check(c.input_strip_quotes);
-        check_str(c.resync_subsystems, "net, block");
-        check_int(c.line[CONF_AGENT], 3);
-        check_int(c.line[CONF_ORDERING], 4);
-        check_int(c.line[CONF_CONCURRENCY], 6);
-        check_int(c.line[CONF_RESYNC], 18);
-        check_int(c.line[CONF_RESYNC_SUBSYSTEMS], 23);
-        check_int(c.line[CONF_INPUT_STRIP_QUOTES], 24);
+        check_int(c.set, every_key() & ~option_key_bit("hotplug-d"));
+        check_str(c.values.cfg.agent, "/sbin/hotplug");
+        check_int(c.values.cfg.ordering, ORDERING_STRICT);
+        check_int(c.values.cfg.max_children, 8);
+        check_int(c.values.cfg.concurrency, 3);
+        check_int(c.values.cfg.max_queue, 1000);
+        check_int(c.values.cfg.timeout_usec, 30 * USEC_PER_SEC);
+        check_int(c.values.cfg.kill_grace_usec, 2 * USEC_PER_SEC);
+        check(c.values.cfg.handlers.pass_all);
+        check_str(c.values.cfg.handlers.handler_dir, "/usr/lib/hotplugd/handlers");
+        check_str(c.values.cfg.sysfs_root, "/tmp/fake sys"); /* inner blanks are part of the value */
+        check_int(c.values.cfg.rcvbuf, 128 * 1024 * 1024);
+        check_int(c.values.log_level, 7);
+        check_str(c.values.cfg.record_path, "/var/log/hotplugd.rec");
+        check_int(c.values.cfg.rebroadcast_group, 4);
+        check(!c.values.cfg.resync);
+        check_str(c.values.cfg.handlers.filter_policy, "none, usb=keep *=drop");
+        check(c.values.cfg.handlers.firmware_loader);
+        check_str(c.values.cfg.handlers.firmware_path, "/lib/firmware/local:/lib/firmware");
+        check_int(c.values.cfg.handlers.cache_size, 4096);
+        check(c.values.cfg.handlers.input_strip_quotes);
+        check_str(c.values.cfg.resync_subsystems, "net, block");
+        check_int(c.line[ROW("agent")], 3);
+        check_int(c.line[ROW("ordering")], 4);
+        check_int(c.line[ROW("concurrency")], 6);
+        check_int(c.line[ROW("resync")], 18);
+        check_int(c.line[ROW("resync-subsystems")], 23);
+        check_int(c.line[ROW("input-strip-quotes")], 24);
 
         check_int(parse("hotplug-d = /etc/hotplug.d\n", &c, &err), 0);
-        check_int(c.set, CONF_BIT(CONF_HOTPLUG_D));
-        check_str(c.hotplug_d, "/etc/hotplug.d");
+        check_int(c.set, option_key_bit("hotplug-d"));
+        check_str(c.values.cfg.hotplug_d, "/etc/hotplug.d");
 
         /* Empty and comment-only files are valid and set nothing. */
         check_int(parse("", &c, &err), 0);
@@ -111,11 +125,11 @@ static void test_values(void)
         struct conf_error err;
 
         check_int(parse("rcvbuf = 4096", &c, &err), 0);
-        check_int(c.rcvbuf, 4096);
+        check_int(c.values.cfg.rcvbuf, 4096);
         check_int(parse("rcvbuf = 64k", &c, &err), 0);
-        check_int(c.rcvbuf, 65536);
+        check_int(c.values.cfg.rcvbuf, 65536);
         check_int(parse("rcvbuf = 1G", &c, &err), 0);
-        check_int(c.rcvbuf, 1024 * 1024 * 1024);
+        check_int(c.values.cfg.rcvbuf, 1024 * 1024 * 1024);
         check_int(parse("max-children = 2048", &c, &err), 0);
         check_int(parse("max-queue = 1048576", &c, &err), 0);
         check_int(parse("timeout = 86400", &c, &err), 0);
@@ -124,32 +138,32 @@ static void test_values(void)
 
                 snprintf(line, sizeof(line), "all = %s", *b);
                 check_int(parse(line, &c, &err), 0);
-                check(c.all);
+                check(c.values.cfg.handlers.pass_all);
         }
         for (const char *const *b = (const char *const[]){ "no", "false", "off", "0", NULL }; *b; b++) {
                 char line[32];
 
                 snprintf(line, sizeof(line), "all = %s", *b);
                 check_int(parse(line, &c, &err), 0);
-                check(!c.all);
+                check(!c.values.cfg.handlers.pass_all);
         }
         /* Booleans in any case (every spelling and case: test-options). */
         check_int(parse("resync = No\nall = TRUE\nfirmware-loader = oN\n", &c, &err), 0);
-        check(!c.resync && c.all && c.firmware_loader);
+        check(!c.values.cfg.resync && c.values.cfg.handlers.pass_all && c.values.cfg.handlers.firmware_loader);
         check_int(parse("ordering = none", &c, &err), 0);
-        check_int(c.ordering, ORDERING_NONE);
+        check_int(c.values.cfg.ordering, ORDERING_NONE);
         check_int(parse("ordering = devpath", &c, &err), 0);
-        check_int(c.ordering, ORDERING_DEVPATH);
+        check_int(c.values.cfg.ordering, ORDERING_DEVPATH);
         check_int(parse("log-level = 3", &c, &err), 0);
-        check_int(c.log_level, 3);
+        check_int(c.values.log_level, 3);
         check_int(parse("rebroadcast = 32", &c, &err), 0);
         check_int(parse("handler-cache = 1", &c, &err), 0);
         check_int(parse("handler-cache = 65536", &c, &err), 0);
-        check_int(c.handler_cache, HP_DEVCACHE_MAX);
+        check_int(c.values.cfg.handlers.cache_size, HP_DEVCACHE_MAX);
         check_int(parse("firmware-path = /fw", &c, &err), 0);
-        check_str(c.firmware_path, "/fw");
+        check_str(c.values.cfg.handlers.firmware_path, "/fw");
         check_int(parse("filter-policy = queues=keep", &c, &err), 0);
-        check_str(c.filter_policy, "queues=keep");
+        check_str(c.values.cfg.handlers.filter_policy, "queues=keep");
 }
 
 static void test_syntax_errors(void)
@@ -225,7 +239,7 @@ static void test_bad_bytes(void)
         memcpy(big, "agent = /", 9);
         memset(big + 9, 'a', HP_CONF_LINE_MAX - 9);
         check_int(parse(big, &c, &err), 0);
-        check_int(strlen(c.agent), HP_CONF_LINE_MAX - 8);
+        check_int(strlen(c.values.cfg.agent), HP_CONF_LINE_MAX - 8);
         big[HP_CONF_LINE_MAX] = '\n';
         check_int(parse(big, &c, &err), 0);
         big[HP_CONF_LINE_MAX] = 'a';
@@ -341,15 +355,15 @@ static void test_load(void)
 
         write_file(path, "# test\nordering = strict\ntimeout = 7\n", 0644);
         check_int(conf_load(path, &c, &err), 0);
-        check_int(c.set, CONF_BIT(CONF_ORDERING) | CONF_BIT(CONF_TIMEOUT));
-        check_int(c.timeout_sec, 7);
+        check_int(c.set, option_key_bit("ordering") | option_key_bit("timeout"));
+        check_int(c.values.cfg.timeout_usec, 7 * USEC_PER_SEC);
 
         write_file(path, "ordering = strict\ntimeout = never\n", 0644);
-        c.timeout_sec = 1234;
+        c.values.cfg.timeout_usec = 1234;
         check_int(conf_load(path, &c, &err), -EINVAL);
         snprintf(msg, sizeof(msg), "%s:2: 'timeout' must be a number 1..86400: 'never'", path);
         check_str(err.msg, msg);
-        check_int(c.timeout_sec, 1234);
+        check_int(c.values.cfg.timeout_usec, 1234);
 
         write_file(path, "timeout = 7\n", 0664);
         check_int(conf_load(path, &c, &err), -EPERM);
@@ -437,8 +451,8 @@ static void test_precedence(void)
         cfg.sysfs_root = cfg.handlers.sysfs_root = "/cli/sys";
         cfg.handlers.filter_policy = "usb=keep";
         cfg.handlers.cache_size = 9;
-        conf_apply(&c, &cfg, CONF_BIT(CONF_ORDERING) | CONF_BIT(CONF_TIMEOUT) | CONF_BIT(CONF_SYSFS) |
-                                     CONF_BIT(CONF_FILTER_POLICY) | CONF_BIT(CONF_HANDLER_CACHE));
+        conf_apply(&c, &cfg, option_key_bit("ordering") | option_key_bit("timeout") | option_key_bit("sysfs") |
+                                     option_key_bit("filter-policy") | option_key_bit("handler-cache"));
         check_str(cfg.handlers.filter_policy, "usb=keep");
         check_int(cfg.handlers.cache_size, 9);
         check_str(cfg.handlers.firmware_path, "/file/fw");
@@ -453,7 +467,7 @@ static void test_precedence(void)
         /* --hotplug-d on the command line beats the file's agent... */
         options_defaults(&cfg);
         cfg.hotplug_d = "/cli/hotplug.d";
-        conf_apply(&c, &cfg, CONF_BIT(CONF_HOTPLUG_D));
+        conf_apply(&c, &cfg, option_key_bit("hotplug-d"));
         check_str(cfg.hotplug_d, "/cli/hotplug.d");
         check_str(cfg.agent, HOTPLUGD_DEFAULT_AGENT);
 
@@ -462,7 +476,7 @@ static void test_precedence(void)
         options_defaults(&cfg);
         cfg.agent = "/cli/agent";
         cfg.handlers.pass_all = true;
-        conf_apply(&c, &cfg, CONF_BIT(CONF_AGENT) | CONF_BIT(CONF_ALL));
+        conf_apply(&c, &cfg, option_key_bit("agent") | option_key_bit("all"));
         check(cfg.hotplug_d == NULL);
         check_str(cfg.agent, "/cli/agent");
         check(cfg.handlers.pass_all);
@@ -480,7 +494,7 @@ static void test_precedence(void)
         check_int(parse("resync = yes\n", &c, &err), 0);
         options_defaults(&cfg);
         cfg.resync = false;
-        conf_apply(&c, &cfg, CONF_BIT(CONF_RESYNC));
+        conf_apply(&c, &cfg, option_key_bit("resync"));
         check(!cfg.resync);
         conf_apply(&c, &cfg, 0);
         check(cfg.resync);
@@ -513,34 +527,36 @@ static void test_handler_options(void)
         char why[256];
 
         memset(&h, 0, sizeof(h));
-        check_int(conf_set_handler_option(CONF_FILTER_POLICY, "net=drop", &h, why, sizeof(why)), 0);
+        check_int(conf_set_handler_option("filter-policy", "net=drop", &h, why, sizeof(why)), 0);
         check_str(h.filter_policy, "net=drop");
-        check_int(conf_set_handler_option(CONF_FIRMWARE_PATH, "/a:/b", &h, why, sizeof(why)), 0);
+        check_int(conf_set_handler_option("firmware-path", "/a:/b", &h, why, sizeof(why)), 0);
         check_str(h.firmware_path, "/a:/b");
-        check_int(conf_set_handler_option(CONF_HANDLER_CACHE, "77", &h, why, sizeof(why)), 0);
+        check_int(conf_set_handler_option("handler-cache", "77", &h, why, sizeof(why)), 0);
         check_int(h.cache_size, 77);
-        check_int(conf_set_handler_option(CONF_FIRMWARE_LOADER, NULL, &h, why, sizeof(why)), 0);
+        check_int(conf_set_handler_option("firmware-loader", NULL, &h, why, sizeof(why)), 0);
         check(h.firmware_loader);
-        check_int(conf_set_handler_option(CONF_INPUT_STRIP_QUOTES, NULL, &h, why, sizeof(why)), 0);
+        check_int(conf_set_handler_option("input-strip-quotes", NULL, &h, why, sizeof(why)), 0);
         check(h.input_strip_quotes);
 
         memcpy(&before, &h, sizeof(h));
-        check_int(conf_set_handler_option(CONF_HANDLER_CACHE, "65537", &h, why, sizeof(why)), -EINVAL);
+        check_int(conf_set_handler_option("handler-cache", "65537", &h, why, sizeof(why)), -EINVAL);
         check_str(why, "'handler-cache' must be a number 1..65536");
-        check_int(conf_set_handler_option(CONF_FILTER_POLICY, "net", &h, why, sizeof(why)), -EINVAL);
+        check_int(conf_set_handler_option("filter-policy", "net", &h, why, sizeof(why)), -EINVAL);
         check_str(why, "'filter-policy' wants SUBSYSTEM=keep|drop|handlers items");
-        check_int(conf_set_handler_option(CONF_FIRMWARE_PATH, "fw", &h, why, sizeof(why)), -EINVAL);
+        check_int(conf_set_handler_option("firmware-path", "fw", &h, why, sizeof(why)), -EINVAL);
         check_str(why, "'firmware-path' must be absolute paths separated by ':'");
-        check_int(conf_set_handler_option(CONF_AGENT, "/x", &h, why, sizeof(why)), -EINVAL);
+        check_int(conf_set_handler_option("agent", "/x", &h, why, sizeof(why)), -EINVAL);
         check(memcmp(&h, &before, sizeof(h)) == 0);
 }
 
 static void test_key_names(void)
 {
-        check_str(conf_key_to_string(CONF_MAX_CHILDREN), "max-children");
-        check_str(conf_key_to_string(CONF_RESYNC), "resync");
-        check_str(conf_key_to_string(CONF_INPUT_STRIP_QUOTES), "input-strip-quotes");
-        check(conf_key_to_string(_CONF_KEY_MAX) == NULL);
+        /* A key is its row: its name, its bit. */
+        check_str(option_by_key("max-children")->name, "max-children");
+        check(option_key_bit("resync") == option_bit(option_by_name("resync")));
+        check(option_key_bit("input-strip-quotes") != 0);
+        check(option_key_bit("config") == 0); /* command line only */
+        check(option_key_bit("colour") == 0);
 }
 
 int main(void)

@@ -212,6 +212,45 @@ static void test_replay_per_wakeup(void)
         unlink(path);
 }
 
+/*
+ * A reload swaps in a whole configuration: the manager keeps copies of the
+ * new strings (the caller's are gone right after), keeps its source and
+ * outputs, and frees what it replaced (LeakSanitizer checks that).
+ */
+static void test_reconfigure(void)
+{
+        struct manager_config cfg, next;
+        struct manager *m;
+        char *agent, *policy;
+        int sv[2];
+
+        check(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == 0);
+        options_defaults(&cfg);
+        cfg.dry_run = true;
+        m = manager_on_socket(&cfg, sv[0]);
+        for (int round = 0; round < 2; round++) {
+                options_defaults(&next);
+                agent = strdup(round ? "/new/agent2" : "/new/agent");
+                policy = strdup("usb=drop");
+                check(agent && policy);
+                next.agent = agent;
+                next.handlers.filter_policy = policy;
+                next.max_children = 3 + round;
+                next.control_path = "/not/used";
+                check_int(manager_reconfigure(m, &next), 0);
+                free(agent);
+                free(policy);
+                check_str(m->cfg.agent, round ? "/new/agent2" : "/new/agent");
+                check_str(m->cfg.handlers.filter_policy, "usb=drop");
+                check_int(m->cfg.max_children, 3 + round);
+                check_str(m->cfg.control_path, ""); /* a reload keeps the outputs */
+                check(m->cfg.dry_run);
+                check(m->cfg.handlers.dry_run);
+        }
+        manager_free(m);
+        close(sv[1]);
+}
+
 /* A recording of @n valid events of distinct devices (SEQNUM 1..n) at @path. */
 static void write_events(char *path, unsigned n)
 {
@@ -296,5 +335,6 @@ int main(void)
         run_test(test_input_per_wakeup);
         run_test(test_replay_per_wakeup);
         run_test(test_replay_full_queue);
+        run_test(test_reconfigure);
         return 0;
 }
