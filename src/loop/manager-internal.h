@@ -100,19 +100,6 @@ struct manager {
 /* ---- manager.c: input and pipeline ---------------------------------------- */
 
 /**
- * manager_process_datagram() - one datagram through parse, ledger and handlers into the queue.
- * @m: manager
- * @data: the datagram (borrowed for the call; a queued event keeps its own copy)
- * @size: its size
- * @mono: when it was read, CLOCK_MONOTONIC
- * @real: when it was read (or recorded), CLOCK_REALTIME
- *
- * Called by the sources for each datagram, live or replayed.  Invalid ones
- * are counted and logged; a valid one is announced received() and then
- * either queued() or dropped() before this returns.
- */
-void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);
-/**
  * manager_inject_synthetic() - queue an event the kernel did not send.
  * @m: manager
  * @data: a datagram in the kernel's format (borrowed for the call)
@@ -129,9 +116,10 @@ int manager_inject_synthetic(struct manager *m, const char *data, size_t size);
  * @m: manager
  *
  * The netlink source reads its socket until empty, the queue is full, or
- * HP_INPUT_PER_WAKEUP datagrams were read; a replay feeds on its own timer
- * and only dispatch happens here.  After a fatal read error (the loop is
- * told to exit) nothing is dispatched.
+ * HP_INPUT_PER_WAKEUP datagrams were read, as when it wakes up (source.h:
+ * it feeds through manager_feed(), then manager_feed_end() dispatches); a
+ * replay feeds on its own timer and only dispatch happens here.  After a
+ * fatal read error (the loop is told to exit) nothing is dispatched.
  * Return: 1 the socket was read to the end (or there is none), 0 it may
  * hold more, negative errno after a fatal error.
  */
@@ -140,7 +128,7 @@ int manager_drain_input(struct manager *m);
 int manager_sync_input(struct manager *m);
 /* The source stopped feeding (the queue was full). */
 bool manager_input_paused(const struct manager *m);
-/* The queue may have fallen to the resume mark: let the source feed again. */
+/* The queue may have fallen to the resume mark: if so, let a paused source feed again. */
 void manager_input_maybe_resume(struct manager *m);
 /* The socket's effective receive buffer in bytes, 0 without a socket. */
 int manager_input_rcvbuf(const struct manager *m);

@@ -19,10 +19,12 @@
  *    the scheduler's order rules see everything earlier than what it holds;
  *  - every valid event the ledger accepted is either queued (announced
  *    queued() at once, wherever it went) or announced dropped, before
- *    manager_process_datagram() returns;
+ *    manager_feed() returns;
  *  - the source feeds at most max_queue held events (scheduler and
- *    backlog); it feeds again once the held count falls to resume_mark
- *    (three quarters of the bound);
+ *    backlog): manager_feed() answers MANAGER_FEED_FULL there; a paused
+ *    source is resumed once the held count falls to resume_mark (three
+ *    quarters of the bound); the source reads none of this state, it only
+ *    hears the answers (source.h);
  *  - no code runs in signal handlers: signals arrive through signalfd.
  */
 #include <errno.h>
@@ -93,8 +95,13 @@ static void log_gap(const struct ledger_gap *gap)
 
 static void queue_view(struct manager *m, const struct uevent *view, const struct log_fields *f);
 
-/* One valid datagram through ledger and handlers into the scheduler. */
-void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real)
+/*
+ * One datagram through parse, ledger and handlers into the queue (@mono and
+ * @real: when it was read, or recorded).  Invalid ones are counted and
+ * logged; a valid one is announced received() and then either queued() or
+ * dropped() before this returns.
+ */
+static void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real)
 {
         uint16_t vars[HP_UEVENT_MAX_VARS];
         struct uevent view;
@@ -348,15 +355,63 @@ int manager_inject(struct manager *m, const char *data, size_t size)
         return 0;
 }
 
+enum manager_feed manager_feed_room(const struct manager *m)
+{
+        if (m->stopping)
+                return MANAGER_FEED_STOP;
+        return manager_held(m) >= m->max_queue ? MANAGER_FEED_FULL : MANAGER_FEED_GO_ON;
+}
+
+enum manager_feed manager_feed(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real,
+                               usec_t sent)
+{
+        m->stats.received++;
+        observe_datagram(m, data, size, mono, real);
+        manager_process_datagram(m, data, size, mono, sent);
+        return manager_feed_room(m);
+}
+
+void manager_feed_overflow(struct manager *m)
+{
+        ledger_note_overflow(&m->ledger);
+        observe_overflow(m);
+        if (!manager_replaying(m))
+                manager_resync_overflow(m);
+}
+
+void manager_feed_refused(struct manager *m)
+{
+        m->stats.dropped_sender++;
+}
+
+void manager_feed_log_full(const struct manager *m)
+{
+        log_notice("%zu events held (the limit): reading paused until %zu", manager_held(m), m->resume_mark);
+}
+
+void manager_feed_end(struct manager *m, bool drained)
+{
+        if (drained)
+                observe_input_drained(m);
+        manager_dispatch(m);
+}
+
+void manager_feed_fatal(struct manager *m, int error)
+{
+        (void)sd_event_exit(m->event, error);
+}
+
+void manager_feed_finished(struct manager *m)
+{
+        manager_maybe_exit(m);
+}
+
 int manager_drain_input(struct manager *m)
 {
-        int r = m->in.ops->drain ? m->in.ops->drain(m->in.data) : 1;
-
-        /* A fatal read error ends the loop: nothing more to start then. */
-        if (r < 0)
-                return r;
+        if (m->in.ops->drain)
+                return m->in.ops->drain(m->in.data); /* feeds, then manager_feed_end() */
         manager_dispatch(m);
-        return r;
+        return 1;
 }
 
 int manager_sync_input(struct manager *m)
@@ -371,7 +426,9 @@ bool manager_input_paused(const struct manager *m)
 
 void manager_input_maybe_resume(struct manager *m)
 {
-        if (m->in.ops && m->in.ops->resume)
+        if (m->stopping || manager_held(m) > m->resume_mark || !manager_input_paused(m))
+                return;
+        if (m->in.ops->resume)
                 m->in.ops->resume(m->in.data);
 }
 
@@ -483,7 +540,7 @@ static int manager_open_source(struct manager *m)
         if (source->rcvbuf < m->cfg.rcvbuf)
                 log_warning("netlink receive buffer is %d bytes, not the %d requested", source->rcvbuf,
                             m->cfg.rcvbuf);
-        return source_netlink_new(m, source, &m->in.ops, &m->in.data);
+        return source_netlink_new(m, m->event, source, &m->in.ops, &m->in.data);
 }
 
 /* The event loop: SIGTERM/SIGINT stop, SIGHUP reloads, SIGCHLD comes through
@@ -547,9 +604,11 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         if (m->cfg.replay_path) {
                 /* Replay: the recording is the only source; no kernel baseline. */
                 ledger_init(&m->ledger, 0);
-                r = source_replay_new(m, &m->in.ops, &m->in.data);
+                r = source_replay_new(m, m->event, &m->cfg, &m->in.ops, &m->in.data);
                 if (r < 0)
                         goto fail;
+                if (m->cfg.dry_run && m->cfg.replay_speed > 0)
+                        manager_jobs_set_dry_duration(m, m->in.ops->dry_duration, m->in.data);
         } else {
                 r = manager_open_source(m);
                 if (r < 0)

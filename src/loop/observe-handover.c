@@ -7,7 +7,7 @@
  * Invariants: an event is written down when it is queued, before
  * any agent for it can start and before its datagram is consumed from the
  * socket (the "loss-proof intake": queued() runs inside
- * manager_process_datagram(), which the netlink source calls before
+ * manager_feed(), which the netlink source calls before
  * uevent_source_consume(), source-netlink.c), and marked done when its job is over, so the
  * journal read at any instant lists every event accepted and not finished.
  * The agent's start is noted before the spawn, so a crash right after it
