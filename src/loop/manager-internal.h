@@ -226,6 +226,8 @@ int observe_rebroadcast_open(struct manager *m);
 int observe_handover_open(struct manager *m);
 int observe_status_open(struct manager *m);
 int observe_control_open(struct manager *m);
+/* Resync (manager-resync.c): hears accepted events and overflows; seeds its device set from sysfs. */
+int observe_resync_open(struct manager *m);
 
 /* ---- observe-handover.c --------------------------------------------------- */
 

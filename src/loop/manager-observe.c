@@ -51,7 +51,7 @@ int manager_observe_open(struct manager *m)
 {
         static int (*const builtin[])(struct manager *m) = {
                 observe_record_open, observe_rebroadcast_open, observe_handover_open,
-                observe_status_open, observe_control_open,
+                observe_status_open, observe_control_open, observe_resync_open,
         };
         int r;
 

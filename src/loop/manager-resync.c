@@ -88,7 +88,10 @@ struct manager_resync {
 
 /* ---- the device set ------------------------------------------------------ */
 
-int manager_resync_open(struct manager *m)
+static const struct manager_observer_ops resync_ops;
+static void resync_close(void *userdata);
+
+int observe_resync_open(struct manager *m)
 {
         struct manager_resync *rs = calloc(1, sizeof(*rs));
         usec_t t0 = now_usec(CLOCK_MONOTONIC);
@@ -99,6 +102,11 @@ int manager_resync_open(struct manager *m)
         rs->rootfd = -1;
         devset_init(&rs->known, 0);
         m->resync = rs;
+        r = manager_add_observer(m, &resync_ops, m);
+        if (r < 0) {
+                resync_close(m);
+                return log_error_errno(r, "cannot set up resync");
+        }
         r = resync_scan(m->cfg.sysfs_root, &rs->known);
         if (r == -ENOMEM)
                 return r;
@@ -119,8 +127,10 @@ static void pass_free(struct manager_resync *rs)
         rs->undrained = false;
 }
 
-void manager_resync_close(struct manager *m)
+/* The observer's close(): stop any pass, free the set and the sources. */
+static void resync_close(void *userdata)
 {
+        struct manager *m = userdata;
         struct manager_resync *rs = m->resync;
 
         if (!rs)
@@ -133,12 +143,15 @@ void manager_resync_close(struct manager *m)
         m->resync = NULL;
 }
 
-void manager_resync_note(struct manager *m, const struct uevent *view)
+/* The observer's received(): an event the ledger accepted updates the device set. */
+static void on_received(void *userdata, const struct uevent *view, enum ledger_verdict v,
+                        const struct ledger_gap *gap)
 {
+        struct manager *m = userdata;
         struct manager_resync *rs = m->resync;
         int r;
 
-        if (!rs)
+        if (v == LEDGER_DUPLICATE)
                 return;
         r = devset_note_event(&rs->known, view->action, view->devpath, view->subsystem, view->devpath_old);
         if (r == -ENOSPC && !rs->full_reported) {
@@ -240,12 +253,15 @@ static void schedule_pass(struct manager *m)
                 log_error_errno(r, "cannot schedule a resync");
 }
 
-void manager_resync_overflow(struct manager *m)
+/* The observer's overflow(): the kernel dropped events; schedule a pass (debounced), if resync is on.
+ * A replayed overflow lost nothing on this machine. */
+static void on_overflow(void *userdata)
 {
+        struct manager *m = userdata;
         struct manager_resync *rs = m->resync;
         usec_t now = now_usec(CLOCK_MONOTONIC);
 
-        if (!rs || !m->cfg.resync || m->stopping)
+        if (!m->cfg.resync || m->stopping || manager_replaying(m))
                 return;
         if (rs->running) {
                 rs->overflow_during_pass = true; /* the next pass follows this one */
@@ -525,3 +541,9 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
         }
         return 0;
 }
+
+static const struct manager_observer_ops resync_ops = {
+        .received = on_received,
+        .overflow = on_overflow,
+        .close = resync_close,
+};

@@ -4,8 +4,10 @@
 /*
  * The manager's resync after a receive-buffer overflow (manager-resync.c):
  * the set of devices believed present, the debounce timer, and a pass that
- * re-triggers devices and synthesises removes a few at a time.  Only
- * src/loop/ includes this.
+ * re-triggers devices and synthesises removes a few at a time.  It is an
+ * observer (observe_resync_open(), manager-internal.h): it hears accepted
+ * events (received()) and overflows (overflow()), and the core does not
+ * call it but for the mark below.  Only src/loop/ includes this.
  */
 
 #include <stdbool.h>
@@ -26,24 +28,6 @@ struct resync_stats {
         uint64_t left_alone;              /* devices not written or removed: not of resync-subsystems */
         size_t devices;                   /* devices believed present now */
 };
-
-/**
- * manager_resync_open() - seed the device set from sysfs and set up the timer.
- * @m: manager (borrowed; must have its event loop); m->resync is set
- *
- * A sysfs that cannot be read is logged and leaves the set empty.
- * Return: 0 or -ENOMEM.
- */
-int manager_resync_open(struct manager *m);
-
-/* Stop any pass, free the set and the sources. Safe if open failed or never ran. */
-void manager_resync_close(struct manager *m);
-
-/* An event the ledger accepted (view borrowed for the call): update the device set. */
-void manager_resync_note(struct manager *m, const struct uevent *view);
-
-/* The source reported ENOBUFS: schedule a pass (debounced), if resync is on. */
-void manager_resync_overflow(struct manager *m);
 
 /**
  * manager_resync_mark() - add HOTPLUGD_RESYNC=1 to an event a pass re-triggered.

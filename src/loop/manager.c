@@ -143,7 +143,6 @@ static void manager_process_datagram(struct manager *m, const char *data, size_t
         case LEDGER_NEXT:
                 break;
         }
-        manager_resync_note(m, &view);
         if (aside)
                 manager_intake_set_aside(m, &view, &f, aside);
         else
@@ -375,8 +374,6 @@ void manager_feed_overflow(struct manager *m)
 {
         ledger_note_overflow(&m->ledger);
         observe_overflow(m);
-        if (!manager_replaying(m))
-                manager_resync_overflow(m);
 }
 
 void manager_feed_refused(struct manager *m)
@@ -619,9 +616,6 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         r = manager_observe_open(m);
         if (r < 0)
                 goto fail;
-        r = manager_resync_open(m);
-        if (r < 0)
-                goto fail;
 
         *ret = m;
         return 0;
@@ -639,7 +633,6 @@ struct manager *manager_free(struct manager *m)
                 return NULL;
         manager_jobs_close(m);
         manager_close_source(m);
-        manager_resync_close(m);
         manager_observe_close(m);
         sd_event_source_disable_unref(m->shutdown_timer);
         if (m->scheduler && m->backlog)
