@@ -88,6 +88,7 @@ struct manager {
         manager_reload_fn reload;
         void *reload_userdata;
         char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs, *owned_resync_subsystems;
+        const char *resync_uuid[2];     /* SYNTH_UUIDs marked HOTPLUGD_RESYNC=1 (borrowed, manager_set_resync_uuids()) */
 
         struct manager_input in;            /* manager.c */
         struct manager_jobs jobs;           /* manager-job.c */
@@ -155,6 +156,18 @@ uint64_t manager_lowest_held_on(const struct manager *m, const char *devpath);
  * cannot be moved (out of memory) is dropped and announced so.
  */
 void manager_queue_refill(struct manager *m);
+
+/**
+ * manager_set_resync_uuids() - the SYNTH_UUIDs of this daemon's resync passes.
+ * @m: manager
+ * @current: the pass running now, or NULL (borrowed until the next call)
+ * @previous: the last pass completed, or NULL (borrowed until the next call)
+ *
+ * An event with SYNTH_ARG_HOTPLUGD=resync and one of these SYNTH_UUIDs gets
+ * HOTPLUGD_RESYNC=1 beside the handler chain's additions.  Set by
+ * manager-resync.c whenever a pass starts or ends, NULL both when it closes.
+ */
+void manager_set_resync_uuids(struct manager *m, const char *current, const char *previous);
 
 /* ---- manager-job.c: jobs -------------------------------------------------- */
 

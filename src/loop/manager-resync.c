@@ -119,12 +119,28 @@ int observe_resync_open(struct manager *m)
         return 0;
 }
 
-static void pass_free(struct manager_resync *rs)
+/*
+ * Tell the core which SYNTH_UUIDs mark an event as re-triggered by this
+ * daemon: the pass's while one runs, and the last completed one's.  The
+ * core borrows the strings, which change in place, until told otherwise.
+ */
+static void publish_uuids(struct manager *m)
 {
+        struct manager_resync *rs = m->resync;
+        bool any = rs->running || rs->stats.passes > 0;
+
+        manager_set_resync_uuids(m, rs->running ? rs->uuid : NULL, any ? rs->prev_uuid : NULL);
+}
+
+static void pass_free(struct manager *m)
+{
+        struct manager_resync *rs = m->resync;
+
         resync_plan_free(&rs->plan);
         rs->rootfd = safe_close(rs->rootfd);
         rs->running = false;
         rs->undrained = false;
+        publish_uuids(m);
 }
 
 /* The observer's close(): stop any pass, free the set and the sources. */
@@ -135,7 +151,8 @@ static void resync_close(void *userdata)
 
         if (!rs)
                 return;
-        pass_free(rs);
+        pass_free(m);
+        manager_set_resync_uuids(m, NULL, NULL);
         sd_event_source_disable_unref(rs->timer);
         sd_event_source_disable_unref(rs->work);
         devset_clear(&rs->known);
@@ -159,29 +176,6 @@ static void on_received(void *userdata, const struct uevent *view, enum ledger_v
                 log_warning("more than %d devices: further devices are not remembered, "
                             "a resync sends them 'add'", HP_RESYNC_DEVICES_MAX);
         }
-}
-
-static bool is_ours(const struct manager_resync *rs, const struct uevent *view)
-{
-        const char *arg, *uuid;
-
-        if (rs->stats.passes == 0 && !rs->running)
-                return false;
-        arg = uevent_get(view, RESYNC_SYNTH_KEY);
-        if (!arg || strcmp(arg, RESYNC_SYNTH_VALUE) != 0)
-                return false;
-        uuid = uevent_get(view, "SYNTH_UUID");
-        return uuid && ((rs->running && strcmp(uuid, rs->uuid) == 0) || strcmp(uuid, rs->prev_uuid) == 0);
-}
-
-void manager_resync_mark(struct manager *m, const struct uevent *view, struct envbuf *env)
-{
-        struct manager_resync *rs = m->resync;
-
-        if (!rs || !is_ours(rs, view))
-                return;
-        if (envbuf_add(env, RESYNC_ENV_KEY, "1") < 0)
-                log_debug("SEQNUM=%" PRIu64 ": no room left to add " RESYNC_ENV_KEY "=1", view->seqnum);
 }
 
 void manager_resync_stats(const struct manager *m, struct resync_stats *ret)
@@ -393,13 +387,14 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
         rs->changed = rs->added = rs->removed = rs->failed = rs->kept = rs->unplaced = 0;
         rs->started = now_usec(CLOCK_MONOTONIC);
         rs->running = true;
+        publish_uuids(m);
         r = pass_prepare(m);
         rs->busy = rs->longest = now_usec(CLOCK_MONOTONIC) - rs->started;
         if (r >= 0)
                 r = arm(m, &rs->work, 0, on_work, SD_EVENT_PRIORITY_IDLE);
         if (r < 0) {
                 log_error_errno(r, "resync after overflow failed to start");
-                pass_free(rs);
+                pass_free(m);
                 return 0;
         }
         log_debug("resync: %zu devices in sysfs, %zu known; %zu to remove, %zu to add, %zu to change, "
@@ -482,7 +477,7 @@ static void pass_end(struct manager *m)
         rs->stats.skipped += rs->plan.skipped;
         rs->stats.left_alone += rs->plan.left_alone;
         memcpy(rs->prev_uuid, rs->uuid, sizeof(rs->uuid));
-        pass_free(rs);
+        pass_free(m);
         rs->last_end = now_usec(CLOCK_MONOTONIC);
         if (rs->overflow_during_pass) {
                 /* Events were lost during this pass: go again, later each time this repeats. */
@@ -502,7 +497,7 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
                 return 0;
         if (m->stopping) {
                 log_info("stopping: resync abandoned after %zu of %zu operations", rs->next, rs->plan.n);
-                pass_free(rs);
+                pass_free(m);
                 return 0;
         }
         for (unsigned k = 0; k < HP_RESYNC_BATCH && rs->next < rs->plan.n && !must_wait(m) &&
@@ -537,7 +532,7 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
                 SD_EVENT_PRIORITY_IDLE);
         if (r < 0) {
                 log_error_errno(r, "resync abandoned");
-                pass_free(rs);
+                pass_free(m);
         }
         return 0;
 }

@@ -6,15 +6,15 @@
  * the set of devices believed present, the debounce timer, and a pass that
  * re-triggers devices and synthesises removes a few at a time.  It is an
  * observer (observe_resync_open(), manager-internal.h): it hears accepted
- * events (received()) and overflows (overflow()), and the core does not
- * call it but for the mark below.  Only src/loop/ includes this.
+ * events (received()) and overflows (overflow()); the core does not call
+ * it.  It tells the core which events to mark (manager_set_resync_uuids()).
+ * Only src/loop/ includes this.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-struct envbuf;
 struct manager;
 struct uevent;
 
@@ -28,16 +28,5 @@ struct resync_stats {
         uint64_t left_alone;              /* devices not written or removed: not of resync-subsystems */
         size_t devices;                   /* devices believed present now */
 };
-
-/**
- * manager_resync_mark() - add HOTPLUGD_RESYNC=1 to an event a pass re-triggered.
- * @m: manager
- * @view: the event (borrowed)
- * @env: the handler chain's additions (borrowed)
- *
- * Only events carrying SYNTH_ARG_HOTPLUGD=resync with the SYNTH_UUID of
- * this daemon's current or previous pass are marked.
- */
-void manager_resync_mark(struct manager *m, const struct uevent *view, struct envbuf *env);
 
 void manager_resync_stats(const struct manager *m, struct resync_stats *ret);

@@ -49,10 +49,10 @@
 #include "shared/sysfs.h"
 #include "loop/manager.h"
 #include "loop/manager-internal.h"
-#include "loop/manager-resync.h"
 #include "loop/source.h"
 #include "pipeline/backlog.h"
 #include "pipeline/spawner.h"
+#include "recovery/resync.h"
 #include "uevent/uevent.h"
 
 /* The kernel's last SEQNUM, 0 if unknown. */
@@ -282,6 +282,26 @@ uint64_t manager_lowest_held_on(const struct manager *m, const char *devpath)
         return s == 0 || (b != 0 && b < s) ? b : s;
 }
 
+void manager_set_resync_uuids(struct manager *m, const char *current, const char *previous)
+{
+        m->resync_uuid[0] = current;
+        m->resync_uuid[1] = previous;
+}
+
+/* An event a resync pass of this daemon re-triggered gets HOTPLUGD_RESYNC=1 (manager_set_resync_uuids()). */
+static void mark_resync(const struct manager *m, const struct uevent *view, struct envbuf *env)
+{
+        const char *arg = uevent_get(view, RESYNC_SYNTH_KEY), *uuid = uevent_get(view, "SYNTH_UUID");
+        bool ours = false;
+
+        if (!arg || strcmp(arg, RESYNC_SYNTH_VALUE) != 0 || !uuid)
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(m->resync_uuid); i++)
+                ours = ours || (m->resync_uuid[i] && strcmp(uuid, m->resync_uuid[i]) == 0);
+        if (ours && envbuf_add(env, RESYNC_ENV_KEY, "1") < 0)
+                log_debug("SEQNUM=%" PRIu64 ": no room left to add " RESYNC_ENV_KEY "=1", view->seqnum);
+}
+
 /* A parsed event (past the ledger) through the handler chain into the queue. */
 static void queue_view(struct manager *m, const struct uevent *view, const struct log_fields *f)
 {
@@ -305,7 +325,7 @@ static void queue_view(struct manager *m, const struct uevent *view, const struc
                 observe_dropped(m, view, false);
                 return;
         }
-        manager_resync_mark(m, view, &env);
+        mark_resync(m, view, &env);
 
         r = uevent_dup(view, &env, name[0] ? name : NULL, &ev);
         if (r < 0) {
