@@ -4,7 +4,7 @@
  * one run to the next, and the lines read from them into the log.
  *
  * Invariants: an output pipe belongs to at most one job (o->job) and is
- * idle (on m->jobs.idle_outputs, at most HP_OUTPUT_PIPES_KEPT) otherwise:
+ * idle (on m->jobs->idle_outputs, at most HP_OUTPUT_PIPES_KEPT) otherwise:
  * it goes back there only when the program that wrote into it left nothing
  * behind in its process group and nothing unread in the pipe (the caller of
  * job_output_put() says so), and an idle pipe that becomes readable is
@@ -31,7 +31,7 @@ void job_output_free(struct job_output *o)
 {
         if (list_linked(&o->link)) {
                 list_unlink(&o->link);
-                o->m->jobs.n_idle_outputs--;
+                o->m->jobs->n_idle_outputs--;
         }
         sd_event_source_disable_unref(o->io);
         safe_close(o->wfd);
@@ -60,10 +60,10 @@ int job_output_get(struct job *j)
         struct job_output *o;
         int rfd = -1, r;
 
-        o = list_first(&m->jobs.idle_outputs, struct job_output, link);
+        o = list_first(&m->jobs->idle_outputs, struct job_output, link);
         if (o) {
                 list_unlink(&o->link);
-                m->jobs.n_idle_outputs--;
+                m->jobs->n_idle_outputs--;
         } else {
                 o = calloc(1, sizeof(*o));
                 if (!o)
@@ -99,12 +99,12 @@ void job_output_put(struct job *j, bool reusable)
                 return;
         j->out = NULL;
         o->job = NULL;
-        if (!reusable || m->jobs.n_idle_outputs >= HP_OUTPUT_PIPES_KEPT) {
+        if (!reusable || m->jobs->n_idle_outputs >= HP_OUTPUT_PIPES_KEPT) {
                 job_output_free(o);
                 return;
         }
-        list_add_head(&m->jobs.idle_outputs, &o->link);
-        m->jobs.n_idle_outputs++;
+        list_add_head(&m->jobs->idle_outputs, &o->link);
+        m->jobs->n_idle_outputs++;
 }
 
 /* The log fields of @j's event and its current program. */

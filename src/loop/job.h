@@ -2,8 +2,9 @@
 #pragma once
 
 /*
- * A running event's job (manager-job.c) and its output pipe (job-output.c).
- * Only src/loop/ includes this: manager-job.c and job-output.c.
+ * The jobs' state (struct manager_jobs, m->jobs), a running event's job
+ * (manager-job.c) and its output pipe (job-output.c).  Only src/loop/
+ * includes this: manager-job.c and job-output.c.
  */
 
 #include <stdbool.h>
@@ -13,13 +14,29 @@
 
 #include <systemd/sd-event.h>
 
+#include "pipeline/concurrency.h"
 #include "shared/bounds.h"
 #include "shared/list.h"
 #include "shared/time-util.h"
 
+struct job_spawner_ops;
 struct log_fields;
 struct manager;
 struct uevent;
+
+/* manager-job.c: the running jobs and how they start. */
+struct manager_jobs {
+        struct list_node running;       /* struct job.link, newest first */
+        const struct job_spawner_ops *spawner; /* real or dry (job-spawner.h), chosen once at setup */
+        void *spawner_data;
+        bool paused;                    /* pause: events queue, no agent starts */
+        bool dispatching;               /* inside manager_dispatch(): nested calls return at once */
+        bool agent_missing_reported;
+        struct concurrency conc;        /* how many may run at once (the scheduler's max_running) */
+        sd_event_source *look;          /* while events wait for a slot: look which agents sleep */
+        struct list_node idle_outputs;  /* struct job_output.link: pipes kept for the next runs */
+        size_t n_idle_outputs;          /* at most HP_OUTPUT_PIPES_KEPT */
+};
 
 /*
  * An output pipe: the read end watched by the loop for as long as the pipe

@@ -36,6 +36,8 @@ struct backlog;
 struct scheduler_wait;
 struct job_spawner_ops;
 struct manager_handover;
+struct manager_jobs;
+struct manager_observers;
 struct manager_resync;
 struct manager_source_ops;
 struct observe_status;
@@ -45,30 +47,6 @@ struct manager_input {
         const struct manager_source_ops *ops; /* netlink or replay, chosen once at setup */
         void *data;                     /* the source's own state */
         struct ratelimit reject_log[_UEVENT_REJECT_MAX];
-};
-
-/* manager-job.c: the running jobs and how they start. */
-struct manager_jobs {
-        struct list_node running;       /* struct job.link, newest first */
-        const struct job_spawner_ops *spawner; /* real or dry (job-spawner.h), chosen once at setup */
-        void *spawner_data;
-        bool paused;                    /* pause: events queue, no agent starts */
-        bool dispatching;               /* inside manager_dispatch(): nested calls return at once */
-        bool agent_missing_reported;
-        struct concurrency conc;        /* how many may run at once (the scheduler's max_running) */
-        sd_event_source *look;          /* while events wait for a slot: look which agents sleep */
-        struct list_node idle_outputs;  /* struct job_output.link: pipes kept for the next runs */
-        size_t n_idle_outputs;          /* at most HP_OUTPUT_PIPES_KEPT */
-};
-
-/* manager-observe.c: who hears what happened. */
-struct manager_observers {
-        struct {
-                const struct manager_observer_ops *ops;
-                void *userdata;
-        } v[MANAGER_OBSERVERS_MAX];
-        size_t n;
-        bool want_waiting;              /* some observer has a waiting() hook */
 };
 
 struct manager {
@@ -91,8 +69,8 @@ struct manager {
         const char *resync_uuid[2];     /* SYNTH_UUIDs marked HOTPLUGD_RESYNC=1 (borrowed, manager_set_resync_uuids()) */
 
         struct manager_input in;            /* manager.c */
-        struct manager_jobs jobs;           /* manager-job.c */
-        struct manager_observers obs;       /* manager-observe.c */
+        struct manager_jobs *jobs;          /* manager-job.c: the running jobs and how they start */
+        struct manager_observers *obs;      /* manager-observe.c: who hears what happened */
         struct manager_handover *handover;  /* observe-handover.c */
         struct observe_status *status;      /* observe-status.c */
         struct manager_resync *resync;      /* manager-resync.c; NULL before it is set up */
@@ -171,11 +149,12 @@ void manager_set_resync_uuids(struct manager *m, const char *current, const char
 
 /* ---- manager-job.c: jobs -------------------------------------------------- */
 
-/* The empty job list and the concurrency controller, once m->cfg is set (manager_free() may follow). */
-void manager_jobs_init(struct manager *m);
+/* The empty job list and the concurrency controller, once m->cfg is set (manager_free() may follow).
+ * Return: 0 or -ENOMEM. */
+int manager_jobs_init(struct manager *m);
 /* Choose the spawner once: the real one, or the dry one for --dry-run.  Return: 0 or -ENOMEM. */
 int manager_jobs_open(struct manager *m);
-/* Kill what runs and free the spawner. */
+/* Kill what runs and free the spawner; m->jobs itself is freed last, by manager_free(). */
 void manager_jobs_close(struct manager *m);
 /* Dry run: hold each event for @fn's duration (job-spawner.h); without a dry spawner nothing happens. */
 void manager_jobs_set_dry_duration(struct manager *m, usec_t (*fn)(void *userdata, const struct uevent *ev),
@@ -209,9 +188,11 @@ void manager_jobs_reconfigured(struct manager *m);
 
 /* ---- manager-observe.c: notify all observers ------------------------------ */
 
+/* The empty observer list (manager_free() may follow).  Return: 0 or -ENOMEM. */
+int manager_observe_init(struct manager *m);
 /* Register the built-in observers in their fixed order.  Return: 0 or negative errno (logged). */
 int manager_observe_open(struct manager *m);
-/* Close every observer, last added first. */
+/* Close every observer, last added first, and free the list. */
 void manager_observe_close(struct manager *m);
 /* Some observer wants observe_waited(). */
 bool observe_wants_waiting(const struct manager *m);

@@ -6,12 +6,12 @@
  *
  * Invariants: dispatch is iterative (a job that completes inside start()
  * does not recurse into dispatch); a running event has exactly one struct
- * job (ev->owner_data) on m->jobs.running, which owns the child's source
+ * job (ev->owner_data) on m->jobs->running, which owns the child's source
  * (an io source on its pidfd; freed before the child was reaped, it kills
  * and reaps it), while a program runs an output pipe (struct job_output) and its timeout timer; a job ends in job_finish(), which
  * hands the event back through manager_event_done(); observers hear
  * starting() once per job before its first spawn, then started() or
- * exec_failed() and finished() for each program; m->jobs.conc.asleep is the
+ * exec_failed() and finished() for each program; m->jobs->conc.asleep is the
  * number of running jobs flagged asleep (only on_look() sets the flag, a new
  * program and the job's end clear it); a program's output pipe goes back to
  * the idle ones (job-output.c) only when the program left nothing behind in
@@ -96,14 +96,14 @@ static void job_finish(struct job *j)
 /* The scheduler runs at most the controller's limit at once. */
 static void jobs_apply_limit(struct manager *m)
 {
-        scheduler_set_mode(m->scheduler, m->cfg.ordering, m->jobs.conc.limit);
+        scheduler_set_mode(m->scheduler, m->cfg.ordering, m->jobs->conc.limit);
 }
 
 /* Count @j as asleep or not (the controller's count is the jobs flagged so). */
 static void job_set_asleep(struct job *j, bool asleep)
 {
         struct manager *m = j->m;
-        struct concurrency *c = &m->jobs.conc;
+        struct concurrency *c = &m->jobs->conc;
 
         if (j->asleep == asleep)
                 return;
@@ -150,7 +150,7 @@ static int on_look(sd_event_source *s, uint64_t usec, void *userdata)
         uint64_t busy = 0;
         struct job *j;
 
-        list_for_each(j, &m->jobs.running, link) {
+        list_for_each(j, &m->jobs->running, link) {
                 if (j->pid <= 0 || !j->child)
                         continue;
                 if (agent_busy_ns(j->pid, &busy) < 0) {
@@ -167,23 +167,23 @@ static int on_look(sd_event_source *s, uint64_t usec, void *userdata)
 
 static void jobs_watch(struct manager *m)
 {
-        const struct concurrency *c = &m->jobs.conc;
+        const struct concurrency *c = &m->jobs->conc;
         int r;
 
         if (c->phase == CONCURRENCY_FIXED || m->cfg.ordering == ORDERING_STRICT || c->limit >= c->max ||
-            m->stopping || m->jobs.paused || !scheduler_slot_wanted(m->scheduler))
+            m->stopping || m->jobs->paused || !scheduler_slot_wanted(m->scheduler))
                 return;
-        if (!m->jobs.look) {
-                r = sd_event_add_time_relative(m->event, &m->jobs.look, CLOCK_MONOTONIC, HP_CONCURRENCY_LOOK_USEC,
+        if (!m->jobs->look) {
+                r = sd_event_add_time_relative(m->event, &m->jobs->look, CLOCK_MONOTONIC, HP_CONCURRENCY_LOOK_USEC,
                                                HP_CONCURRENCY_LOOK_USEC / 4, on_look, m);
                 if (r < 0)
                         log_debug_errno(r, "concurrency: no timer to look at the agents");
                 return;
         }
-        if (sd_event_source_get_enabled(m->jobs.look, NULL) > 0)
+        if (sd_event_source_get_enabled(m->jobs->look, NULL) > 0)
                 return; /* armed */
-        (void)sd_event_source_set_time_relative(m->jobs.look, HP_CONCURRENCY_LOOK_USEC);
-        (void)sd_event_source_set_enabled(m->jobs.look, SD_EVENT_ONESHOT);
+        (void)sd_event_source_set_time_relative(m->jobs->look, HP_CONCURRENCY_LOOK_USEC);
+        (void)sd_event_source_set_enabled(m->jobs->look, SD_EVENT_ONESHOT);
 }
 
 void manager_event_done(struct manager *m, struct uevent *ev)
@@ -298,13 +298,13 @@ static void log_exec_failure(struct job *j, int r)
         f.agent_status = "exec failed";
         if ((r == -ENOENT || r == -EACCES || r == -ENOEXEC) && !m->cfg.hotplug_d) {
                 /* The same missing agent would be reported for every event: say it once. */
-                if (!m->jobs.agent_missing_reported)
+                if (!m->jobs->agent_missing_reported)
                         log_internal(LOG_ERR, r, &f,
                                      "cannot execute agent %s; events are dropped until it exists "
                                      "(reported once)", j->program);
                 else
                         log_internal(LOG_DEBUG, r, &f, "cannot execute agent %s", j->program);
-                m->jobs.agent_missing_reported = true;
+                m->jobs->agent_missing_reported = true;
                 return;
         }
         log_internal(LOG_ERR, r, &f, "cannot execute %s", j->program);
@@ -402,9 +402,9 @@ static int job_start_next(struct job *j)
                         observe_exec_failed(m, &agent, r);
                         continue; /* the next hotplug.d file, or done */
                 }
-                if (!m->cfg.hotplug_d && m->jobs.agent_missing_reported) {
+                if (!m->cfg.hotplug_d && m->jobs->agent_missing_reported) {
                         log_notice("agent %s can be executed again", j->program);
-                        m->jobs.agent_missing_reported = false;
+                        m->jobs->agent_missing_reported = false;
                 }
                 m->stats.started++;
                 j->pid = sr.pid;
@@ -444,7 +444,7 @@ static void job_start(void *data, struct uevent *ev)
         }
         j->m = m;
         j->ev = ev;
-        list_add_head(&m->jobs.running, &j->link);
+        list_add_head(&m->jobs->running, &j->link);
         j->job_started = now_usec(CLOCK_MONOTONIC);
         ev->owner_data = j;
         if (m->cfg.hotplug_d) {
@@ -471,65 +471,69 @@ void manager_dispatch(struct manager *m)
 {
         struct uevent *ev;
 
-        if (m->jobs.dispatching)
+        if (m->jobs->dispatching)
                 return;
-        m->jobs.dispatching = true;
-        while (!m->stopping && !m->jobs.paused && (ev = scheduler_next(m->scheduler))) {
+        m->jobs->dispatching = true;
+        while (!m->stopping && !m->jobs->paused && (ev = scheduler_next(m->scheduler))) {
                 if (observe_wants_waiting(m) || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG) {
                         struct scheduler_wait w;
 
                         scheduler_waited(m->scheduler, ev, &w);
                         observe_waited(m, ev, &w);
                 }
-                m->jobs.spawner->start(m->jobs.spawner_data, ev);
+                m->jobs->spawner->start(m->jobs->spawner_data, ev);
         }
-        m->jobs.dispatching = false;
+        m->jobs->dispatching = false;
         jobs_watch(m);
 }
 
-void manager_jobs_init(struct manager *m)
+int manager_jobs_init(struct manager *m)
 {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-        list_init(&m->jobs.running);
-        list_init(&m->jobs.idle_outputs);
+        m->jobs = calloc(1, sizeof(*m->jobs));
+        if (!m->jobs)
+                return -ENOMEM;
+        list_init(&m->jobs->running);
+        list_init(&m->jobs->idle_outputs);
         /* As many awake agents as CPUs, as max-children's default counts them; a dry
          * run's jobs run nothing and are never awake: up to max-children, as the
          * agents asleep of the run it may replay. */
         if (m->cfg.dry_run)
                 cpus = (long)m->cfg.max_children;
-        concurrency_init(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency, cpus > 0 ? (unsigned)cpus : 1);
+        concurrency_init(&m->jobs->conc, m->cfg.max_children, m->cfg.concurrency, cpus > 0 ? (unsigned)cpus : 1);
+        return 0;
 }
 
 void manager_pause(struct manager *m)
 {
-        if (!m->jobs.paused)
+        if (!m->jobs->paused)
                 log_notice("paused: events keep queueing, no agent starts");
-        m->jobs.paused = true;
+        m->jobs->paused = true;
 }
 
 void manager_resume(struct manager *m)
 {
-        if (m->jobs.paused)
+        if (m->jobs->paused)
                 log_notice("resumed with %zu event(s) queued", manager_queued(m));
-        m->jobs.paused = false;
+        m->jobs->paused = false;
         manager_dispatch(m);
 }
 
 const struct concurrency *manager_concurrency(const struct manager *m)
 {
-        return &m->jobs.conc;
+        return &m->jobs->conc;
 }
 
 bool manager_paused(const struct manager *m)
 {
-        return m->jobs.paused;
+        return m->jobs->paused;
 }
 
 void manager_jobs_reconfigured(struct manager *m)
 {
-        m->jobs.agent_missing_reported = false;
-        concurrency_reconfigure(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency);
+        m->jobs->agent_missing_reported = false;
+        concurrency_reconfigure(&m->jobs->conc, m->cfg.max_children, m->cfg.concurrency);
         jobs_apply_limit(m);
 }
 
@@ -537,7 +541,7 @@ void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_a
 {
         struct job *j;
 
-        list_for_each(j, &m->jobs.running, link) {
+        list_for_each(j, &m->jobs->running, link) {
                 if (j->pid <= 0 || !j->child)
                         continue;
                 struct manager_agent a = job_agent(j);
@@ -551,7 +555,7 @@ static void job_kill_all(void *data)
         struct manager *m = data;
         struct job *j;
 
-        while ((j = list_first(&m->jobs.running, struct job, link))) {
+        while ((j = list_first(&m->jobs->running, struct job, link))) {
                 struct uevent *ev = j->ev;
 
                 if (j->pid > 0)
@@ -572,14 +576,14 @@ int manager_jobs_open(struct manager *m)
         int r;
 
         if (!m->cfg.dry_run) {
-                m->jobs.spawner = &spawner_real_ops;
-                m->jobs.spawner_data = m;
+                m->jobs->spawner = &spawner_real_ops;
+                m->jobs->spawner_data = m;
                 return 0;
         }
-        r = spawner_dry_new(m, &m->jobs.spawner_data);
+        r = spawner_dry_new(m, &m->jobs->spawner_data);
         if (r < 0)
                 return r;
-        m->jobs.spawner = &spawner_dry_ops;
+        m->jobs->spawner = &spawner_dry_ops;
         return 0;
 }
 
@@ -587,24 +591,26 @@ void manager_jobs_close(struct manager *m)
 {
         struct job_output *o;
 
-        m->jobs.look = sd_event_source_disable_unref(m->jobs.look);
+        if (!m->jobs)
+                return;
+        m->jobs->look = sd_event_source_disable_unref(m->jobs->look);
         manager_kill_running(m);
-        while ((o = list_first(&m->jobs.idle_outputs, struct job_output, link)))
+        while ((o = list_first(&m->jobs->idle_outputs, struct job_output, link)))
                 job_output_free(o);
-        if (m->jobs.spawner && m->jobs.spawner->free)
-                m->jobs.spawner->free(m->jobs.spawner_data);
-        m->jobs.spawner = NULL;
-        m->jobs.spawner_data = NULL;
+        if (m->jobs->spawner && m->jobs->spawner->free)
+                m->jobs->spawner->free(m->jobs->spawner_data);
+        m->jobs->spawner = NULL;
+        m->jobs->spawner_data = NULL;
 }
 
 void manager_jobs_set_dry_duration(struct manager *m, job_dry_duration_fn fn, void *userdata)
 {
-        if (m->jobs.spawner == &spawner_dry_ops)
-                spawner_dry_set_duration(m->jobs.spawner_data, fn, userdata);
+        if (m->jobs->spawner == &spawner_dry_ops)
+                spawner_dry_set_duration(m->jobs->spawner_data, fn, userdata);
 }
 
 void manager_kill_running(struct manager *m)
 {
-        if (m->jobs.spawner)
-                m->jobs.spawner->kill_all(m->jobs.spawner_data);
+        if (m->jobs->spawner)
+                m->jobs->spawner->kill_all(m->jobs->spawner_data);
 }

@@ -594,12 +594,16 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         if (!m)
                 return -ENOMEM;
         m->cfg = *cfg;
-        manager_jobs_init(m);
+        r = manager_observe_init(m);
+        if (r >= 0)
+                r = manager_jobs_init(m);
+        if (r < 0)
+                goto fail;
         m->max_queue = m->cfg.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
 
         /* The manager enforces max_queue itself (it can change on reload). */
-        r = scheduler_new(m->cfg.ordering, m->jobs.conc.limit, HP_QUEUE_MAX_LIMIT, &m->scheduler);
+        r = scheduler_new(m->cfg.ordering, manager_concurrency(m)->limit, HP_QUEUE_MAX_LIMIT, &m->scheduler);
         if (r < 0)
                 goto fail;
         r = backlog_new(&m->backlog);
@@ -661,6 +665,7 @@ struct manager *manager_free(struct manager *m)
         sd_event_unref(m->event);
         scheduler_free(m->scheduler);
         backlog_free(m->backlog);
+        free(m->jobs); /* emptied by manager_jobs_close() */
         free(m->owned_agent);
         free(m->owned_hotplug_d);
         free(m->owned_handler_dir);
