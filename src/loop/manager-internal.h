@@ -10,9 +10,9 @@
  * belongs to manager.c; every loop file may read it, and each bumps only
  * the counters of what it does itself (a takeover, observe-handover.c,
  * also restarts the ledger after the previous instance's last SEQNUM).
- * Each sub-struct or private pointer below belongs to the one file named
- * beside it: no other file touches its fields, only the functions that
- * file declares here.  The source
+ * Each private pointer below belongs to the one file named beside it, which
+ * declares its struct (in the file, or job.h for the jobs): no other file
+ * sees its fields, only the functions that file declares here.  The source
  * (source-netlink.c or source-replay.c), the spawner (manager-job.c or
  * spawner-dry.c) and the observers (observe-*.c) keep their state in their
  * own structs, reached only through their ops.
@@ -26,7 +26,6 @@
 
 #include "pipeline/concurrency.h"
 #include "pipeline/ledger.h"
-#include "shared/list.h"
 #include "shared/log.h"
 #include "loop/manager.h"
 #include "loop/observer.h"
@@ -34,7 +33,6 @@
 
 struct backlog;
 struct scheduler_wait;
-struct job_spawner_ops;
 struct manager_handover;
 struct manager_jobs;
 struct manager_observers;
