@@ -7,7 +7,8 @@
  *
  * struct manager is split by owner.  The core (configuration, loop,
  * ledger, scheduler, handler chain, counters, queue bounds, lifecycle)
- * belongs to manager.c; every loop file may read it, and each bumps only
+ * belongs to manager.c (the queue's functions to manager-queue.c); every
+ * loop file may read it, and each bumps only
  * the counters of what it does itself (a takeover, observe-handover.c,
  * also restarts the ledger after the previous instance's last SEQNUM).
  * Each private pointer below belongs to the one file named beside it, which
@@ -74,7 +75,7 @@ struct manager {
         struct manager_resync *resync;      /* manager-resync.c; NULL before it is set up */
 };
 
-/* ---- manager.c: input and pipeline ---------------------------------------- */
+/* ---- manager.c: input and pipeline; manager-queue.c: the queue ----------- */
 
 /**
  * manager_inject_synthetic() - queue an event the kernel did not send.
@@ -123,6 +124,22 @@ uint64_t manager_lowest_held(const struct manager *m);
  * The backlog is not indexed by path: while it holds events, its lowest counts
  * as held on every path, so a waiter waits for it rather than answer too early. */
 uint64_t manager_lowest_held_on(const struct manager *m, const char *devpath);
+/**
+ * manager_queue_push() - queue @ev (a dup, the caller's) (manager-queue.c).
+ * @m: manager
+ * @ev: the event
+ *
+ * Into the scheduler while its window has room and nothing waits in the
+ * backlog, or when it is late (below a SEQNUM the scheduler had, or below
+ * the whole backlog); else into the backlog.
+ * Return: 1 the scheduler holds @ev now, 0 the backlog took a copy (the
+ * caller still frees @ev), or negative errno (nothing queued).
+ */
+int manager_queue_push(struct manager *m, struct uevent *ev);
+/* @ev cannot be queued or stay queued (out of memory, @r): counted, logged, announced dropped. */
+void manager_queue_failed(struct manager *m, const struct uevent *ev, int r);
+/* Free every queued event, the scheduler's (lowest SEQNUM first), then the backlog's.  Return: how many. */
+size_t manager_queue_drop_all(struct manager *m);
 /**
  * manager_queue_refill() - move events from the backlog into the scheduler.
  * @m: manager

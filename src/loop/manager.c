@@ -12,7 +12,7 @@
  *    finished (scheduler_done) or it was popped at shutdown (the manager
  *    frees it right after), or in the backlog as bytes, until it is moved
  *    into the scheduler or dropped at shutdown;
- *  - the queue: the scheduler holds at most queue_window() events besides
+ *  - the queue (manager-queue.c): the scheduler holds at most queue_window() events besides
  *    late ones; whenever the backlog is not empty, every SEQNUM in it is
  *    above every SEQNUM ever pushed into the scheduler, so an event never
  *    waits in the backlog behind one the scheduler would run after it, and
@@ -161,127 +161,6 @@ static void log_refused(const struct uevent *ev, const struct log_fields *f)
                              (int)strcspn(refused[i], "="), refused[i]);
 }
 
-/* ---- the queue: the scheduler's window and the backlog behind it ---------- */
-
-/* Queued events the scheduler holds (late ones aside): enough for max_children to find work. */
-static size_t queue_window(const struct manager *m)
-{
-        return MAX((size_t)HP_QUEUE_WINDOW, 2 * (size_t)m->cfg.max_children);
-}
-
-static int queue_schedule(struct manager *m, struct uevent *ev)
-{
-        int r = scheduler_push(m->scheduler, ev);
-
-        if (r >= 0 && ev->seqnum > m->scheduled_newest)
-                m->scheduled_newest = ev->seqnum;
-        return r;
-}
-
-/*
- * Queue @ev (a dup, the caller's): into the scheduler while its window has
- * room and nothing waits in the backlog, or when it is late (below a SEQNUM
- * the scheduler had, or below the whole backlog); else into the backlog.
- * Return: 1 the scheduler holds @ev now, 0 the backlog took a copy (the
- * caller still frees @ev), or negative errno (nothing queued).
- */
-static int queue_push(struct manager *m, struct uevent *ev)
-{
-        bool schedule;
-        int r;
-
-        if (backlog_count(m->backlog) > 0)
-                schedule = ev->seqnum < backlog_lowest(m->backlog);
-        else
-                schedule = scheduler_held(m->scheduler) < queue_window(m) || ev->seqnum < m->scheduled_newest;
-        if (schedule) {
-                r = queue_schedule(m, ev);
-                return r < 0 ? r : 1;
-        }
-        return backlog_push(m->backlog, ev);
-}
-
-/* @ev cannot be queued or stay queued (out of memory): counted, logged, announced dropped. */
-static void queue_failed(struct manager *m, const struct uevent *ev, int r)
-{
-        struct log_fields f;
-
-        uevent_log_fields(ev, &f);
-        m->stats.aborted++;
-        log_internal(LOG_ERR, r, &f, "cannot queue event");
-        observe_dropped(m, ev, false);
-}
-
-/* The backlog's first event cannot be taken out (@r): drop it, as it stands there. */
-static void queue_drop_backlogged(struct manager *m, int r)
-{
-        struct backlog_slot slot;
-        struct uevent view;
-
-        if (backlog_peek(m->backlog, &slot, &view) >= 0)
-                queue_failed(m, &view, r);
-        backlog_drop_first(m->backlog);
-}
-
-void manager_queue_refill(struct manager *m)
-{
-        struct uevent *ev;
-        int r;
-
-        while (backlog_count(m->backlog) > 0 && scheduler_held(m->scheduler) < queue_window(m)) {
-                r = backlog_pop(m->backlog, &ev);
-                if (r < 0) {
-                        queue_drop_backlogged(m, r);
-                        continue;
-                }
-                r = queue_schedule(m, ev);
-                if (r < 0) {
-                        queue_failed(m, ev, r);
-                        free(ev);
-                        continue;
-                }
-        }
-}
-
-/* Free every queued event, the scheduler's (lowest SEQNUM first), then the backlog's.  Return: how many. */
-static size_t queue_drop_all(struct manager *m)
-{
-        size_t n = 0;
-        struct uevent *ev;
-
-        while ((ev = scheduler_pop_queued(m->scheduler))) {
-                n++;
-                free(ev);
-        }
-        for (; backlog_count(m->backlog) > 0; n++)
-                backlog_drop_first(m->backlog);
-        return n;
-}
-
-size_t manager_queued(const struct manager *m)
-{
-        return scheduler_queued(m->scheduler) + backlog_count(m->backlog);
-}
-
-size_t manager_held(const struct manager *m)
-{
-        return scheduler_held(m->scheduler) + backlog_count(m->backlog);
-}
-
-uint64_t manager_lowest_held(const struct manager *m)
-{
-        uint64_t s = scheduler_lowest_held(m->scheduler), b = backlog_lowest(m->backlog);
-
-        return s == 0 || (b != 0 && b < s) ? b : s;
-}
-
-uint64_t manager_lowest_held_on(const struct manager *m, const char *devpath)
-{
-        uint64_t s = scheduler_lowest_held_on(m->scheduler, devpath), b = backlog_lowest(m->backlog);
-
-        return s == 0 || (b != 0 && b < s) ? b : s;
-}
-
 void manager_set_resync_uuids(struct manager *m, const char *current, const char *previous)
 {
         m->resync_uuid[0] = current;
@@ -329,14 +208,14 @@ static void queue_view(struct manager *m, const struct uevent *view, const struc
 
         r = uevent_dup(view, &env, name[0] ? name : NULL, &ev);
         if (r < 0) {
-                queue_failed(m, view, r);
+                manager_queue_failed(m, view, r);
                 return;
         }
         log_refused(ev, f);
-        r = queue_push(m, ev);
+        r = manager_queue_push(m, ev);
         if (r < 0) {
                 /* Reading stops before the bound, so this is out of memory. */
-                queue_failed(m, view, r);
+                manager_queue_failed(m, view, r);
                 free(ev);
                 return;
         }
@@ -500,7 +379,7 @@ void manager_stop(struct manager *m)
         m->stopping = true;
         if (m->in.ops->stop)
                 m->in.ops->stop(m->in.data);
-        dropped = queue_drop_all(m);
+        dropped = manager_queue_drop_all(m);
         log_info("stopping: %zu queued event(s) not run, waiting up to %" PRIu64 "s for %zu running agent(s)",
                  dropped, m->cfg.shutdown_grace_usec / USEC_PER_SEC, scheduler_running(m->scheduler));
         observe_stopping(m);
@@ -660,7 +539,7 @@ struct manager *manager_free(struct manager *m)
         manager_observe_close(m);
         sd_event_source_disable_unref(m->shutdown_timer);
         if (m->scheduler && m->backlog)
-                (void)queue_drop_all(m);
+                (void)manager_queue_drop_all(m);
         m->handlers = handler_chain_free(m->handlers);
         sd_event_unref(m->event);
         scheduler_free(m->scheduler);
