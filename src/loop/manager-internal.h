@@ -66,6 +66,10 @@ struct manager {
         void *reload_userdata;
         char *owned_agent, *owned_hotplug_d, *owned_handler_dir, *owned_sysfs, *owned_resync_subsystems;
         const char *resync_uuid[2];     /* SYNTH_UUIDs marked HOTPLUGD_RESYNC=1 (borrowed, manager_set_resync_uuids()) */
+        struct {
+                const struct manager_intake_ops *ops; /* NULL: no guard (manager_set_intake_guard()) */
+                void *userdata;
+        } intake;
 
         struct manager_input in;            /* manager.c */
         struct manager_jobs *jobs;          /* manager-job.c: the running jobs and how they start */
@@ -150,6 +154,23 @@ size_t manager_queue_drop_all(struct manager *m);
  */
 void manager_queue_refill(struct manager *m);
 
+/*
+ * The intake guard: what looks at each valid datagram read (or restored)
+ * before the ledger does.  The handover journal's poison guard
+ * (observe-handover.c) is the one there is; the core calls it through these
+ * hooks and does not know whose they are.
+ */
+struct manager_intake_ops {
+        /* @view (borrowed) was run already (the datagram a takeover finds in the socket again): drop it. */
+        bool (*repeated)(void *userdata, const struct uevent *view);
+        /* @view (borrowed) is about to go through ledger and handlers: mark it.  Return: the tries of a
+         * datagram to set aside (it killed that many instances: it is dropped, loudly), else 0. */
+        uint32_t (*begin)(void *userdata, const struct uevent *view);
+        /* The datagram begun last was processed (or set aside): clear the mark. */
+        void (*end)(void *userdata);
+};
+/* Install the intake guard (@ops borrowed, all three hooks set; NULL: none). */
+void manager_set_intake_guard(struct manager *m, const struct manager_intake_ops *ops, void *userdata);
 /**
  * manager_set_resync_uuids() - the SYNTH_UUIDs of this daemon's resync passes.
  * @m: manager
@@ -237,48 +258,3 @@ int observe_status_open(struct manager *m);
 int observe_control_open(struct manager *m);
 /* Resync (manager-resync.c): hears accepted events and overflows; seeds its device set from sysfs. */
 int observe_resync_open(struct manager *m);
-
-/* ---- observe-handover.c --------------------------------------------------- */
-
-/**
- * manager_handover_repeated() - is this the datagram a takeover already ran?
- * @m: manager
- * @view: the first valid event read after a takeover (borrowed)
- *
- * A previous instance killed between journalling its last event and
- * consuming it from the socket left it there; the journal ran it already.
- * Only the first event read after the takeover is checked.
- * Return: true if @view is that event: drop it.
- */
-bool manager_handover_repeated(struct manager *m, const struct uevent *view);
-
-/**
- * manager_intake_begin() - the poison guard: mark @view before it is processed.
- * @m: manager
- * @view: a valid datagram about to go through ledger and handlers (borrowed)
- *
- * Writes the handover journal's intake mark (SEQNUM, digest, tries), so
- * that the next instance knows which datagram this one died on.  The
- * datagram the previous instance died on is marked with one try more; once
- * HP_INTAKE_TRIES_MAX instances died on it, it is not marked again but set
- * aside.  Without a journal, nothing is marked and nothing set aside.
- * Return: the tries of a datagram to set aside (manager_intake_set_aside()),
- * else 0.
- */
-uint32_t manager_intake_begin(struct manager *m, const struct uevent *view);
-
-/* manager_intake_end() - @view was processed (or set aside): clear the mark. */
-void manager_intake_end(struct manager *m);
-
-/**
- * manager_intake_set_aside() - drop @view, which killed @tries instances, loudly.
- * @m: manager
- * @view: the event, past the ledger (borrowed)
- * @f: its log fields (borrowed)
- * @tries: from manager_intake_begin()
- *
- * Logs at error level, counts it (status, STATUS=), tells the observers
- * set_aside() (the recording) and dropped().
- */
-void manager_intake_set_aside(struct manager *m, const struct uevent *view, const struct log_fields *f,
-                              uint32_t tries);

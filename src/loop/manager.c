@@ -95,6 +95,38 @@ static void log_gap(const struct ledger_gap *gap)
 
 static void queue_view(struct manager *m, const struct uevent *view, const struct log_fields *f);
 
+void manager_set_intake_guard(struct manager *m, const struct manager_intake_ops *ops, void *userdata)
+{
+        m->intake.ops = ops;
+        m->intake.userdata = userdata;
+}
+
+static bool intake_repeated(struct manager *m, const struct uevent *view)
+{
+        return m->intake.ops && m->intake.ops->repeated(m->intake.userdata, view);
+}
+
+static uint32_t intake_begin(struct manager *m, const struct uevent *view)
+{
+        return m->intake.ops ? m->intake.ops->begin(m->intake.userdata, view) : 0;
+}
+
+static void intake_end(struct manager *m)
+{
+        if (m->intake.ops)
+                m->intake.ops->end(m->intake.userdata);
+}
+
+/* Drop @view, which killed @tries instances (intake_begin()), loudly: logged, counted, announced. */
+static void set_aside(struct manager *m, const struct uevent *view, const struct log_fields *f, uint32_t tries)
+{
+        m->stats.set_aside++;
+        log_internal(LOG_ERR, 0, f, "set aside, not run: %" PRIu32 " instance(s) of hotplugd died processing "
+                                    "this datagram; the events after it run", tries);
+        observe_set_aside(m, view, tries);
+        observe_dropped(m, view, false);
+}
+
 /*
  * One datagram through parse, ledger and handlers into the queue (@mono and
  * @real: when it was read, or recorded).  Invalid ones are counted and
@@ -118,20 +150,20 @@ static void manager_process_datagram(struct manager *m, const char *data, size_t
         view.received = mono;
         view.received_real = real;
         uevent_log_fields(&view, &f);
-        if (manager_handover_repeated(m, &view)) {
+        if (intake_repeated(m, &view)) {
                 log_internal(LOG_INFO, 0, &f, "read again from the socket after the takeover; the "
                                               "handover journal had it, dropped");
                 return;
         }
 
-        aside = manager_intake_begin(m, &view);
+        aside = intake_begin(m, &view);
         verdict = ledger_account(&m->ledger, view.seqnum, &gap);
         observe_received(m, &view, verdict, &gap);
         switch (verdict) {
         case LEDGER_DUPLICATE:
                 log_internal(LOG_NOTICE, 0, &f, "duplicate SEQNUM, dropped");
                 observe_dropped(m, &view, false);
-                manager_intake_end(m);
+                intake_end(m);
                 return;
         case LEDGER_GAP:
                 log_gap(&gap);
@@ -144,10 +176,10 @@ static void manager_process_datagram(struct manager *m, const char *data, size_t
                 break;
         }
         if (aside)
-                manager_intake_set_aside(m, &view, &f, aside);
+                set_aside(m, &view, &f, aside);
         else
                 queue_view(m, &view, &f);
-        manager_intake_end(m);
+        intake_end(m);
 }
 
 /* One line per variable the agent environment refuses (the event runs without it). */
