@@ -34,12 +34,9 @@
 
 struct backlog;
 struct scheduler_wait;
-struct manager_handover;
 struct manager_jobs;
 struct manager_observers;
-struct manager_resync;
 struct manager_source_ops;
-struct observe_status;
 
 /* manager.c: the source (source.h) and the rate limits of what parsing rejects. */
 struct manager_input {
@@ -74,9 +71,6 @@ struct manager {
         struct manager_input in;            /* manager.c */
         struct manager_jobs *jobs;          /* manager-job.c: the running jobs and how they start */
         struct manager_observers *obs;      /* manager-observe.c: who hears what happened */
-        struct manager_handover *handover;  /* observe-handover.c */
-        struct observe_status *status;      /* observe-status.c */
-        struct manager_resync *resync;      /* manager-resync.c; NULL before it is set up */
 };
 
 /* ---- manager.c: input and pipeline; manager-queue.c: the queue ----------- */
@@ -230,6 +224,8 @@ int manager_observe_init(struct manager *m);
 int manager_observe_open(struct manager *m);
 /* Close every observer, last added first, and free the list. */
 void manager_observe_close(struct manager *m);
+/* The userdata of the observer registered with @ops; NULL if there is none (or it was closed). */
+void *manager_observer_data(const struct manager *m, const struct manager_observer_ops *ops);
 /* Some observer wants observe_waited(). */
 bool observe_wants_waiting(const struct manager *m);
 void observe_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);

@@ -74,6 +74,14 @@ int manager_observe_open(struct manager *m)
         return 0;
 }
 
+void *manager_observer_data(const struct manager *m, const struct manager_observer_ops *ops)
+{
+        for (size_t i = 0; m->obs && i < m->obs->n; i++)
+                if (m->obs->v[i].ops == ops)
+                        return m->obs->v[i].userdata;
+        return NULL;
+}
+
 int manager_observe_init(struct manager *m)
 {
         m->obs = calloc(1, sizeof(*m->obs));

@@ -168,7 +168,6 @@ static void on_close(void *userdata)
 {
         struct manager_handover *h = userdata;
 
-        h->m->handover = NULL;
         manager_set_intake_guard(h->m, NULL, NULL);
         handover_free(h->journal);
         free(h);
@@ -202,7 +201,6 @@ int observe_handover_open(struct manager *m)
                 free(h);
                 return r;
         }
-        m->handover = h;
         manager_set_intake_guard(m, &handover_intake_ops, h);
         return 0;
 }
@@ -254,7 +252,7 @@ static void restore(struct manager *m, struct manager_handover *h)
 
 int manager_handover(struct manager *m, int fd)
 {
-        struct manager_handover *h = m->handover;
+        struct manager_handover *h = manager_observer_data(m, &handover_ops);
         int r;
 
         if (!h || h->journal) {
@@ -285,5 +283,7 @@ int manager_handover(struct manager *m, int fd)
 
 int manager_handover_fd(const struct manager *m)
 {
-        return m->handover && m->handover->journal ? handover_fd(m->handover->journal) : -1;
+        const struct manager_handover *h = manager_observer_data(m, &handover_ops);
+
+        return h && h->journal ? handover_fd(h->journal) : -1;
 }
