@@ -218,9 +218,8 @@ void manager_jobs_reconfigured(struct manager *m);
 
 /* ---- manager-observe.c: notify all observers ------------------------------ */
 
-/* The empty observer list (manager_free() may follow).  Return: 0 or -ENOMEM. */
-int manager_observe_init(struct manager *m);
-/* Register the built-in observers in their fixed order.  Return: 0 or negative errno (logged). */
+/* Register the built-in observers in their fixed order (none may be told anything before).
+ * Return: 0 or negative errno (logged). */
 int manager_observe_open(struct manager *m);
 /* Close every observer, last added first, and free the list. */
 void manager_observe_close(struct manager *m);

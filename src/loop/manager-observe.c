@@ -66,6 +66,9 @@ int manager_observe_open(struct manager *m)
         };
         int r;
 
+        m->obs = calloc(1, sizeof(*m->obs));
+        if (!m->obs)
+                return -ENOMEM;
         for (size_t i = 0; i < ELEMENTSOF(builtin); i++) {
                 r = builtin[i](m);
                 if (r < 0)
@@ -80,12 +83,6 @@ void *manager_observer_data(const struct manager *m, const struct manager_observ
                 if (m->obs->v[i].ops == ops)
                         return m->obs->v[i].userdata;
         return NULL;
-}
-
-int manager_observe_init(struct manager *m)
-{
-        m->obs = calloc(1, sizeof(*m->obs));
-        return m->obs ? 0 : -ENOMEM;
 }
 
 void manager_observe_close(struct manager *m)

@@ -505,9 +505,7 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         if (!m)
                 return -ENOMEM;
         m->cfg = *cfg;
-        r = manager_observe_init(m);
-        if (r >= 0)
-                r = manager_jobs_init(m);
+        r = manager_jobs_init(m);
         if (r < 0)
                 goto fail;
         m->max_queue = m->cfg.max_queue;
