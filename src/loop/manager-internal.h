@@ -7,12 +7,13 @@
  *
  * struct manager is split by owner.  The core (configuration, loop,
  * ledger, scheduler, handler chain, counters, queue bounds, lifecycle)
- * belongs to manager.c; every loop file may read it, and each bumps only
+ * belongs to manager.c (the queue's functions to manager-queue.c); every
+ * loop file may read it, and each bumps only
  * the counters of what it does itself (a takeover, observe-handover.c,
  * also restarts the ledger after the previous instance's last SEQNUM).
- * Each sub-struct or private pointer below belongs to the one file named
- * beside it: no other file touches its fields, only the functions that
- * file declares here.  The source
+ * Each private pointer below belongs to the one file named beside it, which
+ * declares its struct (in the file, or job.h for the jobs): no other file
+ * sees its fields, only the functions that file declares here.  The source
  * (source-netlink.c or source-replay.c), the spawner (manager-job.c or
  * spawner-dry.c) and the observers (observe-*.c) keep their state in their
  * own structs, reached only through their ops.
@@ -26,7 +27,6 @@
 
 #include "pipeline/concurrency.h"
 #include "pipeline/ledger.h"
-#include "shared/list.h"
 #include "shared/log.h"
 #include "loop/manager.h"
 #include "loop/observer.h"
@@ -34,41 +34,15 @@
 
 struct backlog;
 struct scheduler_wait;
-struct job_spawner_ops;
-struct manager_handover;
-struct manager_resync;
+struct manager_jobs;
+struct manager_observers;
 struct manager_source_ops;
-struct observe_status;
 
 /* manager.c: the source (source.h) and the rate limits of what parsing rejects. */
 struct manager_input {
         const struct manager_source_ops *ops; /* netlink or replay, chosen once at setup */
         void *data;                     /* the source's own state */
         struct ratelimit reject_log[_UEVENT_REJECT_MAX];
-};
-
-/* manager-job.c: the running jobs and how they start. */
-struct manager_jobs {
-        struct list_node running;       /* struct job.link, newest first */
-        const struct job_spawner_ops *spawner; /* real or dry (job-spawner.h), chosen once at setup */
-        void *spawner_data;
-        bool paused;                    /* pause: events queue, no agent starts */
-        bool dispatching;               /* inside manager_dispatch(): nested calls return at once */
-        bool agent_missing_reported;
-        struct concurrency conc;        /* how many may run at once (the scheduler's max_running) */
-        sd_event_source *look;          /* while events wait for a slot: look which agents sleep */
-        struct list_node idle_outputs;  /* struct job_output.link: pipes kept for the next runs */
-        size_t n_idle_outputs;          /* at most HP_OUTPUT_PIPES_KEPT */
-};
-
-/* manager-observe.c: who hears what happened. */
-struct manager_observers {
-        struct {
-                const struct manager_observer_ops *ops;
-                void *userdata;
-        } v[MANAGER_OBSERVERS_MAX];
-        size_t n;
-        bool want_waiting;              /* some observer has a waiting() hook */
 };
 
 struct manager {
@@ -87,30 +61,19 @@ struct manager {
         sd_event_source *shutdown_timer;
         manager_reload_fn reload;
         void *reload_userdata;
+        const char *resync_uuid[2];     /* SYNTH_UUIDs marked HOTPLUGD_RESYNC=1 (borrowed, manager_set_resync_uuids()) */
+        struct {
+                const struct manager_intake_ops *ops; /* NULL: no guard (manager_set_intake_guard()) */
+                void *userdata;
+        } intake;
 
         struct manager_input in;            /* manager.c */
-        struct manager_jobs jobs;           /* manager-job.c */
-        struct manager_observers obs;       /* manager-observe.c */
-        struct manager_handover *handover;  /* observe-handover.c */
-        struct observe_status *status;      /* observe-status.c */
-        struct manager_resync *resync;      /* manager-resync.c; NULL before it is set up */
+        struct manager_jobs *jobs;          /* manager-job.c: the running jobs and how they start */
+        struct manager_observers *obs;      /* manager-observe.c: who hears what happened */
 };
 
-/* ---- manager.c: input and pipeline ---------------------------------------- */
+/* ---- manager.c: input and pipeline; manager-queue.c: the queue ----------- */
 
-/**
- * manager_process_datagram() - one datagram through parse, ledger and handlers into the queue.
- * @m: manager
- * @data: the datagram (borrowed for the call; a queued event keeps its own copy)
- * @size: its size
- * @mono: when it was read, CLOCK_MONOTONIC
- * @real: when it was read (or recorded), CLOCK_REALTIME
- *
- * Called by the sources for each datagram, live or replayed.  Invalid ones
- * are counted and logged; a valid one is announced received() and then
- * either queued() or dropped() before this returns.
- */
-void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);
 /**
  * manager_inject_synthetic() - queue an event the kernel did not send.
  * @m: manager
@@ -128,9 +91,10 @@ int manager_inject_synthetic(struct manager *m, const char *data, size_t size);
  * @m: manager
  *
  * The netlink source reads its socket until empty, the queue is full, or
- * HP_INPUT_PER_WAKEUP datagrams were read; a replay feeds on its own timer
- * and only dispatch happens here.  After a fatal read error (the loop is
- * told to exit) nothing is dispatched.
+ * HP_INPUT_PER_WAKEUP datagrams were read, as when it wakes up (source.h:
+ * it feeds through manager_feed(), then manager_feed_end() dispatches); a
+ * replay feeds on its own timer and only dispatch happens here.  After a
+ * fatal read error (the loop is told to exit) nothing is dispatched.
  * Return: 1 the socket was read to the end (or there is none), 0 it may
  * hold more, negative errno after a fatal error.
  */
@@ -139,7 +103,7 @@ int manager_drain_input(struct manager *m);
 int manager_sync_input(struct manager *m);
 /* The source stopped feeding (the queue was full). */
 bool manager_input_paused(const struct manager *m);
-/* The queue may have fallen to the resume mark: let the source feed again. */
+/* The queue may have fallen to the resume mark: if so, let a paused source feed again. */
 void manager_input_maybe_resume(struct manager *m);
 /* The socket's effective receive buffer in bytes, 0 without a socket. */
 int manager_input_rcvbuf(const struct manager *m);
@@ -158,6 +122,22 @@ uint64_t manager_lowest_held(const struct manager *m);
  * as held on every path, so a waiter waits for it rather than answer too early. */
 uint64_t manager_lowest_held_on(const struct manager *m, const char *devpath);
 /**
+ * manager_queue_push() - queue @ev (a dup, the caller's) (manager-queue.c).
+ * @m: manager
+ * @ev: the event
+ *
+ * Into the scheduler while its window has room and nothing waits in the
+ * backlog, or when it is late (below a SEQNUM the scheduler had, or below
+ * the whole backlog); else into the backlog.
+ * Return: 1 the scheduler holds @ev now, 0 the backlog took a copy (the
+ * caller still frees @ev), or negative errno (nothing queued).
+ */
+int manager_queue_push(struct manager *m, struct uevent *ev);
+/* @ev cannot be queued or stay queued (out of memory, @r): counted, logged, announced dropped. */
+void manager_queue_failed(struct manager *m, const struct uevent *ev, int r);
+/* Free every queued event, the scheduler's (lowest SEQNUM first), then the backlog's.  Return: how many. */
+size_t manager_queue_drop_all(struct manager *m);
+/**
  * manager_queue_refill() - move events from the backlog into the scheduler.
  * @m: manager
  *
@@ -167,13 +147,43 @@ uint64_t manager_lowest_held_on(const struct manager *m, const char *devpath);
  */
 void manager_queue_refill(struct manager *m);
 
+/*
+ * The intake guard: what looks at each valid datagram read (or restored)
+ * before the ledger does.  The handover journal's poison guard
+ * (observe-handover.c) is the one there is; the core calls it through these
+ * hooks and does not know whose they are.
+ */
+struct manager_intake_ops {
+        /* @view (borrowed) was run already (the datagram a takeover finds in the socket again): drop it. */
+        bool (*repeated)(void *userdata, const struct uevent *view);
+        /* @view (borrowed) is about to go through ledger and handlers: mark it.  Return: the tries of a
+         * datagram to set aside (it killed that many instances: it is dropped, loudly), else 0. */
+        uint32_t (*begin)(void *userdata, const struct uevent *view);
+        /* The datagram begun last was processed (or set aside): clear the mark. */
+        void (*end)(void *userdata);
+};
+/* Install the intake guard (@ops borrowed, all three hooks set; NULL: none). */
+void manager_set_intake_guard(struct manager *m, const struct manager_intake_ops *ops, void *userdata);
+/**
+ * manager_set_resync_uuids() - the SYNTH_UUIDs of this daemon's resync passes.
+ * @m: manager
+ * @current: the pass running now, or NULL (borrowed until the next call)
+ * @previous: the last pass completed, or NULL (borrowed until the next call)
+ *
+ * An event with SYNTH_ARG_HOTPLUGD=resync and one of these SYNTH_UUIDs gets
+ * HOTPLUGD_RESYNC=1 beside the handler chain's additions.  Set by
+ * manager-resync.c whenever a pass starts or ends, NULL both when it closes.
+ */
+void manager_set_resync_uuids(struct manager *m, const char *current, const char *previous);
+
 /* ---- manager-job.c: jobs -------------------------------------------------- */
 
-/* The empty job list and the concurrency controller, once m->cfg is set (manager_free() may follow). */
-void manager_jobs_init(struct manager *m);
+/* The empty job list and the concurrency controller, once m->cfg is set (manager_free() may follow).
+ * Return: 0 or -ENOMEM. */
+int manager_jobs_init(struct manager *m);
 /* Choose the spawner once: the real one, or the dry one for --dry-run.  Return: 0 or -ENOMEM. */
 int manager_jobs_open(struct manager *m);
-/* Kill what runs and free the spawner. */
+/* Kill what runs and free the spawner; m->jobs itself is freed last, by manager_free(). */
 void manager_jobs_close(struct manager *m);
 /* Dry run: hold each event for @fn's duration (job-spawner.h); without a dry spawner nothing happens. */
 void manager_jobs_set_dry_duration(struct manager *m, usec_t (*fn)(void *userdata, const struct uevent *ev),
@@ -207,10 +217,13 @@ void manager_jobs_reconfigured(struct manager *m);
 
 /* ---- manager-observe.c: notify all observers ------------------------------ */
 
-/* Register the built-in observers in their fixed order.  Return: 0 or negative errno (logged). */
+/* Register the built-in observers in their fixed order (none may be told anything before).
+ * Return: 0 or negative errno (logged). */
 int manager_observe_open(struct manager *m);
-/* Close every observer, last added first. */
+/* Close every observer, last added first, and free the list. */
 void manager_observe_close(struct manager *m);
+/* The userdata of the observer registered with @ops; NULL if there is none (or it was closed). */
+void *manager_observer_data(const struct manager *m, const struct manager_observer_ops *ops);
 /* Some observer wants observe_waited(). */
 bool observe_wants_waiting(const struct manager *m);
 void observe_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);
@@ -237,48 +250,5 @@ int observe_rebroadcast_open(struct manager *m);
 int observe_handover_open(struct manager *m);
 int observe_status_open(struct manager *m);
 int observe_control_open(struct manager *m);
-
-/* ---- observe-handover.c --------------------------------------------------- */
-
-/**
- * manager_handover_repeated() - is this the datagram a takeover already ran?
- * @m: manager
- * @view: the first valid event read after a takeover (borrowed)
- *
- * A previous instance killed between journalling its last event and
- * consuming it from the socket left it there; the journal ran it already.
- * Only the first event read after the takeover is checked.
- * Return: true if @view is that event: drop it.
- */
-bool manager_handover_repeated(struct manager *m, const struct uevent *view);
-
-/**
- * manager_intake_begin() - the poison guard: mark @view before it is processed.
- * @m: manager
- * @view: a valid datagram about to go through ledger and handlers (borrowed)
- *
- * Writes the handover journal's intake mark (SEQNUM, digest, tries), so
- * that the next instance knows which datagram this one died on.  The
- * datagram the previous instance died on is marked with one try more; once
- * HP_INTAKE_TRIES_MAX instances died on it, it is not marked again but set
- * aside.  Without a journal, nothing is marked and nothing set aside.
- * Return: the tries of a datagram to set aside (manager_intake_set_aside()),
- * else 0.
- */
-uint32_t manager_intake_begin(struct manager *m, const struct uevent *view);
-
-/* manager_intake_end() - @view was processed (or set aside): clear the mark. */
-void manager_intake_end(struct manager *m);
-
-/**
- * manager_intake_set_aside() - drop @view, which killed @tries instances, loudly.
- * @m: manager
- * @view: the event, past the ledger (borrowed)
- * @f: its log fields (borrowed)
- * @tries: from manager_intake_begin()
- *
- * Logs at error level, counts it (status, STATUS=), tells the observers
- * set_aside() (the recording) and dropped().
- */
-void manager_intake_set_aside(struct manager *m, const struct uevent *view, const struct log_fields *f,
-                              uint32_t tries);
+/* Resync (manager-resync.c): hears accepted events and overflows; seeds its device set from sysfs. */
+int observe_resync_open(struct manager *m);

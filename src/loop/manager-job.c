@@ -6,18 +6,16 @@
  *
  * Invariants: dispatch is iterative (a job that completes inside start()
  * does not recurse into dispatch); a running event has exactly one struct
- * job (ev->owner_data) on m->jobs.running, which owns the child's source
+ * job (ev->owner_data) on m->jobs->running, which owns the child's source
  * (an io source on its pidfd; freed before the child was reaped, it kills
  * and reaps it), while a program runs an output pipe (struct job_output) and its timeout timer; a job ends in job_finish(), which
  * hands the event back through manager_event_done(); observers hear
  * starting() once per job before its first spawn, then started() or
- * exec_failed() and finished() for each program; m->jobs.conc.asleep is the
+ * exec_failed() and finished() for each program; m->jobs->conc.asleep is the
  * number of running jobs flagged asleep (only on_look() sets the flag, a new
- * program and the job's end clear it); an output pipe belongs to at most one
- * job (o->job) and is idle (on m->jobs.idle_outputs, at most
- * HP_OUTPUT_PIPES_KEPT) otherwise: it goes back there only when the program
- * that wrote into it left nothing behind in its process group and nothing
- * unread in the pipe, and an idle pipe that becomes readable is closed.
+ * program and the job's end clear it); a program's output pipe goes back to
+ * the idle ones (job-output.c) only when the program left nothing behind in
+ * its process group and nothing unread in the pipe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,148 +29,18 @@
 
 #include <systemd/sd-event.h>
 
-#include "shared/escape.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "loop/job-spawner.h"
+#include "loop/job.h"
 #include "loop/manager-internal.h"
 #include "pipeline/spawner.h"
 #include "uevent/uevent.h"
 
 /* ---- jobs ---------------------------------------------------------------- */
 
-/*
- * An output pipe: the read end watched by the loop for as long as the pipe
- * lives, the write end the agents' stdout and stderr.  Kept from one run to
- * the next: a pipe, its two closes and its two epoll registrations per run
- * were a fifth of the system calls per event.
- */
-struct job_output {
-        struct list_node link;   /* on m->jobs.idle_outputs while idle */
-        struct manager *m;
-        struct job *job;         /* whose program writes into it; NULL: idle */
-        sd_event_source *io;     /* on the read end, which it owns */
-        int wfd;                 /* the write end */
-};
-
-struct job {
-        struct manager *m;
-        struct list_node link;   /* on m->jobs.running */
-        struct uevent *ev;
-        char **scripts;          /* multiplexer: the files to run, in order */
-        size_t n_scripts;
-        size_t next_script;
-        char *agent;             /* single-agent mode: our copy of cfg.agent */
-        const char *program;     /* currently running */
-        pid_t pid;
-        sd_event_source *child;  /* on the pidfd; until the program is reaped, freeing it kills and reaps it */
-        struct job_output *out;  /* while a program runs */
-        sd_event_source *timer;
-        usec_t started;          /* CLOCK_MONOTONIC, this program */
-        usec_t job_started;      /* CLOCK_MONOTONIC, first program */
-        usec_t looked;           /* CLOCK_MONOTONIC, the last look at this program (on_look()), or its start */
-        uint64_t looked_busy;    /* its CPU plus run-queue time then, ns */
-        bool asleep;             /* counted in m->jobs.conc.asleep */
-        bool term_sent, kill_sent;
-        bool failed;
-        bool starting_sent;      /* observers heard starting() */
-        size_t line_len;
-        char line[HP_OUTPUT_LINE_MAX + 1];
-        usec_t out_window;       /* CLOCK_MONOTONIC, start of the output rate-limit window */
-        unsigned out_lines;      /* lines logged in this window */
-        uint64_t out_suppressed; /* lines not logged since the last report */
-};
-
 static int job_start_next(struct job *j);
 static void job_set_asleep(struct job *j, bool asleep);
-static bool job_read_output(struct job *j, bool final);
-
-static void output_free(struct job_output *o)
-{
-        if (list_linked(&o->link)) {
-                list_unlink(&o->link);
-                o->m->jobs.n_idle_outputs--;
-        }
-        sd_event_source_disable_unref(o->io);
-        safe_close(o->wfd);
-        free(o);
-}
-
-static int on_output(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-        struct job_output *o = userdata;
-
-        if (!o->job) {
-                /* Idle, yet written to: a process that left its agent's
-                 * process group holds the write end.  Not ours to read. */
-                log_debug("output pipe written to after its agent exited; closed");
-                output_free(o);
-                return 0;
-        }
-        (void)job_read_output(o->job, false); /* at the bound: the next iteration reads on */
-        return 0;
-}
-
-/* An output pipe for @j's next program: an idle one, or a new one. */
-static int output_get(struct job *j)
-{
-        struct manager *m = j->m;
-        struct job_output *o;
-        int rfd = -1, r;
-
-        o = list_first(&m->jobs.idle_outputs, struct job_output, link);
-        if (o) {
-                list_unlink(&o->link);
-                m->jobs.n_idle_outputs--;
-        } else {
-                o = calloc(1, sizeof(*o));
-                if (!o)
-                        return -ENOMEM;
-                list_node_init(&o->link);
-                o->m = m;
-                o->wfd = -1;
-                r = spawn_pipe(&rfd, &o->wfd);
-                if (r >= 0)
-                        r = sd_event_add_io(m->event, &o->io, rfd, EPOLLIN, on_output, o);
-                if (r < 0) {
-                        safe_close(rfd);
-                        output_free(o);
-                        return r;
-                }
-                (void)sd_event_source_set_io_fd_own(o->io, true);
-        }
-        o->job = j;
-        j->out = o;
-        return 0;
-}
-
-/*
- * @j's program is over: keep its pipe for the next run if @reusable and
- * there is room, else close it.
- */
-static void output_put(struct job *j, bool reusable)
-{
-        struct job_output *o = j->out;
-        struct manager *m = j->m;
-
-        if (!o)
-                return;
-        j->out = NULL;
-        o->job = NULL;
-        if (!reusable || m->jobs.n_idle_outputs >= HP_OUTPUT_PIPES_KEPT) {
-                output_free(o);
-                return;
-        }
-        list_add_head(&m->jobs.idle_outputs, &o->link);
-        m->jobs.n_idle_outputs++;
-}
-
-/* The log fields of @j's event and its current program. */
-static void job_log_fields(const struct job *j, struct log_fields *f)
-{
-        uevent_log_fields(j->ev, f);
-        f->agent = j->program;
-}
 
 /* What observers see of @j's current run. */
 static struct manager_agent job_agent(const struct job *j)
@@ -193,7 +61,7 @@ static struct job *job_free(struct job *j)
         list_unlink(&j->link);
         /* A child source that owns its process kills and reaps it if still running. */
         sd_event_source_disable_unref(j->child);
-        output_put(j, false);
+        job_output_put(j, false);
         sd_event_source_disable_unref(j->timer);
         for (size_t i = 0; i < j->n_scripts; i++)
                 free(j->scripts[i]);
@@ -220,7 +88,7 @@ static void job_finish(struct job *j)
         }
         ev->owner_data = NULL;
         job_set_asleep(j, false);
-        output_put(j, true); /* still held only if the last program failed to exec: nothing wrote */
+        job_output_put(j, true); /* still held only if the last program failed to exec: nothing wrote */
         job_free(j);
         manager_event_done(m, ev);
 }
@@ -228,14 +96,14 @@ static void job_finish(struct job *j)
 /* The scheduler runs at most the controller's limit at once. */
 static void jobs_apply_limit(struct manager *m)
 {
-        scheduler_set_mode(m->scheduler, m->cfg.ordering, m->jobs.conc.limit);
+        scheduler_set_mode(m->scheduler, m->cfg.ordering, m->jobs->conc.limit);
 }
 
 /* Count @j as asleep or not (the controller's count is the jobs flagged so). */
 static void job_set_asleep(struct job *j, bool asleep)
 {
         struct manager *m = j->m;
-        struct concurrency *c = &m->jobs.conc;
+        struct concurrency *c = &m->jobs->conc;
 
         if (j->asleep == asleep)
                 return;
@@ -282,7 +150,7 @@ static int on_look(sd_event_source *s, uint64_t usec, void *userdata)
         uint64_t busy = 0;
         struct job *j;
 
-        list_for_each(j, &m->jobs.running, link) {
+        list_for_each(j, &m->jobs->running, link) {
                 if (j->pid <= 0 || !j->child)
                         continue;
                 if (agent_busy_ns(j->pid, &busy) < 0) {
@@ -299,23 +167,23 @@ static int on_look(sd_event_source *s, uint64_t usec, void *userdata)
 
 static void jobs_watch(struct manager *m)
 {
-        const struct concurrency *c = &m->jobs.conc;
+        const struct concurrency *c = &m->jobs->conc;
         int r;
 
         if (c->phase == CONCURRENCY_FIXED || m->cfg.ordering == ORDERING_STRICT || c->limit >= c->max ||
-            m->stopping || m->jobs.paused || !scheduler_slot_wanted(m->scheduler))
+            m->stopping || m->jobs->paused || !scheduler_slot_wanted(m->scheduler))
                 return;
-        if (!m->jobs.look) {
-                r = sd_event_add_time_relative(m->event, &m->jobs.look, CLOCK_MONOTONIC, HP_CONCURRENCY_LOOK_USEC,
+        if (!m->jobs->look) {
+                r = sd_event_add_time_relative(m->event, &m->jobs->look, CLOCK_MONOTONIC, HP_CONCURRENCY_LOOK_USEC,
                                                HP_CONCURRENCY_LOOK_USEC / 4, on_look, m);
                 if (r < 0)
                         log_debug_errno(r, "concurrency: no timer to look at the agents");
                 return;
         }
-        if (sd_event_source_get_enabled(m->jobs.look, NULL) > 0)
+        if (sd_event_source_get_enabled(m->jobs->look, NULL) > 0)
                 return; /* armed */
-        (void)sd_event_source_set_time_relative(m->jobs.look, HP_CONCURRENCY_LOOK_USEC);
-        (void)sd_event_source_set_enabled(m->jobs.look, SD_EVENT_ONESHOT);
+        (void)sd_event_source_set_time_relative(m->jobs->look, HP_CONCURRENCY_LOOK_USEC);
+        (void)sd_event_source_set_enabled(m->jobs->look, SD_EVENT_ONESHOT);
 }
 
 void manager_event_done(struct manager *m, struct uevent *ev)
@@ -326,89 +194,6 @@ void manager_event_done(struct manager *m, struct uevent *ev)
         manager_queue_refill(m);
         manager_input_maybe_resume(m);
         manager_dispatch(m);
-}
-
-/* Say how many output lines the rate limit kept out of the log, if any. */
-static void job_report_suppressed(struct job *j)
-{
-        struct log_fields f;
-
-        if (j->out_suppressed == 0)
-                return;
-        job_log_fields(j, &f);
-        log_internal(LOG_WARNING, 0, &f, "%s: %" PRIu64 " output lines suppressed (more than %d in %llus)",
-                     j->program, j->out_suppressed, HP_OUTPUT_LOG_LINES_MAX,
-                     (unsigned long long)(HP_OUTPUT_LOG_INTERVAL_USEC / USEC_PER_SEC));
-        j->out_suppressed = 0;
-}
-
-static void job_log_line(struct job *j, const char *line, size_t len)
-{
-        char esc[HP_OUTPUT_LINE_MAX * 4 + 4];
-        struct log_fields f;
-        usec_t now;
-
-        if (log_get_max_level() < LOG_INFO)
-                return; /* nothing to log: no escaping, no clock */
-        now = now_usec(CLOCK_MONOTONIC);
-        if (now - j->out_window >= HP_OUTPUT_LOG_INTERVAL_USEC) {
-                /* The window ended: report what it suppressed, open the next. */
-                job_report_suppressed(j);
-                j->out_window = now;
-                j->out_lines = 0;
-        }
-        if (j->out_lines >= HP_OUTPUT_LOG_LINES_MAX) {
-                j->out_suppressed++;
-                return;
-        }
-        j->out_lines++;
-        job_log_fields(j, &f);
-        escape_bytes(line, len, esc, sizeof(esc));
-        log_internal(LOG_INFO, 0, &f, "%s: %s", j->program, esc);
-}
-
-/*
- * Read what the agent wrote, at most HP_OUTPUT_READ_MAX bytes (the pipe stays
- * readable and the loop comes back after its other sources); log complete
- * lines (and overlong pieces).  @final: the run is over, log the partial line
- * and report suppressed lines.  Return: true if the read stopped at the bound.
- */
-/* The run's output is over: log the partial line, report suppressed lines. */
-static void job_output_flush(struct job *j)
-{
-        if (j->line_len > 0) {
-                job_log_line(j, j->line, j->line_len);
-                j->line_len = 0;
-        }
-        job_report_suppressed(j);
-}
-
-static bool job_read_output(struct job *j, bool final)
-{
-        int fd = j->out ? sd_event_source_get_io_fd(j->out->io) : -1;
-        char buf[4096];
-        size_t total = 0;
-        ssize_t n;
-
-        while (fd >= 0 && total < HP_OUTPUT_READ_MAX &&
-               (n = read(fd, buf, MIN(sizeof(buf), (size_t)HP_OUTPUT_READ_MAX - total))) > 0) {
-                total += (size_t)n;
-                for (ssize_t i = 0; i < n; i++) {
-                        if (buf[i] == '\n') {
-                                job_log_line(j, j->line, j->line_len);
-                                j->line_len = 0;
-                                continue;
-                        }
-                        j->line[j->line_len++] = buf[i];
-                        if (j->line_len == HP_OUTPUT_LINE_MAX) {
-                                job_log_line(j, j->line, j->line_len);
-                                j->line_len = 0;
-                        }
-                }
-        }
-        if (final)
-                job_output_flush(j);
-        return total >= HP_OUTPUT_READ_MAX;
 }
 
 static void status_string(const siginfo_t *si, bool timed_out, char *buf, size_t size)
@@ -457,7 +242,7 @@ static int on_job_exit(sd_event_source *s, int fd, uint32_t revents, void *userd
         if (j->term_sent)
                 /* Timed out: leave nothing of its process group behind. */
                 (void)kill(-j->pid, SIGKILL);
-        output_put(j, !more && !j->term_sent && kill(-j->pid, 0) < 0 && errno == ESRCH);
+        job_output_put(j, !more && !j->term_sent && kill(-j->pid, 0) < 0 && errno == ESRCH);
         j->timer = sd_event_source_disable_unref(j->timer);
         j->child = sd_event_source_disable_unref(j->child);
 
@@ -513,13 +298,13 @@ static void log_exec_failure(struct job *j, int r)
         f.agent_status = "exec failed";
         if ((r == -ENOENT || r == -EACCES || r == -ENOEXEC) && !m->cfg.hotplug_d) {
                 /* The same missing agent would be reported for every event: say it once. */
-                if (!m->jobs.agent_missing_reported)
+                if (!m->jobs->agent_missing_reported)
                         log_internal(LOG_ERR, r, &f,
                                      "cannot execute agent %s; events are dropped until it exists "
                                      "(reported once)", j->program);
                 else
                         log_internal(LOG_DEBUG, r, &f, "cannot execute agent %s", j->program);
-                m->jobs.agent_missing_reported = true;
+                m->jobs->agent_missing_reported = true;
                 return;
         }
         log_internal(LOG_ERR, r, &f, "cannot execute %s", j->program);
@@ -557,7 +342,7 @@ static int job_watch(struct job *j, const struct spawn_result *sr)
                 (void)kill(-sr->pid, SIGKILL);
                 (void)waitpid(sr->pid, NULL, 0);
                 safe_close(sr->pidfd);
-                output_put(j, false);
+                job_output_put(j, false);
                 return log_error_errno(r, "SEQNUM=%" PRIu64 ": cannot watch agent", j->ev->seqnum);
         }
         (void)sd_event_source_set_io_fd_own(j->child, true);
@@ -606,7 +391,7 @@ static int job_start_next(struct job *j)
                         j->starting_sent = true;
                 }
                 spawn_env_build(j->ev, &env);
-                r = j->out ? 0 : output_get(j);
+                r = j->out ? 0 : job_output_get(j);
                 if (r >= 0)
                         r = spawn_agent_to(j->program, j->ev->name, &env, j->out->wfd, &sr);
                 if (r < 0) {
@@ -617,9 +402,9 @@ static int job_start_next(struct job *j)
                         observe_exec_failed(m, &agent, r);
                         continue; /* the next hotplug.d file, or done */
                 }
-                if (!m->cfg.hotplug_d && m->jobs.agent_missing_reported) {
+                if (!m->cfg.hotplug_d && m->jobs->agent_missing_reported) {
                         log_notice("agent %s can be executed again", j->program);
-                        m->jobs.agent_missing_reported = false;
+                        m->jobs->agent_missing_reported = false;
                 }
                 m->stats.started++;
                 j->pid = sr.pid;
@@ -659,7 +444,7 @@ static void job_start(void *data, struct uevent *ev)
         }
         j->m = m;
         j->ev = ev;
-        list_add_head(&m->jobs.running, &j->link);
+        list_add_head(&m->jobs->running, &j->link);
         j->job_started = now_usec(CLOCK_MONOTONIC);
         ev->owner_data = j;
         if (m->cfg.hotplug_d) {
@@ -686,65 +471,69 @@ void manager_dispatch(struct manager *m)
 {
         struct uevent *ev;
 
-        if (m->jobs.dispatching)
+        if (m->jobs->dispatching)
                 return;
-        m->jobs.dispatching = true;
-        while (!m->stopping && !m->jobs.paused && (ev = scheduler_next(m->scheduler))) {
+        m->jobs->dispatching = true;
+        while (!m->stopping && !m->jobs->paused && (ev = scheduler_next(m->scheduler))) {
                 if (observe_wants_waiting(m) || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG) {
                         struct scheduler_wait w;
 
                         scheduler_waited(m->scheduler, ev, &w);
                         observe_waited(m, ev, &w);
                 }
-                m->jobs.spawner->start(m->jobs.spawner_data, ev);
+                m->jobs->spawner->start(m->jobs->spawner_data, ev);
         }
-        m->jobs.dispatching = false;
+        m->jobs->dispatching = false;
         jobs_watch(m);
 }
 
-void manager_jobs_init(struct manager *m)
+int manager_jobs_init(struct manager *m)
 {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-        list_init(&m->jobs.running);
-        list_init(&m->jobs.idle_outputs);
+        m->jobs = calloc(1, sizeof(*m->jobs));
+        if (!m->jobs)
+                return -ENOMEM;
+        list_init(&m->jobs->running);
+        list_init(&m->jobs->idle_outputs);
         /* As many awake agents as CPUs, as max-children's default counts them; a dry
          * run's jobs run nothing and are never awake: up to max-children, as the
          * agents asleep of the run it may replay. */
         if (m->cfg.dry_run)
                 cpus = (long)m->cfg.max_children;
-        concurrency_init(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency, cpus > 0 ? (unsigned)cpus : 1);
+        concurrency_init(&m->jobs->conc, m->cfg.max_children, m->cfg.concurrency, cpus > 0 ? (unsigned)cpus : 1);
+        return 0;
 }
 
 void manager_pause(struct manager *m)
 {
-        if (!m->jobs.paused)
+        if (!m->jobs->paused)
                 log_notice("paused: events keep queueing, no agent starts");
-        m->jobs.paused = true;
+        m->jobs->paused = true;
 }
 
 void manager_resume(struct manager *m)
 {
-        if (m->jobs.paused)
+        if (m->jobs->paused)
                 log_notice("resumed with %zu event(s) queued", manager_queued(m));
-        m->jobs.paused = false;
+        m->jobs->paused = false;
         manager_dispatch(m);
 }
 
 const struct concurrency *manager_concurrency(const struct manager *m)
 {
-        return &m->jobs.conc;
+        return &m->jobs->conc;
 }
 
 bool manager_paused(const struct manager *m)
 {
-        return m->jobs.paused;
+        return m->jobs->paused;
 }
 
 void manager_jobs_reconfigured(struct manager *m)
 {
-        m->jobs.agent_missing_reported = false;
-        concurrency_reconfigure(&m->jobs.conc, m->cfg.max_children, m->cfg.concurrency);
+        m->jobs->agent_missing_reported = false;
+        concurrency_reconfigure(&m->jobs->conc, m->cfg.max_children, m->cfg.concurrency);
         jobs_apply_limit(m);
 }
 
@@ -752,7 +541,7 @@ void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_a
 {
         struct job *j;
 
-        list_for_each(j, &m->jobs.running, link) {
+        list_for_each(j, &m->jobs->running, link) {
                 if (j->pid <= 0 || !j->child)
                         continue;
                 struct manager_agent a = job_agent(j);
@@ -766,7 +555,7 @@ static void job_kill_all(void *data)
         struct manager *m = data;
         struct job *j;
 
-        while ((j = list_first(&m->jobs.running, struct job, link))) {
+        while ((j = list_first(&m->jobs->running, struct job, link))) {
                 struct uevent *ev = j->ev;
 
                 if (j->pid > 0)
@@ -787,14 +576,14 @@ int manager_jobs_open(struct manager *m)
         int r;
 
         if (!m->cfg.dry_run) {
-                m->jobs.spawner = &spawner_real_ops;
-                m->jobs.spawner_data = m;
+                m->jobs->spawner = &spawner_real_ops;
+                m->jobs->spawner_data = m;
                 return 0;
         }
-        r = spawner_dry_new(m, &m->jobs.spawner_data);
+        r = spawner_dry_new(m, &m->jobs->spawner_data);
         if (r < 0)
                 return r;
-        m->jobs.spawner = &spawner_dry_ops;
+        m->jobs->spawner = &spawner_dry_ops;
         return 0;
 }
 
@@ -802,24 +591,26 @@ void manager_jobs_close(struct manager *m)
 {
         struct job_output *o;
 
-        m->jobs.look = sd_event_source_disable_unref(m->jobs.look);
+        if (!m->jobs)
+                return;
+        m->jobs->look = sd_event_source_disable_unref(m->jobs->look);
         manager_kill_running(m);
-        while ((o = list_first(&m->jobs.idle_outputs, struct job_output, link)))
-                output_free(o);
-        if (m->jobs.spawner && m->jobs.spawner->free)
-                m->jobs.spawner->free(m->jobs.spawner_data);
-        m->jobs.spawner = NULL;
-        m->jobs.spawner_data = NULL;
+        while ((o = list_first(&m->jobs->idle_outputs, struct job_output, link)))
+                job_output_free(o);
+        if (m->jobs->spawner && m->jobs->spawner->free)
+                m->jobs->spawner->free(m->jobs->spawner_data);
+        m->jobs->spawner = NULL;
+        m->jobs->spawner_data = NULL;
 }
 
 void manager_jobs_set_dry_duration(struct manager *m, job_dry_duration_fn fn, void *userdata)
 {
-        if (m->jobs.spawner == &spawner_dry_ops)
-                spawner_dry_set_duration(m->jobs.spawner_data, fn, userdata);
+        if (m->jobs->spawner == &spawner_dry_ops)
+                spawner_dry_set_duration(m->jobs->spawner_data, fn, userdata);
 }
 
 void manager_kill_running(struct manager *m)
 {
-        if (m->jobs.spawner)
-                m->jobs.spawner->kill_all(m->jobs.spawner_data);
+        if (m->jobs->spawner)
+                m->jobs->spawner->kill_all(m->jobs->spawner_data);
 }

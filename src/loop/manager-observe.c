@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shared/escape.h"
@@ -30,20 +31,30 @@
 #include "loop/manager-internal.h"
 #include "pipeline/scheduler.h"
 
+/* Who hears what happened (m->obs). */
+struct manager_observers {
+        struct {
+                const struct manager_observer_ops *ops;
+                void *userdata;
+        } v[MANAGER_OBSERVERS_MAX];
+        size_t n;
+        bool want_waiting;              /* some observer has a waiting() hook */
+};
+
 /* Each observer @o that has @hook, in order. */
 #define for_each_observer(m, o, hook)                                                        \
-        for (__typeof__(&(m)->obs.v[0]) o = (m)->obs.v; o < (m)->obs.v + (m)->obs.n; o++) \
+        for (__typeof__(&(m)->obs->v[0]) o = (m)->obs->v; o < (m)->obs->v + (m)->obs->n; o++) \
                 if (o->ops->hook)
 
 int manager_add_observer(struct manager *m, const struct manager_observer_ops *ops, void *userdata)
 {
-        if (m->obs.n >= MANAGER_OBSERVERS_MAX)
+        if (m->obs->n >= MANAGER_OBSERVERS_MAX)
                 return -ENOSPC;
-        m->obs.v[m->obs.n].ops = ops;
-        m->obs.v[m->obs.n].userdata = userdata;
-        m->obs.n++;
+        m->obs->v[m->obs->n].ops = ops;
+        m->obs->v[m->obs->n].userdata = userdata;
+        m->obs->n++;
         if (ops->waited)
-                m->obs.want_waiting = true;
+                m->obs->want_waiting = true;
         return 0;
 }
 
@@ -51,10 +62,13 @@ int manager_observe_open(struct manager *m)
 {
         static int (*const builtin[])(struct manager *m) = {
                 observe_record_open, observe_rebroadcast_open, observe_handover_open,
-                observe_status_open, observe_control_open,
+                observe_status_open, observe_control_open, observe_resync_open,
         };
         int r;
 
+        m->obs = calloc(1, sizeof(*m->obs));
+        if (!m->obs)
+                return -ENOMEM;
         for (size_t i = 0; i < ELEMENTSOF(builtin); i++) {
                 r = builtin[i](m);
                 if (r < 0)
@@ -63,19 +77,30 @@ int manager_observe_open(struct manager *m)
         return 0;
 }
 
+void *manager_observer_data(const struct manager *m, const struct manager_observer_ops *ops)
+{
+        for (size_t i = 0; m->obs && i < m->obs->n; i++)
+                if (m->obs->v[i].ops == ops)
+                        return m->obs->v[i].userdata;
+        return NULL;
+}
+
 void manager_observe_close(struct manager *m)
 {
-        while (m->obs.n > 0) {
-                m->obs.n--;
-                if (m->obs.v[m->obs.n].ops->close)
-                        m->obs.v[m->obs.n].ops->close(m->obs.v[m->obs.n].userdata);
+        if (!m->obs)
+                return;
+        while (m->obs->n > 0) {
+                m->obs->n--;
+                if (m->obs->v[m->obs->n].ops->close)
+                        m->obs->v[m->obs->n].ops->close(m->obs->v[m->obs->n].userdata);
         }
-        m->obs.want_waiting = false;
+        free(m->obs);
+        m->obs = NULL;
 }
 
 bool observe_wants_waiting(const struct manager *m)
 {
-        return m->obs.want_waiting;
+        return m->obs->want_waiting;
 }
 
 void observe_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real)

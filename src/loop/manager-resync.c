@@ -61,6 +61,7 @@
 #define RESYNC_RETRY_USEC (20 * USEC_PER_MSEC) /* a waiting pass looks again after this */
 
 struct manager_resync {
+        struct manager *m;
         struct devset known;
         sd_event_source *timer; /* starts the next pass */
         sd_event_source *work;  /* a pass in progress: one batch per turn */
@@ -88,7 +89,16 @@ struct manager_resync {
 
 /* ---- the device set ------------------------------------------------------ */
 
-int manager_resync_open(struct manager *m)
+static const struct manager_observer_ops resync_ops;
+static void resync_close(void *userdata);
+
+/* The resync's state (NULL once it is closed): the observer's userdata, for the timers, which get @m. */
+static struct manager_resync *resync_of(const struct manager *m)
+{
+        return manager_observer_data(m, &resync_ops);
+}
+
+int observe_resync_open(struct manager *m)
 {
         struct manager_resync *rs = calloc(1, sizeof(*rs));
         usec_t t0 = now_usec(CLOCK_MONOTONIC);
@@ -96,9 +106,14 @@ int manager_resync_open(struct manager *m)
 
         if (!rs)
                 return -ENOMEM;
+        rs->m = m;
         rs->rootfd = -1;
         devset_init(&rs->known, 0);
-        m->resync = rs;
+        r = manager_add_observer(m, &resync_ops, rs);
+        if (r < 0) {
+                resync_close(rs);
+                return log_error_errno(r, "cannot set up resync");
+        }
         r = resync_scan(m->cfg.sysfs_root, &rs->known);
         if (r == -ENOMEM)
                 return r;
@@ -111,34 +126,48 @@ int manager_resync_open(struct manager *m)
         return 0;
 }
 
+/*
+ * Tell the core which SYNTH_UUIDs mark an event as re-triggered by this
+ * daemon: the pass's while one runs, and the last completed one's.  The
+ * core borrows the strings, which change in place, until told otherwise.
+ */
+static void publish_uuids(struct manager_resync *rs)
+{
+        bool any = rs->running || rs->stats.passes > 0;
+
+        manager_set_resync_uuids(rs->m, rs->running ? rs->uuid : NULL, any ? rs->prev_uuid : NULL);
+}
+
 static void pass_free(struct manager_resync *rs)
 {
         resync_plan_free(&rs->plan);
         rs->rootfd = safe_close(rs->rootfd);
         rs->running = false;
         rs->undrained = false;
+        publish_uuids(rs);
 }
 
-void manager_resync_close(struct manager *m)
+/* The observer's close(): stop any pass, free the set and the sources. */
+static void resync_close(void *userdata)
 {
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = userdata;
 
-        if (!rs)
-                return;
         pass_free(rs);
+        manager_set_resync_uuids(rs->m, NULL, NULL);
         sd_event_source_disable_unref(rs->timer);
         sd_event_source_disable_unref(rs->work);
         devset_clear(&rs->known);
         free(rs);
-        m->resync = NULL;
 }
 
-void manager_resync_note(struct manager *m, const struct uevent *view)
+/* The observer's received(): an event the ledger accepted updates the device set. */
+static void on_received(void *userdata, const struct uevent *view, enum ledger_verdict v,
+                        const struct ledger_gap *gap)
 {
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = userdata;
         int r;
 
-        if (!rs)
+        if (v == LEDGER_DUPLICATE)
                 return;
         r = devset_note_event(&rs->known, view->action, view->devpath, view->subsystem, view->devpath_old);
         if (r == -ENOSPC && !rs->full_reported) {
@@ -148,32 +177,9 @@ void manager_resync_note(struct manager *m, const struct uevent *view)
         }
 }
 
-static bool is_ours(const struct manager_resync *rs, const struct uevent *view)
-{
-        const char *arg, *uuid;
-
-        if (rs->stats.passes == 0 && !rs->running)
-                return false;
-        arg = uevent_get(view, RESYNC_SYNTH_KEY);
-        if (!arg || strcmp(arg, RESYNC_SYNTH_VALUE) != 0)
-                return false;
-        uuid = uevent_get(view, "SYNTH_UUID");
-        return uuid && ((rs->running && strcmp(uuid, rs->uuid) == 0) || strcmp(uuid, rs->prev_uuid) == 0);
-}
-
-void manager_resync_mark(struct manager *m, const struct uevent *view, struct envbuf *env)
-{
-        struct manager_resync *rs = m->resync;
-
-        if (!rs || !is_ours(rs, view))
-                return;
-        if (envbuf_add(env, RESYNC_ENV_KEY, "1") < 0)
-                log_debug("SEQNUM=%" PRIu64 ": no room left to add " RESYNC_ENV_KEY "=1", view->seqnum);
-}
-
 void manager_resync_stats(const struct manager *m, struct resync_stats *ret)
 {
-        const struct manager_resync *rs = m->resync;
+        const struct manager_resync *rs = resync_of(m);
 
         *ret = rs ? rs->stats : (struct resync_stats){ .enabled = false };
         ret->enabled = m->cfg.resync;
@@ -212,7 +218,7 @@ static usec_t delay_for(unsigned backoff)
 /* A new pass is needed at @now: back off if the last one ended only just before. */
 static void update_backoff(struct manager *m, usec_t now)
 {
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = resync_of(m);
 
         if (rs->last_end == 0 || now >= rs->last_end + 2 * delay_for(rs->backoff)) {
                 rs->backoff = 0;
@@ -228,7 +234,7 @@ static void update_backoff(struct manager *m, usec_t now)
 
 static void schedule_pass(struct manager *m)
 {
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = resync_of(m);
         usec_t delay = delay_for(rs->backoff);
         /* Debounce, but do not let overflows that keep coming put the pass off for long. */
         usec_t at = MIN(now_usec(CLOCK_MONOTONIC) + delay,
@@ -240,12 +246,15 @@ static void schedule_pass(struct manager *m)
                 log_error_errno(r, "cannot schedule a resync");
 }
 
-void manager_resync_overflow(struct manager *m)
+/* The observer's overflow(): the kernel dropped events; schedule a pass (debounced), if resync is on.
+ * A replayed overflow lost nothing on this machine. */
+static void on_overflow(void *userdata)
 {
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = userdata;
+        struct manager *m = rs->m;
         usec_t now = now_usec(CLOCK_MONOTONIC);
 
-        if (!rs || !m->cfg.resync || m->stopping)
+        if (!m->cfg.resync || m->stopping || manager_replaying(m))
                 return;
         if (rs->running) {
                 rs->overflow_during_pass = true; /* the next pass follows this one */
@@ -290,7 +299,7 @@ static uint64_t kernel_seqnum(int rootfd)
 /* Give the plan's removes SEQNUMs of lost events; those left without one wait for a later pass. */
 static int place_removes(struct manager *m, uint64_t kernel)
 {
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = resync_of(m);
         _cleanup_free_ uint64_t *seq = NULL;
         size_t n = rs->plan.n_remove, got;
 
@@ -323,7 +332,7 @@ static int refresh_left_alone(struct manager_resync *rs)
 
 static int pass_prepare(struct manager *m)
 {
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = resync_of(m);
         struct devset now;
         uint64_t kernel;
         int r;
@@ -358,7 +367,7 @@ static int pass_prepare(struct manager *m)
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct manager *m = userdata;
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = resync_of(m);
         int r;
 
         if (rs->running || m->stopping || !m->cfg.resync)
@@ -377,6 +386,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
         rs->changed = rs->added = rs->removed = rs->failed = rs->kept = rs->unplaced = 0;
         rs->started = now_usec(CLOCK_MONOTONIC);
         rs->running = true;
+        publish_uuids(rs);
         r = pass_prepare(m);
         rs->busy = rs->longest = now_usec(CLOCK_MONOTONIC) - rs->started;
         if (r >= 0)
@@ -396,7 +406,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 static void do_remove(struct manager *m, const struct resync_op *op)
 {
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = resync_of(m);
         struct log_fields f = { .seqnum = op->seqnum, .devpath = op->devpath, .duration_usec = -1 };
         char buf[HP_UEVENT_MAX_SIZE];
         int len, r;
@@ -421,7 +431,7 @@ static void do_remove(struct manager *m, const struct resync_op *op)
 
 static void do_write(struct manager *m, const struct resync_op *op)
 {
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = resync_of(m);
         struct log_fields f = { .devpath = op->devpath, .action = resync_action_to_string(op->action),
                                 .duration_usec = -1 };
         _cleanup_close_ int dfd = -1, fd = -1;
@@ -449,7 +459,7 @@ static void do_write(struct manager *m, const struct resync_op *op)
 
 static void pass_end(struct manager *m)
 {
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = resync_of(m);
         usec_t took = now_usec(CLOCK_MONOTONIC) - rs->started;
 
         log_notice("resync after overflow: %zu changed, %zu added, %zu removed, %zu failed, %zu skipped, "
@@ -478,7 +488,7 @@ static void pass_end(struct manager *m)
 static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct manager *m = userdata;
-        struct manager_resync *rs = m->resync;
+        struct manager_resync *rs = resync_of(m);
         usec_t t0 = now_usec(CLOCK_MONOTONIC);
         int r;
 
@@ -525,3 +535,9 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
         }
         return 0;
 }
+
+static const struct manager_observer_ops resync_ops = {
+        .received = on_received,
+        .overflow = on_overflow,
+        .close = resync_close,
+};

@@ -12,17 +12,19 @@
  *    finished (scheduler_done) or it was popped at shutdown (the manager
  *    frees it right after), or in the backlog as bytes, until it is moved
  *    into the scheduler or dropped at shutdown;
- *  - the queue: the scheduler holds at most queue_window() events besides
+ *  - the queue (manager-queue.c): the scheduler holds at most queue_window() events besides
  *    late ones; whenever the backlog is not empty, every SEQNUM in it is
  *    above every SEQNUM ever pushed into the scheduler, so an event never
  *    waits in the backlog behind one the scheduler would run after it, and
  *    the scheduler's order rules see everything earlier than what it holds;
  *  - every valid event the ledger accepted is either queued (announced
  *    queued() at once, wherever it went) or announced dropped, before
- *    manager_process_datagram() returns;
+ *    manager_feed() returns;
  *  - the source feeds at most max_queue held events (scheduler and
- *    backlog); it feeds again once the held count falls to resume_mark
- *    (three quarters of the bound);
+ *    backlog): manager_feed() answers MANAGER_FEED_FULL there; a paused
+ *    source is resumed once the held count falls to resume_mark (three
+ *    quarters of the bound); the source reads none of this state, it only
+ *    hears the answers (source.h);
  *  - no code runs in signal handlers: signals arrive through signalfd.
  */
 #include <errno.h>
@@ -47,10 +49,10 @@
 #include "shared/sysfs.h"
 #include "loop/manager.h"
 #include "loop/manager-internal.h"
-#include "loop/manager-resync.h"
 #include "loop/source.h"
 #include "pipeline/backlog.h"
 #include "pipeline/spawner.h"
+#include "recovery/resync.h"
 #include "uevent/uevent.h"
 
 /* The kernel's last SEQNUM, 0 if unknown. */
@@ -93,8 +95,45 @@ static void log_gap(const struct ledger_gap *gap)
 
 static void queue_view(struct manager *m, const struct uevent *view, const struct log_fields *f);
 
-/* One valid datagram through ledger and handlers into the scheduler. */
-void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real)
+void manager_set_intake_guard(struct manager *m, const struct manager_intake_ops *ops, void *userdata)
+{
+        m->intake.ops = ops;
+        m->intake.userdata = userdata;
+}
+
+static bool intake_repeated(struct manager *m, const struct uevent *view)
+{
+        return m->intake.ops && m->intake.ops->repeated(m->intake.userdata, view);
+}
+
+static uint32_t intake_begin(struct manager *m, const struct uevent *view)
+{
+        return m->intake.ops ? m->intake.ops->begin(m->intake.userdata, view) : 0;
+}
+
+static void intake_end(struct manager *m)
+{
+        if (m->intake.ops)
+                m->intake.ops->end(m->intake.userdata);
+}
+
+/* Drop @view, which killed @tries instances (intake_begin()), loudly: logged, counted, announced. */
+static void set_aside(struct manager *m, const struct uevent *view, const struct log_fields *f, uint32_t tries)
+{
+        m->stats.set_aside++;
+        log_internal(LOG_ERR, 0, f, "set aside, not run: %" PRIu32 " instance(s) of hotplugd died processing "
+                                    "this datagram; the events after it run", tries);
+        observe_set_aside(m, view, tries);
+        observe_dropped(m, view, false);
+}
+
+/*
+ * One datagram through parse, ledger and handlers into the queue (@mono and
+ * @real: when it was read, or recorded).  Invalid ones are counted and
+ * logged; a valid one is announced received() and then either queued() or
+ * dropped() before this returns.
+ */
+static void manager_process_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real)
 {
         uint16_t vars[HP_UEVENT_MAX_VARS];
         struct uevent view;
@@ -111,20 +150,20 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
         view.received = mono;
         view.received_real = real;
         uevent_log_fields(&view, &f);
-        if (manager_handover_repeated(m, &view)) {
+        if (intake_repeated(m, &view)) {
                 log_internal(LOG_INFO, 0, &f, "read again from the socket after the takeover; the "
                                               "handover journal had it, dropped");
                 return;
         }
 
-        aside = manager_intake_begin(m, &view);
+        aside = intake_begin(m, &view);
         verdict = ledger_account(&m->ledger, view.seqnum, &gap);
         observe_received(m, &view, verdict, &gap);
         switch (verdict) {
         case LEDGER_DUPLICATE:
                 log_internal(LOG_NOTICE, 0, &f, "duplicate SEQNUM, dropped");
                 observe_dropped(m, &view, false);
-                manager_intake_end(m);
+                intake_end(m);
                 return;
         case LEDGER_GAP:
                 log_gap(&gap);
@@ -136,12 +175,11 @@ void manager_process_datagram(struct manager *m, const char *data, size_t size, 
         case LEDGER_NEXT:
                 break;
         }
-        manager_resync_note(m, &view);
         if (aside)
-                manager_intake_set_aside(m, &view, &f, aside);
+                set_aside(m, &view, &f, aside);
         else
                 queue_view(m, &view, &f);
-        manager_intake_end(m);
+        intake_end(m);
 }
 
 /* One line per variable the agent environment refuses (the event runs without it). */
@@ -155,125 +193,24 @@ static void log_refused(const struct uevent *ev, const struct log_fields *f)
                              (int)strcspn(refused[i], "="), refused[i]);
 }
 
-/* ---- the queue: the scheduler's window and the backlog behind it ---------- */
-
-/* Queued events the scheduler holds (late ones aside): enough for max_children to find work. */
-static size_t queue_window(const struct manager *m)
+void manager_set_resync_uuids(struct manager *m, const char *current, const char *previous)
 {
-        return MAX((size_t)HP_QUEUE_WINDOW, 2 * (size_t)m->cfg.max_children);
+        m->resync_uuid[0] = current;
+        m->resync_uuid[1] = previous;
 }
 
-static int queue_schedule(struct manager *m, struct uevent *ev)
+/* An event a resync pass of this daemon re-triggered gets HOTPLUGD_RESYNC=1 (manager_set_resync_uuids()). */
+static void mark_resync(const struct manager *m, const struct uevent *view, struct envbuf *env)
 {
-        int r = scheduler_push(m->scheduler, ev);
+        const char *arg = uevent_get(view, RESYNC_SYNTH_KEY), *uuid = uevent_get(view, "SYNTH_UUID");
+        bool ours = false;
 
-        if (r >= 0 && ev->seqnum > m->scheduled_newest)
-                m->scheduled_newest = ev->seqnum;
-        return r;
-}
-
-/*
- * Queue @ev (a dup, the caller's): into the scheduler while its window has
- * room and nothing waits in the backlog, or when it is late (below a SEQNUM
- * the scheduler had, or below the whole backlog); else into the backlog.
- * Return: 1 the scheduler holds @ev now, 0 the backlog took a copy (the
- * caller still frees @ev), or negative errno (nothing queued).
- */
-static int queue_push(struct manager *m, struct uevent *ev)
-{
-        bool schedule;
-        int r;
-
-        if (backlog_count(m->backlog) > 0)
-                schedule = ev->seqnum < backlog_lowest(m->backlog);
-        else
-                schedule = scheduler_held(m->scheduler) < queue_window(m) || ev->seqnum < m->scheduled_newest;
-        if (schedule) {
-                r = queue_schedule(m, ev);
-                return r < 0 ? r : 1;
-        }
-        return backlog_push(m->backlog, ev);
-}
-
-/* @ev cannot be queued or stay queued (out of memory): counted, logged, announced dropped. */
-static void queue_failed(struct manager *m, const struct uevent *ev, int r)
-{
-        struct log_fields f;
-
-        uevent_log_fields(ev, &f);
-        m->stats.aborted++;
-        log_internal(LOG_ERR, r, &f, "cannot queue event");
-        observe_dropped(m, ev, false);
-}
-
-/* The backlog's first event cannot be taken out (@r): drop it, as it stands there. */
-static void queue_drop_backlogged(struct manager *m, int r)
-{
-        struct backlog_slot slot;
-        struct uevent view;
-
-        if (backlog_peek(m->backlog, &slot, &view) >= 0)
-                queue_failed(m, &view, r);
-        backlog_drop_first(m->backlog);
-}
-
-void manager_queue_refill(struct manager *m)
-{
-        struct uevent *ev;
-        int r;
-
-        while (backlog_count(m->backlog) > 0 && scheduler_held(m->scheduler) < queue_window(m)) {
-                r = backlog_pop(m->backlog, &ev);
-                if (r < 0) {
-                        queue_drop_backlogged(m, r);
-                        continue;
-                }
-                r = queue_schedule(m, ev);
-                if (r < 0) {
-                        queue_failed(m, ev, r);
-                        free(ev);
-                        continue;
-                }
-        }
-}
-
-/* Free every queued event, the scheduler's (lowest SEQNUM first), then the backlog's.  Return: how many. */
-static size_t queue_drop_all(struct manager *m)
-{
-        size_t n = 0;
-        struct uevent *ev;
-
-        while ((ev = scheduler_pop_queued(m->scheduler))) {
-                n++;
-                free(ev);
-        }
-        for (; backlog_count(m->backlog) > 0; n++)
-                backlog_drop_first(m->backlog);
-        return n;
-}
-
-size_t manager_queued(const struct manager *m)
-{
-        return scheduler_queued(m->scheduler) + backlog_count(m->backlog);
-}
-
-size_t manager_held(const struct manager *m)
-{
-        return scheduler_held(m->scheduler) + backlog_count(m->backlog);
-}
-
-uint64_t manager_lowest_held(const struct manager *m)
-{
-        uint64_t s = scheduler_lowest_held(m->scheduler), b = backlog_lowest(m->backlog);
-
-        return s == 0 || (b != 0 && b < s) ? b : s;
-}
-
-uint64_t manager_lowest_held_on(const struct manager *m, const char *devpath)
-{
-        uint64_t s = scheduler_lowest_held_on(m->scheduler, devpath), b = backlog_lowest(m->backlog);
-
-        return s == 0 || (b != 0 && b < s) ? b : s;
+        if (!arg || strcmp(arg, RESYNC_SYNTH_VALUE) != 0 || !uuid)
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(m->resync_uuid); i++)
+                ours = ours || (m->resync_uuid[i] && strcmp(uuid, m->resync_uuid[i]) == 0);
+        if (ours && envbuf_add(env, RESYNC_ENV_KEY, "1") < 0)
+                log_debug("SEQNUM=%" PRIu64 ": no room left to add " RESYNC_ENV_KEY "=1", view->seqnum);
 }
 
 /* A parsed event (past the ledger) through the handler chain into the queue. */
@@ -299,18 +236,18 @@ static void queue_view(struct manager *m, const struct uevent *view, const struc
                 observe_dropped(m, view, false);
                 return;
         }
-        manager_resync_mark(m, view, &env);
+        mark_resync(m, view, &env);
 
         r = uevent_dup(view, &env, name[0] ? name : NULL, &ev);
         if (r < 0) {
-                queue_failed(m, view, r);
+                manager_queue_failed(m, view, r);
                 return;
         }
         log_refused(ev, f);
-        r = queue_push(m, ev);
+        r = manager_queue_push(m, ev);
         if (r < 0) {
                 /* Reading stops before the bound, so this is out of memory. */
-                queue_failed(m, view, r);
+                manager_queue_failed(m, view, r);
                 free(ev);
                 return;
         }
@@ -348,15 +285,61 @@ int manager_inject(struct manager *m, const char *data, size_t size)
         return 0;
 }
 
+enum manager_feed manager_feed_room(const struct manager *m)
+{
+        if (m->stopping)
+                return MANAGER_FEED_STOP;
+        return manager_held(m) >= m->max_queue ? MANAGER_FEED_FULL : MANAGER_FEED_GO_ON;
+}
+
+enum manager_feed manager_feed(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real,
+                               usec_t sent)
+{
+        m->stats.received++;
+        observe_datagram(m, data, size, mono, real);
+        manager_process_datagram(m, data, size, mono, sent);
+        return manager_feed_room(m);
+}
+
+void manager_feed_overflow(struct manager *m)
+{
+        ledger_note_overflow(&m->ledger);
+        observe_overflow(m);
+}
+
+void manager_feed_refused(struct manager *m)
+{
+        m->stats.dropped_sender++;
+}
+
+void manager_feed_log_full(const struct manager *m)
+{
+        log_notice("%zu events held (the limit): reading paused until %zu", manager_held(m), m->resume_mark);
+}
+
+void manager_feed_end(struct manager *m, bool drained)
+{
+        if (drained)
+                observe_input_drained(m);
+        manager_dispatch(m);
+}
+
+void manager_feed_fatal(struct manager *m, int error)
+{
+        (void)sd_event_exit(m->event, error);
+}
+
+void manager_feed_finished(struct manager *m)
+{
+        manager_maybe_exit(m);
+}
+
 int manager_drain_input(struct manager *m)
 {
-        int r = m->in.ops->drain ? m->in.ops->drain(m->in.data) : 1;
-
-        /* A fatal read error ends the loop: nothing more to start then. */
-        if (r < 0)
-                return r;
+        if (m->in.ops->drain)
+                return m->in.ops->drain(m->in.data); /* feeds, then manager_feed_end() */
         manager_dispatch(m);
-        return r;
+        return 1;
 }
 
 int manager_sync_input(struct manager *m)
@@ -371,7 +354,9 @@ bool manager_input_paused(const struct manager *m)
 
 void manager_input_maybe_resume(struct manager *m)
 {
-        if (m->in.ops && m->in.ops->resume)
+        if (m->stopping || manager_held(m) > m->resume_mark || !manager_input_paused(m))
+                return;
+        if (m->in.ops->resume)
                 m->in.ops->resume(m->in.data);
 }
 
@@ -426,7 +411,7 @@ void manager_stop(struct manager *m)
         m->stopping = true;
         if (m->in.ops->stop)
                 m->in.ops->stop(m->in.data);
-        dropped = queue_drop_all(m);
+        dropped = manager_queue_drop_all(m);
         log_info("stopping: %zu queued event(s) not run, waiting up to %" PRIu64 "s for %zu running agent(s)",
                  dropped, m->cfg.shutdown_grace_usec / USEC_PER_SEC, scheduler_running(m->scheduler));
         observe_stopping(m);
@@ -483,7 +468,7 @@ static int manager_open_source(struct manager *m)
         if (source->rcvbuf < m->cfg.rcvbuf)
                 log_warning("netlink receive buffer is %d bytes, not the %d requested", source->rcvbuf,
                             m->cfg.rcvbuf);
-        return source_netlink_new(m, source, &m->in.ops, &m->in.data);
+        return source_netlink_new(m, m->event, source, &m->in.ops, &m->in.data);
 }
 
 /* The event loop: SIGTERM/SIGINT stop, SIGHUP reloads, SIGCHLD comes through
@@ -524,12 +509,14 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
                 free(m);
                 return r;
         }
-        manager_jobs_init(m);
+        r = manager_jobs_init(m);
+        if (r < 0)
+                goto fail;
         m->max_queue = m->cfg.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
 
         /* The manager enforces max_queue itself (it can change on reload). */
-        r = scheduler_new(m->cfg.ordering, m->jobs.conc.limit, HP_QUEUE_MAX_LIMIT, &m->scheduler);
+        r = scheduler_new(m->cfg.ordering, manager_concurrency(m)->limit, HP_QUEUE_MAX_LIMIT, &m->scheduler);
         if (r < 0)
                 goto fail;
         r = backlog_new(&m->backlog);
@@ -551,9 +538,11 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         if (m->cfg.replay_path) {
                 /* Replay: the recording is the only source; no kernel baseline. */
                 ledger_init(&m->ledger, 0);
-                r = source_replay_new(m, &m->in.ops, &m->in.data);
+                r = source_replay_new(m, m->event, &m->cfg, &m->in.ops, &m->in.data);
                 if (r < 0)
                         goto fail;
+                if (m->cfg.dry_run && m->cfg.replay_speed > 0)
+                        manager_jobs_set_dry_duration(m, m->in.ops->dry_duration, m->in.data);
         } else {
                 r = manager_open_source(m);
                 if (r < 0)
@@ -562,9 +551,6 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
                 ledger_init(&m->ledger, read_kernel_seqnum(m->cfg.sysfs_root));
         }
         r = manager_observe_open(m);
-        if (r < 0)
-                goto fail;
-        r = manager_resync_open(m);
         if (r < 0)
                 goto fail;
 
@@ -584,15 +570,15 @@ struct manager *manager_free(struct manager *m)
                 return NULL;
         manager_jobs_close(m);
         manager_close_source(m);
-        manager_resync_close(m);
         manager_observe_close(m);
         sd_event_source_disable_unref(m->shutdown_timer);
         if (m->scheduler && m->backlog)
-                (void)queue_drop_all(m);
+                (void)manager_queue_drop_all(m);
         m->handlers = handler_chain_free(m->handlers);
         sd_event_unref(m->event);
         scheduler_free(m->scheduler);
         backlog_free(m->backlog);
+        free(m->jobs); /* emptied by manager_jobs_close() */
         manager_config_free(&m->cfg);
         free(m);
         return NULL;

@@ -7,7 +7,7 @@
  * Invariants: an event is written down when it is queued, before
  * any agent for it can start and before its datagram is consumed from the
  * socket (the "loss-proof intake": queued() runs inside
- * manager_process_datagram(), which the netlink source calls before
+ * manager_feed(), which the netlink source calls before
  * uevent_source_consume(), source-netlink.c), and marked done when its job is over, so the
  * journal read at any instant lists every event accepted and not finished.
  * The agent's start is noted before the spawn, so a crash right after it
@@ -17,14 +17,15 @@
  * Journal failures are reported once and never stop the pipeline: only the
  * protection is lost.
  *
- * The poison guard: the journal's intake mark names the datagram between
- * manager_intake_begin() and manager_intake_end() (parse is done; ledger,
- * handlers and queueing are not), with the number of instances that began
- * it.  An instance that finds a mark left behind compares every datagram
- * it processes (restored or read) with it, by SEQNUM and digest: the same
- * one is processed once more with the tries counted up, and once
- * HP_INTAKE_TRIES_MAX instances died on it, it is set aside instead.  Without a journal (manager_handover() not called)
- * every hook does nothing.
+ * The poison guard (the manager's intake guard, manager-internal.h): the
+ * journal's intake mark names the datagram between its begin() and end()
+ * (parse is done; ledger, handlers and queueing are not), with the number
+ * of instances that began it.  An instance that finds a mark left behind
+ * compares every datagram it processes (restored or read) with it, by
+ * SEQNUM and digest: the same one is processed once more with the tries
+ * counted up, and once HP_INTAKE_TRIES_MAX instances died on it, it is set
+ * aside instead.  Without a journal (manager_handover() not called) every
+ * hook does nothing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -120,12 +121,13 @@ static void on_done(void *userdata, const struct uevent *ev)
                 journal_failed(h, r);
 }
 
-uint32_t manager_intake_begin(struct manager *m, const struct uevent *view)
+/* The intake guard's begin(): write the intake mark; the datagram that killed enough instances is set aside. */
+static uint32_t on_intake_begin(void *userdata, const struct uevent *view)
 {
-        struct manager_handover *h = m->handover;
+        struct manager_handover *h = userdata;
         struct handover_mark mark = { .seqnum = view->seqnum, .tries = 1 };
 
-        if (!h || !h->journal)
+        if (!h->journal)
                 return 0;
         mark.digest = record_crc32(0, view->buf, view->size);
         if (h->suspect.seqnum == mark.seqnum && h->suspect.digest == mark.digest) {
@@ -137,29 +139,36 @@ uint32_t manager_intake_begin(struct manager *m, const struct uevent *view)
         return 0;
 }
 
-void manager_intake_end(struct manager *m)
+static void on_intake_end(void *userdata)
 {
-        struct manager_handover *h = m->handover;
+        struct manager_handover *h = userdata;
 
-        if (h && h->journal)
+        if (h->journal)
                 (void)handover_mark(h->journal, NULL);
 }
 
-void manager_intake_set_aside(struct manager *m, const struct uevent *view, const struct log_fields *f,
-                              uint32_t tries)
+/* The intake guard's repeated(): only the first datagram read after a takeover is checked. */
+static bool on_repeated(void *userdata, const struct uevent *view)
 {
-        m->stats.set_aside++;
-        log_internal(LOG_ERR, 0, f, "set aside, not run: %" PRIu32 " instance(s) of hotplugd died processing "
-                                    "this datagram; the events after it run", tries);
-        observe_set_aside(m, view, tries);
-        observe_dropped(m, view, false);
+        struct manager_handover *h = userdata;
+
+        if (!h->takeover_check || h->restoring)
+                return false;
+        h->takeover_check = false;
+        return view->seqnum == h->takeover_last;
 }
+
+static const struct manager_intake_ops handover_intake_ops = {
+        .repeated = on_repeated,
+        .begin = on_intake_begin,
+        .end = on_intake_end,
+};
 
 static void on_close(void *userdata)
 {
         struct manager_handover *h = userdata;
 
-        h->m->handover = NULL;
+        manager_set_intake_guard(h->m, NULL, NULL);
         handover_free(h->journal);
         free(h);
 }
@@ -192,18 +201,8 @@ int observe_handover_open(struct manager *m)
                 free(h);
                 return r;
         }
-        m->handover = h;
+        manager_set_intake_guard(m, &handover_intake_ops, h);
         return 0;
-}
-
-bool manager_handover_repeated(struct manager *m, const struct uevent *view)
-{
-        struct manager_handover *h = m->handover;
-
-        if (!h || !h->takeover_check || h->restoring)
-                return false;
-        h->takeover_check = false;
-        return view->seqnum == h->takeover_last;
 }
 
 /* Run again what the previous instance held; the ledger continues after its last SEQNUM. */
@@ -253,7 +252,7 @@ static void restore(struct manager *m, struct manager_handover *h)
 
 int manager_handover(struct manager *m, int fd)
 {
-        struct manager_handover *h = m->handover;
+        struct manager_handover *h = manager_observer_data(m, &handover_ops);
         int r;
 
         if (!h || h->journal) {
@@ -284,5 +283,7 @@ int manager_handover(struct manager *m, int fd)
 
 int manager_handover_fd(const struct manager *m)
 {
-        return m->handover && m->handover->journal ? handover_fd(m->handover->journal) : -1;
+        const struct manager_handover *h = manager_observer_data(m, &handover_ops);
+
+        return h && h->journal ? handover_fd(h->journal) : -1;
 }

@@ -113,7 +113,6 @@ static void on_close(void *userdata)
 {
         struct observe_status *s = userdata;
 
-        s->m->status = NULL;
         sd_event_source_disable_unref(s->timer);
         free(s);
 }
@@ -145,14 +144,15 @@ int observe_status_open(struct manager *m)
                 free(s);
                 return r;
         }
-        m->status = s;
         return 0;
 }
 
 void manager_set_status(struct manager *m, manager_status_fn fn, void *userdata)
 {
-        if (!m->status)
+        struct observe_status *s = manager_observer_data(m, &status_ops);
+
+        if (!s)
                 return;
-        m->status->fn = fn;
-        m->status->userdata = userdata;
+        s->fn = fn;
+        s->userdata = userdata;
 }

@@ -13,12 +13,14 @@
  *    the kernel's socket buffer keeps the rest (an overflow there is
  *    counted as a gap);
  *  - loss-proof intake: with a handover journal, a datagram is consumed
- *    from the socket only after it went through manager_process_datagram(),
+ *    from the socket only after it went through manager_feed(),
  *    where the journal holds it (or it was dropped on purpose); without
  *    one it is read off at once; observers hear datagram() (the recorder)
  *    before that;
- *  - ENOBUFS is an overflow (ledger, observers, resync), never fatal;
- *    datagrams the trust policy drops are counted and logged rate-limited.
+ *  - ENOBUFS is an overflow (manager_feed_overflow()), never fatal;
+ *    datagrams the trust policy drops are counted and logged rate-limited;
+ *  - it reads none of the manager's state: manager_feed() and
+ *    manager_feed_room() say whether to go on.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,9 +28,9 @@
 
 #include <systemd/sd-event.h>
 
+#include "shared/bounds.h"
 #include "shared/log.h"
-#include "loop/manager-internal.h"
-#include "loop/manager-resync.h"
+#include "loop/manager.h"
 #include "loop/source.h"
 #include "uevent/netlink.h"
 
@@ -36,7 +38,8 @@ struct source_netlink {
         struct manager *m;
         struct uevent_source *socket;
         sd_event_source *io;
-        bool paused;                /* reading off: max_queue events are held */
+        bool paused;                /* reading off: the manager said MANAGER_FEED_FULL */
+        bool stopped;               /* stop() was called */
         struct ratelimit drop_log;
 };
 
@@ -44,7 +47,7 @@ static void log_drop(struct source_netlink *s)
 {
         uint64_t suppressed;
 
-        s->m->stats.dropped_sender++;
+        manager_feed_refused(s->m);
         if (!ratelimit_pass(&s->drop_log, HP_REJECT_LOG_INTERVAL_USEC, &suppressed))
                 return;
         log_warning("dropped datagram: %s (sender port %" PRIu32 ", uid %d); %" PRIu64 " more suppressed",
@@ -52,27 +55,23 @@ static void log_drop(struct source_netlink *s)
                     (int)s->socket->last_uid, suppressed);
 }
 
-/* The kernel dropped events (ENOBUFS): the ledger, observers and resync hear of it; never fatal. */
+/* The kernel dropped events (ENOBUFS): the manager hears of it; never fatal. */
 static void note_overflow(struct source_netlink *s)
 {
-        struct manager *m = s->m;
-
-        ledger_note_overflow(&m->ledger);
-        observe_overflow(m);
-        manager_resync_overflow(m);
+        manager_feed_overflow(s->m);
         log_warning("netlink receive buffer overflowed: the kernel dropped events");
 }
 
-/* One datagram read: through the pipeline, then off the socket.  Return: 0 or negative errno (fatal). */
-static int take(struct source_netlink *s, const char *data, size_t size)
+/*
+ * One datagram read: through the pipeline, then off the socket.  *ret: the
+ * manager's answer.  Return: 0 or negative errno (fatal).
+ */
+static int take(struct source_netlink *s, const char *data, size_t size, enum manager_feed *ret)
 {
-        struct manager *m = s->m;
         usec_t mono = now_usec(CLOCK_MONOTONIC), real = now_usec(CLOCK_REALTIME);
         int r;
 
-        m->stats.received++;
-        observe_datagram(m, data, size, mono, real);
-        manager_process_datagram(m, data, size, mono, real);
+        *ret = manager_feed(s->m, data, size, mono, real, real);
         /* Journalled (or dropped on purpose): only now may the socket forget it.
          * An overflow can be reported on this read too: the datagram is then
          * still queued, so note the overflow and take it off again. */
@@ -81,37 +80,39 @@ static int take(struct source_netlink *s, const char *data, size_t size)
         return r;
 }
 
+/* The manager said MANAGER_FEED_FULL: reading off until resume(). */
+static void pause_reading(struct source_netlink *s)
+{
+        if (!s->paused)
+                manager_feed_log_full(s->m);
+        s->paused = true;
+        sd_event_source_set_enabled(s->io, SD_EVENT_OFF);
+}
+
 /*
  * Read what is readable, at most HP_INPUT_PER_WAKEUP datagrams.
  * Return: 1 the socket was read to the end, 0 reading stopped before (the
- * bound, a full queue, stopping), negative errno (fatal: the loop exits).
+ * bound, a full queue, stopping), negative errno (fatal).
  */
-static int nl_drain(void *data)
+static int read_some(struct source_netlink *s)
 {
-        struct source_netlink *s = data;
-        struct manager *m = s->m;
+        enum manager_feed room = manager_feed_room(s->m);
         const char *dg;
         size_t size;
         int r;
 
-        for (unsigned n = 0; n < HP_INPUT_PER_WAKEUP && !m->stopping; n++) {
-                if (manager_held(m) >= m->max_queue) {
-                        if (!s->paused)
-                                log_notice("%zu events held (the limit): reading paused until %zu",
-                                           manager_held(m), m->resume_mark);
-                        s->paused = true;
-                        sd_event_source_set_enabled(s->io, SD_EVENT_OFF);
+        for (unsigned n = 0; n < HP_INPUT_PER_WAKEUP && room != MANAGER_FEED_STOP; n++) {
+                if (room == MANAGER_FEED_FULL) {
+                        pause_reading(s);
                         break;
                 }
                 /* Peek and consume only when the handover journal keeps what
                  * was read: without one, a datagram in memory is as lost as
                  * the rest of the queue when the daemon dies. */
-                s->socket->take_at_once = manager_handover_fd(m) < 0;
+                s->socket->take_at_once = manager_handover_fd(s->m) < 0;
                 r = uevent_source_receive(s->socket, &dg, &size);
-                if (r == 0) {
-                        observe_input_drained(m);
+                if (r == 0)
                         return 1;
-                }
                 if (r == -ENOBUFS) {
                         note_overflow(s);
                         continue;
@@ -121,21 +122,31 @@ static int nl_drain(void *data)
                         continue;
                 }
                 if (r >= 0)
-                        r = take(s, dg, size);
-                if (r < 0) {
-                        log_error_errno(r, "reading uevents failed");
-                        (void)sd_event_exit(m->event, r);
+                        r = take(s, dg, size, &room);
+                if (r < 0)
                         return r;
-                }
         }
         return 0;
 }
 
+/* Read, then let the manager start what may run.  Return: as read_some(); fatal errors end the loop. */
+static int nl_drain(void *data)
+{
+        struct source_netlink *s = data;
+        int r = read_some(s);
+
+        if (r < 0) {
+                log_error_errno(r, "reading uevents failed");
+                manager_feed_fatal(s->m, r);
+                return r;
+        }
+        manager_feed_end(s->m, r > 0);
+        return r;
+}
+
 static int on_readable(sd_event_source *io, int fd, uint32_t revents, void *userdata)
 {
-        struct source_netlink *s = userdata;
-
-        manager_drain_input(s->m);
+        (void)nl_drain(userdata);
         return 0;
 }
 
@@ -144,10 +155,10 @@ static int nl_sync(void *data)
         struct source_netlink *s = data;
         int r;
 
-        if (s->paused || s->m->stopping)
+        if (s->paused || s->stopped)
                 return 0;
         /* Not read to the end yet (the bound): input_drained() says when it is. */
-        r = manager_drain_input(s->m);
+        r = nl_drain(s);
         return r < 0 ? r : r > 0 && !s->paused;
 }
 
@@ -161,18 +172,16 @@ static bool nl_paused(const void *data)
 static void nl_resume(void *data)
 {
         struct source_netlink *s = data;
-        struct manager *m = s->m;
 
-        if (s->paused && !m->stopping && manager_held(m) <= m->resume_mark) {
-                s->paused = false;
-                sd_event_source_set_enabled(s->io, SD_EVENT_ON);
-        }
+        s->paused = false;
+        sd_event_source_set_enabled(s->io, SD_EVENT_ON);
 }
 
 static void nl_stop(void *data)
 {
         struct source_netlink *s = data;
 
+        s->stopped = true;
         sd_event_source_set_enabled(s->io, SD_EVENT_OFF);
 }
 
@@ -210,8 +219,8 @@ static const struct manager_source_ops netlink_ops = {
         .free = nl_free,
 };
 
-int source_netlink_new(struct manager *m, struct uevent_source *socket, const struct manager_source_ops **ret_ops,
-                       void **ret_data)
+int source_netlink_new(struct manager *m, sd_event *event, struct uevent_source *socket,
+                       const struct manager_source_ops **ret_ops, void **ret_data)
 {
         struct source_netlink *s = calloc(1, sizeof(*s));
         int r;
@@ -222,7 +231,7 @@ int source_netlink_new(struct manager *m, struct uevent_source *socket, const st
         }
         s->m = m;
         s->socket = socket;
-        r = sd_event_add_io(m->event, &s->io, socket->fd, EPOLLIN, on_readable, s);
+        r = sd_event_add_io(event, &s->io, socket->fd, EPOLLIN, on_readable, s);
         if (r < 0) {
                 nl_free(s);
                 return r;

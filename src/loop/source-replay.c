@@ -25,10 +25,11 @@
 
 #include "shared/log.h"
 #include "shared/trust.h"
-#include "loop/manager-internal.h"
+#include "loop/manager.h"
 #include "loop/source.h"
 #include "uevent/record.h"
 #include "uevent/replay.h"
+#include "uevent/uevent.h"
 
 struct run_time {
         uint64_t seqnum;
@@ -37,11 +38,13 @@ struct run_time {
 
 struct replay_state {
         struct manager *m;
+        const char *path;          /* the recording (borrowed from the manager's configuration) */
+        double speed;
         struct replay *rp;
         sd_event_source *timer;
         struct replay_item item;
         bool have_item;
-        bool paused;               /* the queue was full: rp_resume() goes on once there is room */
+        bool paused;               /* the manager said MANAGER_FEED_FULL: rp_resume() goes on */
         bool finished;
         usec_t start;              /* CLOCK_MONOTONIC of the first item */
         struct run_time *durations; /* seqnum -> total recorded agent time, sorted */
@@ -154,64 +157,59 @@ static usec_t recorded_duration(const struct replay_state *st, uint64_t seqnum, 
 
 static void feed(struct replay_state *st)
 {
-        struct manager *m = st->m;
+        usec_t mono = now_usec(CLOCK_MONOTONIC);
 
         st->fed++;
         if (st->item.kind == REPLAY_OVERFLOW) {
-                ledger_note_overflow(&m->ledger);
-                observe_overflow(m);
+                manager_feed_overflow(st->m);
                 log_warning("replayed receive-buffer overflow");
                 return;
         }
-        m->stats.received++;
         /* A --record of the replay holds the datagrams as this run fed them, beside its agent runs. */
-        observe_datagram(m, st->item.data, st->item.size, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME));
-        manager_process_datagram(m, st->item.data, st->item.size, now_usec(CLOCK_MONOTONIC),
-                                 st->item.realtime);
+        (void)manager_feed(st->m, st->item.data, st->item.size, mono, now_usec(CLOCK_REALTIME), st->item.realtime);
 }
 
 static void finish(struct replay_state *st)
 {
         st->finished = true;
-        log_info("replay of %s read to the end: %" PRIu64 " item(s) fed, %" PRIu64 " problem(s)",
-                 st->m->cfg.replay_path, st->fed, st->problems);
-        manager_maybe_exit(st->m);
+        log_info("replay of %s read to the end: %" PRIu64 " item(s) fed, %" PRIu64 " problem(s)", st->path,
+                 st->fed, st->problems);
+        manager_feed_finished(st->m);
 }
 
 static int on_replay_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct replay_state *st = userdata;
-        struct manager *m = st->m;
         usec_t now = now_usec(CLOCK_MONOTONIC);
         char buf[512];
         int r;
 
-        for (unsigned n = 0; !m->stopping; n++) {
+        for (unsigned n = 0; manager_feed_room(st->m) != MANAGER_FEED_STOP; n++) {
                 if (n == HP_INPUT_PER_WAKEUP) {
                         /* As fast as possible still lets the loop serve everything else now and then. */
                         (void)sd_event_source_set_time(s, now);
                         (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-                        manager_dispatch(m);
+                        manager_feed_end(st->m, false);
                         return 0;
                 }
                 if (!st->have_item) {
                         r = replay_next(st->rp, &st->item);
                         if (r == RECORD_NEXT_PROBLEM) {
                                 st->problems++;
-                                log_warning("%s: %s", m->cfg.replay_path,
+                                log_warning("%s: %s", st->path,
                                             record_problem_format(replay_problem(st->rp), buf, sizeof(buf)));
                         }
                         if (r == RECORD_NEXT_PROBLEM || r == RECORD_NEXT_AGAIN) {
                                 /* Damage (a search step at most): let the loop serve everything else, then go on. */
                                 (void)sd_event_source_set_time(s, now);
                                 (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-                                manager_dispatch(m);
+                                manager_feed_end(st->m, false);
                                 return 0;
                         }
                         if (r <= 0) {
                                 if (r < 0)
-                                        log_error_errno(r, "reading %s failed", m->cfg.replay_path);
-                                manager_dispatch(m);
+                                        log_error_errno(r, "reading %s failed", st->path);
+                                manager_feed_end(st->m, false);
                                 finish(st);
                                 return 0;
                         }
@@ -219,17 +217,17 @@ static int on_replay_timer(sd_event_source *s, uint64_t usec, void *userdata)
                                 st->start = now;
                         st->have_item = true;
                 }
-                if (manager_held(m) >= m->max_queue) {
+                if (manager_feed_room(st->m) == MANAGER_FEED_FULL) {
                         /* The timer stays off until events are done (rp_resume()). */
                         st->paused = true;
-                        manager_dispatch(m);
+                        manager_feed_end(st->m, false);
                         return 0;
                 }
                 usec_t due = st->start + st->item.due;
                 if (due > now) {
                         (void)sd_event_source_set_time(s, due);
                         (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-                        manager_dispatch(m);
+                        manager_feed_end(st->m, false);
                         return 0;
                 }
                 feed(st);
@@ -254,7 +252,7 @@ static usec_t dry_duration(void *userdata, const struct uevent *ev)
                              (unsigned long long)(HP_REPLAY_MAX_RUN_USEC / USEC_PER_SEC),
                              (unsigned long long)(HP_REPLAY_MAX_RUN_USEC / USEC_PER_SEC));
         }
-        return replay_scale(dur, st->m->cfg.replay_speed);
+        return replay_scale(dur, st->speed);
 }
 
 static bool rp_finished(const void *data)
@@ -286,14 +284,11 @@ static bool rp_paused(const void *data)
         return st->paused;
 }
 
-/* Events were done: go on feeding once the held count is down to the resume mark. */
+/* Events were done, the held count is down to the resume mark: go on feeding. */
 static void rp_resume(void *data)
 {
         struct replay_state *st = data;
-        struct manager *m = st->m;
 
-        if (!st->paused || m->stopping || manager_held(m) > m->resume_mark)
-                return;
         st->paused = false;
         (void)sd_event_source_set_time(st->timer, now_usec(CLOCK_MONOTONIC));
         (void)sd_event_source_set_enabled(st->timer, SD_EVENT_ONESHOT);
@@ -303,6 +298,7 @@ static const struct manager_source_ops replay_ops = {
         .replay = true,
         .sync = rp_sync,
         .paused = rp_paused,
+        .dry_duration = dry_duration,
         .resume = rp_resume,
         .finished = rp_finished,
         .free = rp_free,
@@ -316,16 +312,16 @@ static const struct manager_source_ops replay_ops = {
  * A dry run runs nothing, so it may read any recording, with a warning.
  * Return: 0, or -EPERM (logged).
  */
-static int replay_trusted(const struct manager *m)
+static int replay_trusted(const struct manager_config *cfg)
 {
-        const char *path = m->cfg.replay_path, *why = NULL;
+        const char *path = cfg->replay_path, *why = NULL;
         struct stat st;
         int r;
 
         r = trust_check_path(path, false, &st, &why);
         if (r != -EPERM && r != -EMEDIUMTYPE)
                 return 0; /* a missing file: replay_open() says so */
-        if (m->cfg.dry_run) {
+        if (cfg->dry_run) {
                 log_warning("%s: %s (mode %04o, uid %u): it could hold records planted by another user; "
                             "read for a dry run only", path, why, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
                 return 0;
@@ -335,7 +331,8 @@ static int replay_trusted(const struct manager *m)
                                (unsigned)st.st_uid);
 }
 
-int source_replay_new(struct manager *m, const struct manager_source_ops **ret_ops, void **ret_data)
+int source_replay_new(struct manager *m, sd_event *event, const struct manager_config *cfg,
+                      const struct manager_source_ops **ret_ops, void **ret_data)
 {
         struct replay_state *st;
         int r;
@@ -344,22 +341,22 @@ int source_replay_new(struct manager *m, const struct manager_source_ops **ret_o
         if (!st)
                 return -ENOMEM;
         st->m = m;
+        st->path = cfg->replay_path;
+        st->speed = cfg->replay_speed;
         *ret_ops = &replay_ops;
         *ret_data = st;
-        r = replay_trusted(m);
+        r = replay_trusted(cfg);
         if (r < 0)
                 return r;
-        r = replay_open(m->cfg.replay_path, m->cfg.replay_speed, &st->rp);
+        r = replay_open(cfg->replay_path, cfg->replay_speed, &st->rp);
         if (r < 0)
-                return log_error_errno(r, "cannot replay %s", m->cfg.replay_path);
-        if (m->cfg.dry_run && m->cfg.replay_speed > 0) {
-                load_durations(st, m->cfg.replay_path);
-                manager_jobs_set_dry_duration(m, dry_duration, st);
-        }
-        r = sd_event_add_time(m->event, &st->timer, CLOCK_MONOTONIC, 0, 1, on_replay_timer, st);
+                return log_error_errno(r, "cannot replay %s", cfg->replay_path);
+        if (cfg->dry_run && cfg->replay_speed > 0)
+                load_durations(st, cfg->replay_path);
+        r = sd_event_add_time(event, &st->timer, CLOCK_MONOTONIC, 0, 1, on_replay_timer, st);
         if (r < 0)
                 return r;
-        log_info("replaying %s at speed %g%s", m->cfg.replay_path, m->cfg.replay_speed,
-                 m->cfg.replay_speed == 0 ? " (no waiting)" : "");
+        log_info("replaying %s at speed %g%s", cfg->replay_path, cfg->replay_speed,
+                 cfg->replay_speed == 0 ? " (no waiting)" : "");
         return 0;
 }

@@ -30,6 +30,7 @@ PRIVATE = {
     "loop/manager-internal.h": {"loop"},
     "loop/manager-resync.h": {"loop"},
     "loop/job-spawner.h": {"loop"},
+    "loop/job.h": {"loop"},
     "loop/source.h": {"loop"},
     "control/control-internal.h": {"control"},
     "pipeline/handler-internal.h": {"pipeline", "handlers"},

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The jobs' state (struct manager_jobs, m->jobs), a running event's job
+ * (manager-job.c) and its output pipe (job-output.c).  Only src/loop/
+ * includes this: manager-job.c and job-output.c.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <systemd/sd-event.h>
+
+#include "pipeline/concurrency.h"
+#include "shared/bounds.h"
+#include "shared/list.h"
+#include "shared/time-util.h"
+
+struct job_spawner_ops;
+struct log_fields;
+struct manager;
+struct uevent;
+
+/* manager-job.c: the running jobs and how they start. */
+struct manager_jobs {
+        struct list_node running;       /* struct job.link, newest first */
+        const struct job_spawner_ops *spawner; /* real or dry (job-spawner.h), chosen once at setup */
+        void *spawner_data;
+        bool paused;                    /* pause: events queue, no agent starts */
+        bool dispatching;               /* inside manager_dispatch(): nested calls return at once */
+        bool agent_missing_reported;
+        struct concurrency conc;        /* how many may run at once (the scheduler's max_running) */
+        sd_event_source *look;          /* while events wait for a slot: look which agents sleep */
+        struct list_node idle_outputs;  /* struct job_output.link: pipes kept for the next runs */
+        size_t n_idle_outputs;          /* at most HP_OUTPUT_PIPES_KEPT */
+};
+
+/*
+ * An output pipe: the read end watched by the loop for as long as the pipe
+ * lives, the write end the agents' stdout and stderr.  Kept from one run to
+ * the next: a pipe, its two closes and its two epoll registrations per run
+ * were a fifth of the system calls per event.
+ */
+struct job_output {
+        struct list_node link;   /* on m->jobs.idle_outputs while idle */
+        struct manager *m;
+        struct job *job;         /* whose program writes into it; NULL: idle */
+        sd_event_source *io;     /* on the read end, which it owns */
+        int wfd;                 /* the write end */
+};
+
+struct job {
+        struct manager *m;
+        struct list_node link;   /* on m->jobs.running */
+        struct uevent *ev;
+        char **scripts;          /* multiplexer: the files to run, in order */
+        size_t n_scripts;
+        size_t next_script;
+        char *agent;             /* single-agent mode: our copy of cfg.agent */
+        const char *program;     /* currently running */
+        pid_t pid;
+        sd_event_source *child;  /* on the pidfd; until the program is reaped, freeing it kills and reaps it */
+        struct job_output *out;  /* while a program runs */
+        sd_event_source *timer;
+        usec_t started;          /* CLOCK_MONOTONIC, this program */
+        usec_t job_started;      /* CLOCK_MONOTONIC, first program */
+        usec_t looked;           /* CLOCK_MONOTONIC, the last look at this program (on_look()), or its start */
+        uint64_t looked_busy;    /* its CPU plus run-queue time then, ns */
+        bool asleep;             /* counted in m->jobs.conc.asleep */
+        bool term_sent, kill_sent;
+        bool failed;
+        bool starting_sent;      /* observers heard starting() */
+        size_t line_len;
+        char line[HP_OUTPUT_LINE_MAX + 1];
+        usec_t out_window;       /* CLOCK_MONOTONIC, start of the output rate-limit window */
+        unsigned out_lines;      /* lines logged in this window */
+        uint64_t out_suppressed; /* lines not logged since the last report */
+};
+
+/* Close @o (idle or not) and free it. */
+void job_output_free(struct job_output *o);
+/* An output pipe for @j's next program (j->out): an idle one, or a new one.  Return: 0 or negative errno. */
+int job_output_get(struct job *j);
+/* @j's program is over: keep its pipe (if any) for the next run if @reusable and there is room, else close it. */
+void job_output_put(struct job *j, bool reusable);
+/**
+ * job_read_output() - read and log what @j's program wrote.
+ * @j: the job
+ * @final: the run is over: log the partial line and report suppressed lines
+ *
+ * Reads at most HP_OUTPUT_READ_MAX bytes (the pipe stays readable and the
+ * loop comes back after its other sources); logs complete lines (and
+ * overlong pieces).
+ * Return: true if the read stopped at the bound.
+ */
+bool job_read_output(struct job *j, bool final);
+/* The log fields of @j's event and its current program (@f filled). */
+void job_log_fields(const struct job *j, struct log_fields *f);
