@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The control socket's requests: what status, pause, resume, reload, settle,
+ * The control socket's requests: what status, pause, resume, reload, blame, settle,
  * watch-uuids, forget-uuids, wait-uuids and monitor do (protocol: control.h).  Replies go
  * through client_reply(), which may drop the client: after each reply,
  * cl->fd < 0 means the client is gone and nothing more may be sent.
@@ -139,6 +139,68 @@ static int on_uuids_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         uuid_set_clear(&cl->uuids);
         client_reply(cl, &m);
         return 0;
+}
+
+/* ---- blame ------------------------------------------------------------------ */
+
+struct blame_visit {
+        struct client *cl;
+        size_t sent;     /* bytes of rows sent */
+        uint64_t left_out;
+};
+
+static void send_blame_row(const struct control_blame_row *r, void *arg)
+{
+        static const char *const groups[_CONTROL_BLAME_MAX] = { "subsystem", "program", "device" };
+        struct blame_visit *v = arg;
+        struct ctlmsg m;
+
+        if (v->cl->fd < 0)
+                return;
+        ctlmsg_init(&m, "row");
+        ctlmsg_add_str(&m, "group", groups[r->group]);
+        ctlmsg_add_str(&m, "name", r->name);
+        ctlmsg_add_u64(&m, "count", r->count);
+        ctlmsg_add_u64(&m, "total_usec", r->total);
+        ctlmsg_add_u64(&m, "slowest_usec", r->slowest);
+        ctlmsg_add_u64(&m, "slowest_seqnum", r->slowest_seqnum);
+        ctlmsg_add_u64(&m, "order_wait_usec", r->order_wait);
+        ctlmsg_add_u64(&m, "slot_wait_usec", r->slot_wait);
+        /* The reply stays well inside what a client may have queued (each table longest first). */
+        if (m.truncated || v->sent + m.len + 2 > HP_CONTROL_OUTPUT_MAX / 2) {
+                v->left_out++;
+                return;
+        }
+        v->sent += m.len + 2;
+        client_reply(v->cl, &m);
+}
+
+static void req_blame(struct client *cl)
+{
+        struct control *c = cl->ctl;
+        struct control_blame_totals t = { 0 };
+        struct blame_visit v = { .cl = cl };
+        struct ctlmsg m;
+
+        if (!c->ops->blame_totals || !c->ops->for_each_blame_row) {
+                client_error(cl, -EOPNOTSUPP, "blame is not kept");
+                return;
+        }
+        c->ops->blame_totals(c->userdata, &t);
+        ctlmsg_init(&m, "blame");
+        ctlmsg_add_u64(&m, "events", t.events);
+        ctlmsg_add_u64(&m, "runs", t.runs);
+        ctlmsg_add_u64(&m, "run_usec", t.run_time);
+        ctlmsg_add_u64(&m, "order_wait_usec", t.order_wait);
+        ctlmsg_add_u64(&m, "slot_wait_usec", t.slot_wait);
+        client_reply(cl, &m);
+        if (cl->fd >= 0)
+                c->ops->for_each_blame_row(c->userdata, send_blame_row, &v);
+        if (cl->fd >= 0) {
+                ctlmsg_init(&m, "end");
+                ctlmsg_add_u64(&m, "left_out", v.left_out);
+                client_reply(cl, &m);
+        }
 }
 
 /* ---- requests ---------------------------------------------------------------- */
@@ -495,6 +557,8 @@ void control_handle_request(struct client *cl, char *req)
                 req_simple(cl, cl->ctl->ops->resume, "resume");
         else if (strcmp(w[0], "reload") == 0 && n == 1)
                 req_reload(cl);
+        else if (strcmp(w[0], "blame") == 0 && n == 1)
+                req_blame(cl);
         else if (strcmp(w[0], "settle") == 0)
                 req_settle(cl, w, (size_t)n);
         else if (strcmp(w[0], "watch-uuids") == 0)

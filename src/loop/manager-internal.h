@@ -38,6 +38,7 @@ struct job_spawner_ops;
 struct manager_handover;
 struct manager_resync;
 struct manager_source_ops;
+struct observe_blame;
 struct observe_status;
 
 /* manager.c: the source (source.h) and the rate limits of what parsing rejects. */
@@ -94,6 +95,7 @@ struct manager {
         struct manager_observers obs;       /* manager-observe.c */
         struct manager_handover *handover;  /* observe-handover.c */
         struct observe_status *status;      /* observe-status.c */
+        struct observe_blame *blame;        /* observe-blame.c */
         struct manager_resync *resync;      /* manager-resync.c; NULL before it is set up */
 };
 
@@ -237,7 +239,25 @@ int observe_record_open(struct manager *m);
 int observe_rebroadcast_open(struct manager *m);
 int observe_handover_open(struct manager *m);
 int observe_status_open(struct manager *m);
+int observe_blame_open(struct manager *m);
 int observe_control_open(struct manager *m);
+
+/* ---- observe-blame.c ------------------------------------------------------ */
+
+struct control_blame_row;
+struct control_blame_totals;
+
+/* hotplugctl blame's sums since the start (all zero without the observer). */
+void manager_blame_totals(const struct manager *m, struct control_blame_totals *ret);
+
+/**
+ * manager_for_each_blame_row() - every row of the blame tables.
+ * @fn: called per row (borrowed for the call), subsystems, programs, then
+ *      devices, each longest total first
+ * Return: 0, or -ENOMEM (rows of the table being sorted are not visited).
+ */
+int manager_for_each_blame_row(const struct manager *m, void (*fn)(const struct control_blame_row *r, void *arg),
+                               void *arg);
 
 /* ---- observe-handover.c --------------------------------------------------- */
 

@@ -8,7 +8,7 @@
  * ledger's verdict, queued, waited, an agent started or finished, done,
  * dropped, ...) to every observer, in the order the observers were added;
  * it does not know who listens.  The control socket, the recorder,
- * rebroadcast, the handover journal and the service status each register
+ * rebroadcast, the handover journal, the service status and blame each register
  * through manager_add_observer() (src/loop/observe-*.c).
  *
  * Invariants:
@@ -36,7 +36,7 @@ struct manager;
 struct spawn_env;
 struct uevent;
 
-/* Observers at most per manager (there are five built in). */
+/* Observers at most per manager (there are six built in). */
 #define MANAGER_OBSERVERS_MAX 8
 
 /* One agent run, as observers see it. */

@@ -31,6 +31,7 @@ PRIVATE = {
     "loop/manager-resync.h": {"loop"},
     "loop/job-spawner.h": {"loop"},
     "loop/source.h": {"loop"},
+    "loop/blame-tally.h": {"loop"},
     "control/control-internal.h": {"control"},
     "pipeline/handler-internal.h": {"pipeline", "handlers"},
 }

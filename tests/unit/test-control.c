@@ -41,6 +41,7 @@ struct fake {
         int sync_result;
         bool reload_fails;
         uint64_t held_on_x;     /* lowest SEQNUM held on /devices/x (and its DEVPATH_OLD) */
+        unsigned blame_long;    /* blame rows of 3000-byte names after the two short ones */
 };
 
 static void fake_status(void *userdata, struct control_status *ret)
@@ -107,6 +108,30 @@ static int fake_reload(void *userdata, char *err, size_t size)
         return -EINVAL;
 }
 
+static void fake_blame_totals(void *userdata, struct control_blame_totals *ret)
+{
+        *ret = (struct control_blame_totals){ .events = 3, .runs = 4, .run_time = 700000, .order_wait = 250000,
+                                              .slot_wait = 1000 };
+}
+
+/* Two rows, then ((struct fake *)userdata)->blame_long rows of long names. */
+static void fake_blame_rows(void *userdata, void (*fn)(const struct control_blame_row *r, void *arg), void *arg)
+{
+        static char long_name[3001];
+        struct control_blame_row r = { .group = CONTROL_BLAME_PROGRAM, .name = "/etc/hotplug.d/net/10 slow",
+                                       .count = 3, .total = 600000, .slowest = 240000, .slowest_seqnum = 2,
+                                       .order_wait = 250000, .slot_wait = 1000 };
+
+        fn(&r, arg);
+        r = (struct control_blame_row){ .group = CONTROL_BLAME_DEVICE, .name = "/devices/virtual/net/hpw0",
+                                        .count = 2, .total = 480000, .slowest = 240000, .slowest_seqnum = 1 };
+        fn(&r, arg);
+        memset(long_name, 'x', sizeof(long_name) - 1);
+        r.name = long_name;
+        for (unsigned i = 0; i < ((struct fake *)userdata)->blame_long; i++)
+                fn(&r, arg);
+}
+
 static const struct control_ops fake_ops = {
         .status = fake_status,
         .for_each_agent = fake_agents,
@@ -116,6 +141,8 @@ static const struct control_ops fake_ops = {
         .pause = fake_pause,
         .resume = fake_resume,
         .reload = fake_reload,
+        .blame_totals = fake_blame_totals,
+        .for_each_blame_row = fake_blame_rows,
 };
 
 struct env {
@@ -390,6 +417,61 @@ static void test_reload(void)
         check_int(ctlmsg_get(rec, "message", msg, sizeof(msg)), 0);
         check_str(msg, "/etc/hotplugd/hotplugd.conf:3: unknown key 'frob'");
         check_int(t.f.reloads, 2);
+        close(fd);
+        env_down(&t);
+}
+
+static void test_blame(void)
+{
+        struct env t;
+        char rec[CTL_RECORD_SIZE], val[CTL_RECORD_SIZE];
+        size_t rows = 0, bytes = 0;
+        int fd;
+
+        env_up(&t);
+        fd = connect_to(t.path);
+        send_req(fd, "blame");
+        expect_word(&t, fd, "blame", rec);
+        check_int(u64_of(rec, "events"), 3);
+        check_int(u64_of(rec, "runs"), 4);
+        check_int(u64_of(rec, "run_usec"), 700000);
+        check_int(u64_of(rec, "order_wait_usec"), 250000);
+        check_int(u64_of(rec, "slot_wait_usec"), 1000);
+        expect_word(&t, fd, "row", rec);
+        check_int(ctlmsg_get(rec, "group", val, sizeof(val)), 0);
+        check_str(val, "program");
+        check_int(ctlmsg_get(rec, "name", val, sizeof(val)), 0);
+        check_str(val, "/etc/hotplug.d/net/10 slow");
+        check_int(u64_of(rec, "count"), 3);
+        check_int(u64_of(rec, "total_usec"), 600000);
+        check_int(u64_of(rec, "slowest_usec"), 240000);
+        check_int(u64_of(rec, "slowest_seqnum"), 2);
+        check_int(u64_of(rec, "order_wait_usec"), 250000);
+        check_int(u64_of(rec, "slot_wait_usec"), 1000);
+        expect_word(&t, fd, "row", rec);
+        check_int(ctlmsg_get(rec, "group", val, sizeof(val)), 0);
+        check_str(val, "device");
+        check_int(u64_of(rec, "slowest_seqnum"), 1);
+        expect_word(&t, fd, "end", rec);
+        check_int(u64_of(rec, "left_out"), 0);
+        check_int(ctlmsg_field_type("total_usec"), CTLMSG_UINT);
+
+        /* More than half the output bound in rows: the rest are left out and counted, the
+         * connection stays. */
+        t.f.blame_long = 300;
+        send_req(fd, "blame");
+        expect_word(&t, fd, "blame", rec);
+        for (recv_rec(&t, fd, rec); ctlmsg_is(rec, "row"); recv_rec(&t, fd, rec)) {
+                rows++;
+                bytes += strlen(rec) + 2;
+        }
+        check(ctlmsg_is(rec, "end"));
+        check(rows > 2 && rows < 302);
+        check(bytes <= HP_CONTROL_OUTPUT_MAX / 2);
+        check_int(u64_of(rec, "left_out"), 302 - rows);
+        expect_error(&t, fd, "blame now", EINVAL);
+        send_req(fd, "status");
+        expect_word(&t, fd, "status", rec);
         close(fd);
         env_down(&t);
 }
@@ -1231,6 +1313,7 @@ int main(void)
         run_test(test_socket_setup);
         run_test(test_status);
         run_test(test_reload);
+        run_test(test_blame);
         run_test(test_settle);
         run_test(test_settle_device);
         run_test(test_monitor_filter_match);
