@@ -35,6 +35,13 @@ static bool settle_satisfied(struct control *c, const struct client *cl, struct 
                 return p->lowest_held == 0;
         if (p->lowest_held != 0 && p->lowest_held <= cl->settle_target)
                 return false;
+        if (cl->settle_present) {
+                /* Its add is yet to come, or came after SEQNUM was read: wait for it too. */
+                if (c->ops->device_known && c->ops->device_known(c->userdata, cl->settle_devpath) == 0)
+                        return false;
+                if (p->lowest_held != 0)
+                        return false;
+        }
         return p->last_seen >= cl->settle_target || cl->settle_synced;
 }
 
@@ -334,9 +341,10 @@ static void req_settle(struct client *cl, char **w, size_t n)
         usec_t timeout;
         int r;
 
-        if (n < 3 || n > 4 || parse_u64(w[1], &target) < 0 || parse_timeout(w[2], &timeout) < 0 ||
-            (n == 4 && (w[3][0] != '/' || strlen(w[3]) > HP_UEVENT_MAX_SIZE))) {
-                client_error(cl, -EINVAL, "usage: settle SEQNUM TIMEOUT_MS [DEVPATH]");
+        if (n < 3 || n > 5 || parse_u64(w[1], &target) < 0 || parse_timeout(w[2], &timeout) < 0 ||
+            (n >= 4 && (w[3][0] != '/' || strlen(w[3]) > HP_UEVENT_MAX_SIZE)) ||
+            (n == 5 && strcmp(w[4], "present") != 0)) {
+                client_error(cl, -EINVAL, "usage: settle SEQNUM TIMEOUT_MS [DEVPATH [present]]");
                 return;
         }
         /* Everything the kernel sent before the request is read now (or
@@ -348,11 +356,12 @@ static void req_settle(struct client *cl, char **w, size_t n)
         }
         if (cl->fd < 0)
                 return;
-        if (n == 4 && !(cl->settle_devpath = strdup(w[3]))) {
+        if (n >= 4 && !(cl->settle_devpath = strdup(w[3]))) {
                 client_error(cl, -ENOMEM, "out of memory");
                 return;
         }
         cl->state = CLIENT_SETTLE;
+        cl->settle_present = n == 5;
         cl->settle_target = target;
         cl->settle_synced = r > 0;
         settle_check(cl);

@@ -15,13 +15,21 @@
  *   status                          -> "status ..." "gap ..."* "agent ..."* "end"
  *   pause | resume                  -> "ok"
  *   reload                          -> "ok" | "error ..." (message says why)
- *   settle SEQNUM TIMEOUT_MS [DEVPATH]
+ *   settle SEQNUM TIMEOUT_MS [DEVPATH [present]]
  *                                   -> "ok seqnum=N last=L" once every event
  *                                      with SEQNUM <= N was processed, or
  *                                      "timeout seqnum=N lowest_held=S last=L";
  *                                      with DEVPATH, only the events whose
  *                                      DEVPATH or DEVPATH_OLD is DEVPATH
- *                                      count (hotplugctl wait)
+ *                                      count (hotplugctl wait); with
+ *                                      "present", also not before the daemon
+ *                                      believes the device present (there
+ *                                      at its start, or its add received)
+ *                                      and holds no event of it, whatever
+ *                                      its SEQNUM: a sysfs directory made
+ *                                      before the kernel sent the add, or
+ *                                      while it holds the add back, does
+ *                                      not answer early
  *   watch-uuids UUID...             -> "ok watched=TOTAL pending=P": from now
  *                                      on these SYNTH_UUIDs are ticked off as
  *                                      processed.  Watch before writing the
@@ -211,6 +219,10 @@ struct control_ops {
          * DEVPATH_OLD; 0 if none.  Optional: without it a device settle
          * waits for every event, as a plain settle does. */
         uint64_t (*lowest_held_on)(void *userdata, const char *devpath);
+        /* Does the daemon believe @devpath present (there at its start, or
+         * added by an event it received since)?  1 or 0; negative errno: it
+         * cannot tell.  Optional: without it "present" settles do not ask. */
+        int (*device_known)(void *userdata, const char *devpath);
         /* Read the uevent socket now (a bounded amount; not dispatching is
          * fine).  Return: 1 if it was read to the end, 0 if not (the bound,
          * or reading switched off: queue full; control_notify_input_drained()

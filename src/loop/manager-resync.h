@@ -42,6 +42,18 @@ void manager_resync_close(struct manager *m);
 /* An event the ledger accepted (view borrowed for the call): update the device set. */
 void manager_resync_note(struct manager *m, const struct uevent *view);
 
+/**
+ * manager_device_known() - does the daemon believe @devpath present?
+ * @devpath: a DEVPATH (borrowed)
+ *
+ * Present: it was in sysfs when the daemon started, or an event the ledger
+ * accepted since added it (and none removed it).  A device whose sysfs
+ * directory is there but whose add was not received yet is not.
+ * Return: 1, 0, or when it cannot tell: -ENOSPC (the set is full and
+ * @devpath is not in it), -ENODATA (sysfs could not be listed at the start).
+ */
+int manager_device_known(const struct manager *m, const char *devpath);
+
 /* The source reported ENOBUFS: schedule a pass (debounced), if resync is on. */
 void manager_resync_overflow(struct manager *m);
 

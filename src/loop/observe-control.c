@@ -150,11 +150,17 @@ static void ctl_blame_rows(void *userdata, void (*fn)(const struct control_blame
                 log_warning("blame: out of memory, rows left out");
 }
 
+static int ctl_device_known(void *userdata, const char *devpath)
+{
+        return manager_device_known(userdata, devpath);
+}
+
 static const struct control_ops ctl_ops = {
         .status = ctl_status,
         .for_each_agent = ctl_agents,
         .progress = ctl_progress,
         .lowest_held_on = ctl_lowest_held_on,
+        .device_known = ctl_device_known,
         .sync_input = ctl_sync,
         .pause = ctl_pause,
         .resume = ctl_resume,

@@ -42,6 +42,7 @@ struct fake {
         bool reload_fails;
         uint64_t held_on_x;     /* lowest SEQNUM held on /devices/x (and its DEVPATH_OLD) */
         unsigned blame_long;    /* blame rows of 3000-byte names after the two short ones */
+        int known_x;            /* device_known() of /devices/x (1 for any other) */
 };
 
 static void fake_status(void *userdata, struct control_status *ret)
@@ -73,6 +74,11 @@ static void fake_progress(void *userdata, struct control_progress *ret)
 static uint64_t fake_held_on(void *userdata, const char *devpath)
 {
         return strcmp(devpath, "/devices/x") == 0 ? ((struct fake *)userdata)->held_on_x : 0;
+}
+
+static int fake_known(void *userdata, const char *devpath)
+{
+        return strcmp(devpath, "/devices/x") == 0 ? ((struct fake *)userdata)->known_x : 1;
 }
 
 static int fake_sync(void *userdata)
@@ -137,6 +143,7 @@ static const struct control_ops fake_ops = {
         .for_each_agent = fake_agents,
         .progress = fake_progress,
         .lowest_held_on = fake_held_on,
+        .device_known = fake_known,
         .sync_input = fake_sync,
         .pause = fake_pause,
         .resume = fake_resume,
@@ -580,6 +587,51 @@ static void test_settle_device(void)
         check_int(u64_of(rec, "lowest_held"), 100);
         expect_error(&t, fd, "settle 120 40 devices/x", EINVAL);
         expect_error(&t, fd, "settle 120 40 /a /b", EINVAL);
+        close(fd);
+        env_down(&t);
+}
+
+/*
+ * "present" (hotplugctl wait for a device that is there): sysfs shows a
+ * device before the kernel sends its add, so the settle waits until the
+ * daemon has the add, and for it even when its SEQNUM is above the target
+ * (read before the add was sent).
+ */
+static void test_settle_present(void)
+{
+        struct env t;
+        char rec[CTL_RECORD_SIZE];
+        int fd;
+
+        env_up(&t);
+        fd = connect_to(t.path);
+        t.f.progress = (struct control_progress){ .last_seen = 120 };
+        /* Not known, nothing held: a plain device settle answers, a present one waits. */
+        send_req(fd, "settle 120 5000 /devices/x");
+        expect_word(&t, fd, "ok", rec);
+        send_req(fd, "settle 120 5000 /devices/x present");
+        check(!try_recv(&t, fd, rec, 30));
+        /* The add arrives as 125, above the target: known, held; still no answer. */
+        t.f.known_x = 1;
+        t.f.held_on_x = 125;
+        t.f.progress.last_seen = 125;
+        control_notify_processed(t.c, 124);
+        check(!try_recv(&t, fd, rec, 20));
+        t.f.held_on_x = 0;
+        control_notify_processed(t.c, 125);
+        expect_word(&t, fd, "ok", rec);
+        /* Known and nothing held: at once; a timeout while not known says nothing is held. */
+        send_req(fd, "settle 120 5000 /devices/x present");
+        expect_word(&t, fd, "ok", rec);
+        t.f.known_x = 0;
+        send_req(fd, "settle 120 40 /devices/x present");
+        expect_word(&t, fd, "timeout", rec);
+        check_int(u64_of(rec, "lowest_held"), 0);
+        /* The flag goes with the wait. */
+        send_req(fd, "settle 120 5000 /devices/x");
+        expect_word(&t, fd, "ok", rec);
+        expect_error(&t, fd, "settle 120 40 /devices/x absent", EINVAL);
+        expect_error(&t, fd, "settle 120 40 present", EINVAL);
         close(fd);
         env_down(&t);
 }
@@ -1316,6 +1368,7 @@ int main(void)
         run_test(test_blame);
         run_test(test_settle);
         run_test(test_settle_device);
+        run_test(test_settle_present);
         run_test(test_monitor_filter_match);
         run_test(test_monitor_filter);
         run_test(test_uuids);

@@ -20,6 +20,7 @@
 
 #include "control/control.h"
 #include "loop/manager-internal.h"
+#include "loop/manager-resync.h"
 #include "loop/observer.h"
 #include "manager-test.h"
 #include "shared/log.h"
@@ -154,17 +155,23 @@ static void test_free_kills_and_reaps(void)
         close(sv[1]);
 }
 
-/* An event of device @dev with SEQNUM baseline + @n. */
-static void inject_on(struct manager *m, unsigned n, const char *dev)
+/* An event @action of device @dev with SEQNUM baseline + @n. */
+static void inject_action(struct manager *m, unsigned n, const char *action, const char *dev)
 {
         char dg[256];
         int len = snprintf(dg, sizeof(dg),
-                           "change@/devices/virtual/net/%s%cACTION=change%cDEVPATH=/devices/virtual/net/%s%c"
+                           "%s@/devices/virtual/net/%s%cACTION=%s%cDEVPATH=/devices/virtual/net/%s%c"
                            "SUBSYSTEM=net%cSEQNUM=%llu",
-                           dev, 0, 0, dev, 0, 0, (unsigned long long)(manager_ledger(m)->baseline + n));
+                           action, dev, 0, action, 0, dev, 0, 0,
+                           (unsigned long long)(manager_ledger(m)->baseline + n));
 
         check(len > 0 && (size_t)len < sizeof(dg));
         check_int(manager_inject(m, dg, (size_t)len + 1), 0);
+}
+
+static void inject_on(struct manager *m, unsigned n, const char *dev)
+{
+        inject_action(m, n, "change", dev);
 }
 
 struct blame_seen {
@@ -244,6 +251,31 @@ static void test_blame(void)
         check_int(unlink(agent), 0);
 }
 
+/*
+ * What hotplugctl wait's "present" settle asks (manager_device_known()): a
+ * device is known once the daemon received its add, not when sysfs shows
+ * it, and no longer after its remove.
+ */
+static void test_device_known(void)
+{
+        const char *dev = "/devices/virtual/net/job-not-in-sysfs";
+        struct manager *m;
+        int sv[2];
+
+        m = manager_for("/bin/true", sv);
+        manager_pause(m);
+        check_int(manager_device_known(m, dev), 0);
+        check_int(manager_device_known(m, "/devices/virtual/net/lo"), access("/sys/devices/virtual/net/lo", F_OK) == 0);
+        inject_action(m, 1, "add", "job-not-in-sysfs");
+        check_int(manager_device_known(m, dev), 1);
+        inject_action(m, 2, "remove", "job-not-in-sysfs");
+        check_int(manager_device_known(m, dev), 0);
+        inject_action(m, 3, "change", "job-not-in-sysfs"); /* a change: there after all */
+        check_int(manager_device_known(m, dev), 1);
+        manager_free(m);
+        close(sv[1]);
+}
+
 int main(void)
 {
         log_open(LOG_TARGET_STDERR, "test-manager-job");
@@ -254,6 +286,7 @@ int main(void)
         run_test(test_exit_statuses);
         run_test(test_free_kills_and_reaps);
         run_test(test_blame);
+        run_test(test_device_known);
 
         unlink(script("status", ""));
         unlink(script("hang", ""));
