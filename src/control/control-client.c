@@ -215,4 +215,5 @@ void client_wait_over(struct client *cl)
         cl->timer = sd_event_source_disable_unref(cl->timer);
         free(cl->settle_devpath);
         cl->settle_devpath = NULL;
+        cl->settle_present = false;
 }

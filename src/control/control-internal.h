@@ -45,6 +45,7 @@ struct client {
         uint64_t settle_target;
         bool settle_synced;       /* the uevent socket was read to the end since the request */
         char *settle_devpath;     /* settle of one device (owned), NULL: of every event */
+        bool settle_present;      /* ... and not before the daemon believes it present */
         struct uuid_set uuids;
         size_t progress_step, progress_next;
         struct outq out;

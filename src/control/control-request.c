@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The control socket's requests: what status, pause, resume, reload, settle,
+ * The control socket's requests: what status, pause, resume, reload, blame, settle,
  * watch-uuids, forget-uuids, wait-uuids and monitor do (protocol: control.h).  Replies go
  * through client_reply(), which may drop the client: after each reply,
  * cl->fd < 0 means the client is gone and nothing more may be sent.
@@ -35,6 +35,13 @@ static bool settle_satisfied(struct control *c, const struct client *cl, struct 
                 return p->lowest_held == 0;
         if (p->lowest_held != 0 && p->lowest_held <= cl->settle_target)
                 return false;
+        if (cl->settle_present) {
+                /* Its add is yet to come, or came after SEQNUM was read: wait for it too. */
+                if (c->ops->device_known && c->ops->device_known(c->userdata, cl->settle_devpath) == 0)
+                        return false;
+                if (p->lowest_held != 0)
+                        return false;
+        }
         return p->last_seen >= cl->settle_target || cl->settle_synced;
 }
 
@@ -139,6 +146,68 @@ static int on_uuids_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         uuid_set_clear(&cl->uuids);
         client_reply(cl, &m);
         return 0;
+}
+
+/* ---- blame ------------------------------------------------------------------ */
+
+struct blame_visit {
+        struct client *cl;
+        size_t sent;     /* bytes of rows sent */
+        uint64_t left_out;
+};
+
+static void send_blame_row(const struct control_blame_row *r, void *arg)
+{
+        static const char *const groups[_CONTROL_BLAME_MAX] = { "subsystem", "program", "device" };
+        struct blame_visit *v = arg;
+        struct ctlmsg m;
+
+        if (v->cl->fd < 0)
+                return;
+        ctlmsg_init(&m, "row");
+        ctlmsg_add_str(&m, "group", groups[r->group]);
+        ctlmsg_add_str(&m, "name", r->name);
+        ctlmsg_add_u64(&m, "count", r->count);
+        ctlmsg_add_u64(&m, "total_usec", r->total);
+        ctlmsg_add_u64(&m, "slowest_usec", r->slowest);
+        ctlmsg_add_u64(&m, "slowest_seqnum", r->slowest_seqnum);
+        ctlmsg_add_u64(&m, "order_wait_usec", r->order_wait);
+        ctlmsg_add_u64(&m, "slot_wait_usec", r->slot_wait);
+        /* The reply stays well inside what a client may have queued (each table longest first). */
+        if (m.truncated || v->sent + m.len + 2 > HP_CONTROL_OUTPUT_MAX / 2) {
+                v->left_out++;
+                return;
+        }
+        v->sent += m.len + 2;
+        client_reply(v->cl, &m);
+}
+
+static void req_blame(struct client *cl)
+{
+        struct control *c = cl->ctl;
+        struct control_blame_totals t = { 0 };
+        struct blame_visit v = { .cl = cl };
+        struct ctlmsg m;
+
+        if (!c->ops->blame_totals || !c->ops->for_each_blame_row) {
+                client_error(cl, -EOPNOTSUPP, "blame is not kept");
+                return;
+        }
+        c->ops->blame_totals(c->userdata, &t);
+        ctlmsg_init(&m, "blame");
+        ctlmsg_add_u64(&m, "events", t.events);
+        ctlmsg_add_u64(&m, "runs", t.runs);
+        ctlmsg_add_u64(&m, "run_usec", t.run_time);
+        ctlmsg_add_u64(&m, "order_wait_usec", t.order_wait);
+        ctlmsg_add_u64(&m, "slot_wait_usec", t.slot_wait);
+        client_reply(cl, &m);
+        if (cl->fd >= 0)
+                c->ops->for_each_blame_row(c->userdata, send_blame_row, &v);
+        if (cl->fd >= 0) {
+                ctlmsg_init(&m, "end");
+                ctlmsg_add_u64(&m, "left_out", v.left_out);
+                client_reply(cl, &m);
+        }
 }
 
 /* ---- requests ---------------------------------------------------------------- */
@@ -272,9 +341,10 @@ static void req_settle(struct client *cl, char **w, size_t n)
         usec_t timeout;
         int r;
 
-        if (n < 3 || n > 4 || parse_u64(w[1], &target) < 0 || parse_timeout(w[2], &timeout) < 0 ||
-            (n == 4 && (w[3][0] != '/' || strlen(w[3]) > HP_UEVENT_MAX_SIZE))) {
-                client_error(cl, -EINVAL, "usage: settle SEQNUM TIMEOUT_MS [DEVPATH]");
+        if (n < 3 || n > 5 || parse_u64(w[1], &target) < 0 || parse_timeout(w[2], &timeout) < 0 ||
+            (n >= 4 && (w[3][0] != '/' || strlen(w[3]) > HP_UEVENT_MAX_SIZE)) ||
+            (n == 5 && strcmp(w[4], "present") != 0)) {
+                client_error(cl, -EINVAL, "usage: settle SEQNUM TIMEOUT_MS [DEVPATH [present]]");
                 return;
         }
         /* Everything the kernel sent before the request is read now (or
@@ -286,11 +356,12 @@ static void req_settle(struct client *cl, char **w, size_t n)
         }
         if (cl->fd < 0)
                 return;
-        if (n == 4 && !(cl->settle_devpath = strdup(w[3]))) {
+        if (n >= 4 && !(cl->settle_devpath = strdup(w[3]))) {
                 client_error(cl, -ENOMEM, "out of memory");
                 return;
         }
         cl->state = CLIENT_SETTLE;
+        cl->settle_present = n == 5;
         cl->settle_target = target;
         cl->settle_synced = r > 0;
         settle_check(cl);
@@ -495,6 +566,8 @@ void control_handle_request(struct client *cl, char *req)
                 req_simple(cl, cl->ctl->ops->resume, "resume");
         else if (strcmp(w[0], "reload") == 0 && n == 1)
                 req_reload(cl);
+        else if (strcmp(w[0], "blame") == 0 && n == 1)
+                req_blame(cl);
         else if (strcmp(w[0], "settle") == 0)
                 req_settle(cl, w, (size_t)n);
         else if (strcmp(w[0], "watch-uuids") == 0)

@@ -15,13 +15,21 @@
  *   status                          -> "status ..." "gap ..."* "agent ..."* "end"
  *   pause | resume                  -> "ok"
  *   reload                          -> "ok" | "error ..." (message says why)
- *   settle SEQNUM TIMEOUT_MS [DEVPATH]
+ *   settle SEQNUM TIMEOUT_MS [DEVPATH [present]]
  *                                   -> "ok seqnum=N last=L" once every event
  *                                      with SEQNUM <= N was processed, or
  *                                      "timeout seqnum=N lowest_held=S last=L";
  *                                      with DEVPATH, only the events whose
  *                                      DEVPATH or DEVPATH_OLD is DEVPATH
- *                                      count (hotplugctl wait)
+ *                                      count (hotplugctl wait); with
+ *                                      "present", also not before the daemon
+ *                                      believes the device present (there
+ *                                      at its start, or its add received)
+ *                                      and holds no event of it, whatever
+ *                                      its SEQNUM: a sysfs directory made
+ *                                      before the kernel sent the add, or
+ *                                      while it holds the add back, does
+ *                                      not answer early
  *   watch-uuids UUID...             -> "ok watched=TOTAL pending=P": from now
  *                                      on these SYNTH_UUIDs are ticked off as
  *                                      processed.  Watch before writing the
@@ -32,6 +40,12 @@
  *                                      "ok done=T total=T" or
  *                                      "timeout done=D total=T missing=UUID..."
  *                                      (the watch list is then cleared)
+ *   blame                           -> "blame ..." "row ..."* "end left_out=N":
+ *                                      hotplugctl blame's sums since the
+ *                                      daemon started; rows that would
+ *                                      pass half of HP_CONTROL_OUTPUT_MAX
+ *                                      are left out (the shortest), counted
+ *                                      in left_out=
  *   monitor [processed] [properties] [subsystem=SUBSYSTEM[/DEVTYPE]]...
  *           [property=KEY=GLOB]...
  *                                   -> "ok", then records as events go
@@ -59,6 +73,11 @@
  *          (adaptive: limit is awake_max, the CPUs, plus the agents seen asleep, at most limit_max)
  *   gap first= last= count= class=unexplained|overflow   (newest first)
  *   agent seqnum= pid= age_ms= devpath= program=
+ *   blame events= runs= run_usec= order_wait_usec= slot_wait_usec=
+ *   row group=subsystem|program|device name= count= total_usec= slowest_usec=
+ *       slowest_seqnum= order_wait_usec= slot_wait_usec=
+ *       (each table longest total first; name=(other) sums what came
+ *       past HP_BLAME_NAMES_MAX names)
  *   Monitor (time= is CLOCK_REALTIME seconds.microseconds):
  *   received seqnum= time= action= devpath= subsystem= verdict=next|gap|late|duplicate [uuid=]
  *   gap first= last= count= class= time=
@@ -96,7 +115,8 @@
  * resync= are 0 or 1; these are unsigned decimal integers: seqnum pid first
  * last count duration_us age_ms errno done total watched pending
  * lowest_held and every field of the status record but ordering= and
- * concurrency=.
+ * concurrency=, and every field of the blame and row records but group=
+ * and name=.
  *
  * Settle rule: settle N is satisfied when no held (queued or running) event
  * has SEQNUM <= N (with DEVPATH: no such event on that path), and either the ledger has seen N or the uevent socket was
@@ -156,6 +176,32 @@ struct control_agent {
         usec_t started;      /* CLOCK_MONOTONIC */
 };
 
+/* The tables of hotplugctl blame (the daemon's side: src/loop/observe-blame.c). */
+enum control_blame_group {
+        CONTROL_BLAME_SUBSYSTEM,
+        CONTROL_BLAME_PROGRAM,
+        CONTROL_BLAME_DEVICE,
+        _CONTROL_BLAME_MAX,
+};
+
+/* One row of a blame table, passed to the for_each_blame_row visitor (borrowed for the call). */
+struct control_blame_row {
+        enum control_blame_group group;
+        const char *name;      /* subsystem, program or DEVPATH; "(other)" past the bound */
+        uint64_t count;        /* events (subsystem, device) or runs (program) */
+        usec_t total;          /* wall time, summed */
+        usec_t slowest;        /* the longest one */
+        uint64_t slowest_seqnum;
+        usec_t order_wait;     /* waiting for earlier events, summed */
+        usec_t slot_wait;      /* waiting for a free slot, summed */
+};
+
+/* The sums over every event since the daemon started. */
+struct control_blame_totals {
+        uint64_t events, runs;
+        usec_t run_time, order_wait, slot_wait;
+};
+
 /* What settle needs to know. */
 struct control_progress {
         uint64_t last_seen;    /* highest SEQNUM the ledger accepted, 0 before any */
@@ -173,6 +219,10 @@ struct control_ops {
          * DEVPATH_OLD; 0 if none.  Optional: without it a device settle
          * waits for every event, as a plain settle does. */
         uint64_t (*lowest_held_on)(void *userdata, const char *devpath);
+        /* Does the daemon believe @devpath present (there at its start, or
+         * added by an event it received since)?  1 or 0; negative errno: it
+         * cannot tell.  Optional: without it "present" settles do not ask. */
+        int (*device_known)(void *userdata, const char *devpath);
         /* Read the uevent socket now (a bounded amount; not dispatching is
          * fine).  Return: 1 if it was read to the end, 0 if not (the bound,
          * or reading switched off: queue full; control_notify_input_drained()
@@ -184,6 +234,10 @@ struct control_ops {
         /* Re-read the configuration.  On failure return negative errno and
          * put the reason (file:line: why) in @err. */
         int (*reload)(void *userdata, char *err, size_t err_size);
+        /* Optional: the blame sums, and @fn once per row, each table longest total first. */
+        void (*blame_totals)(void *userdata, struct control_blame_totals *ret);
+        void (*for_each_blame_row)(void *userdata, void (*fn)(const struct control_blame_row *r, void *arg),
+                                   void *arg);
 };
 
 enum control_event_kind {

@@ -28,6 +28,9 @@ struct blame *blame_free(struct blame *b)
                 return NULL;
         for (int g = 0; g < _BLAME_GROUP_MAX; g++)
                 free(b->rows[g]);
+        for (size_t i = 0; i < b->n_names; i++)
+                free(b->names[i]);
+        free(b->names);
         free(b);
         return NULL;
 }
@@ -87,6 +90,21 @@ int blame_add_run(struct blame *b, const char *program, uint64_t seqnum, usec_t 
         b->runs++;
         b->run_time += duration;
         return 0;
+}
+
+int blame_add_row(struct blame *b, enum blame_group g, const struct blame_row *row)
+{
+        struct blame_row copy = *row;
+        char **v = realloc(b->names, (b->n_names + 1) * sizeof(*v));
+
+        if (!v)
+                return -ENOMEM;
+        b->names = v;
+        copy.name = b->names[b->n_names] = strdup(row->name ? row->name : "(unknown)");
+        if (!copy.name)
+                return -ENOMEM;
+        b->n_names++;
+        return add_row(b, g, &copy);
 }
 
 /* ---- from a recording ---------------------------------------------------- */

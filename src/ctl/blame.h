@@ -17,7 +17,8 @@
  *    waited for finished, and for a slot from then (or its arrival) until
  *    its first agent started.
  *
- * Names are borrowed: they must outlive the model.  Rows are sorted by total
+ * Names are borrowed (but for blame_add_row()'s): they must outlive the
+ * model.  Rows are sorted by total
  * time, longest first, then by name.
  */
 
@@ -53,6 +54,8 @@ struct blame {
         usec_t run_time;        /* all runs' wall time */
         usec_t order_wait, slot_wait;
         uint64_t unknown_events; /* runs whose event is not in the recording */
+        char **names;           /* copies made by blame_add_row(), owned */
+        size_t n_names;
         bool finished;
 };
 
@@ -83,6 +86,15 @@ int blame_add_run(struct blame *b, const char *program, uint64_t seqnum, usec_t 
  * Return: 0 or -ENOMEM.
  */
 int blame_add_timeline(struct blame *b, const struct timeline *tl);
+
+/**
+ * blame_add_row() - account a row summed elsewhere (the running daemon's).
+ * @row: its sums; @row->name is copied (owned by @b from now on)
+ *
+ * The totals (events, runs, times) are the caller's to set.
+ * Return: 0 or -ENOMEM.
+ */
+int blame_add_row(struct blame *b, enum blame_group g, const struct blame_row *row);
 
 /* Sum the facts per name and sort the rows.  Return: 0 or -ENOMEM. */
 int blame_finish(struct blame *b);

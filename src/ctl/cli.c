@@ -78,10 +78,11 @@ static int check_arguments(const struct ctl_getopt *g, int argc, char *argv[])
 {
         size_t len = g->args ? strlen(g->args) : 0;
         bool any = len > 3 && strcmp(g->args + len - 3, "...") == 0;
+        bool optional = g->args && g->args[0] == '[';
         int allowed = !g->args ? 0 : any ? INT_MAX : 1;
         char esc[256];
 
-        if (g->args && !any && optind >= argc) {
+        if (g->args && !any && !optional && optind >= argc) {
                 ctl_usage_error(g->verb, "no %s given", g->args);
                 return CTL_GETOPT_ERROR;
         }

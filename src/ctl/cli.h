@@ -86,7 +86,8 @@ struct ctl_getopt {
         const char *help;
         /*
          * Positional arguments, as the synopsis names them: NULL none, "FILE"
-         * exactly one, "DEVICE..." (ending in "...") any number.
+         * exactly one, "[FILE]" one or none, "DEVICE..." (ending in "...")
+         * any number.
          */
         const char *args;
 };

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hotplugctl blame RECORDING [--json] [--top N]: which subsystems, programs
- * (the agent, each hotplug.d script) and devices took the time, from a
- * recording read through the timeline model (timeline_load()), summed by
- * the blame model (blame.h).
+ * hotplugctl blame [RECORDING] [--json] [--top N]: which subsystems,
+ * programs (the agent, each hotplug.d script) and devices took the time,
+ * summed by the blame model (blame.h): from a recording read through the
+ * timeline model (timeline_load()), or, without one, as the running daemon
+ * summed them since it started (the "blame" request, control.h).  Both are
+ * printed by the same renderers.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "ctl/blame.h"
 #include "ctl/cli.h"
+#include "ctl/client.h"
 #include "ctl/ctl.h"
 #include "ctl/timeline.h"
 #include "shared/bounds.h"
@@ -26,8 +30,9 @@ struct args {
 };
 
 static const char help[] =
-        "blame RECORDING [--json] [--top N]\n\n"
-        "Show which agents, hotplug.d scripts and devices took the time in a\n"
+        "blame [RECORDING] [--json] [--top N] [--socket=PATH]\n\n"
+        "Show which agents, hotplug.d scripts and devices took the time, since the\n"
+        "daemon started (so the boot's coldplug too) or, with RECORDING, in a\n"
         "recording (from hotplugctl record, or hotplugd's record option): per\n"
         "subsystem, per program and per device, the wall time of their agents\n"
         "summed, how many events (or runs), the slowest with its SEQNUM, and the\n"
@@ -37,8 +42,9 @@ static const char help[] =
         "Options:\n"
         "  -j, --json             one JSON object (times in microseconds)\n"
         "  -n, --top N            at most N rows per table (default: all)\n"
-        CTL_HELP_HELP "\n"
-        "Exit status: 0, 1 unreadable or damaged recording, 64 usage.\n";
+        CTL_HELP_SOCKET CTL_HELP_HELP "\n"
+        "Exit status: 0, 1 unreadable or damaged recording (or a failed request),\n"
+        "3 no daemon (or refused), 64 usage.\n";
 
 /* Return: CTL_RUN, or the exit status (CTL_EXIT_OK after --help). */
 static int parse_args(int argc, char *argv[], struct args *a)
@@ -46,10 +52,11 @@ static int parse_args(int argc, char *argv[], struct args *a)
         static const struct option opts[] = {
                 { "json", no_argument, NULL, 'j' },
                 { "top", required_argument, NULL, 'n' },
+                CTL_OPTION_SOCKET,
                 CTL_OPTION_HELP,
                 { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "blame", "jn:h", opts, help, "FILE" };
+        const struct ctl_getopt g = { "blame", "jn:h", opts, help, "[FILE]" };
         unsigned long v;
         char *end;
         int c;
@@ -74,6 +81,102 @@ static int parse_args(int argc, char *argv[], struct args *a)
         return CTL_RUN;
 }
 
+/* The blame of the recording at @path into @b, the timeline into *@tl (owned by the
+ * caller: the rows' names point into it).  Return: the exit status (errors reported). */
+static int blame_of_recording(struct blame *b, struct timeline **tl, const char *path)
+{
+        int r;
+
+        r = timeline_new(tl);
+        if (r >= 0) {
+                r = timeline_load(*tl, path, "blame"); /* reports its errors */
+                if (r < 0)
+                        return CTL_EXIT_FAILURE;
+                r = timeline_finish(*tl, TIMELINE_LANES_DEVICE);
+        }
+        if (r >= 0)
+                r = blame_add_timeline(b, *tl);
+        if (r < 0) {
+                ctl_err("blame", "%s", strerror(-r));
+                return CTL_EXIT_FAILURE;
+        }
+        if ((*tl)->rejected)
+                ctl_err("blame", "%" PRIu64 " invalid datagram(s) left out", (*tl)->rejected);
+        if ((*tl)->ignored)
+                ctl_err("blame", "%" PRIu64 " record(s) past the limits (%d runs, %d events) left out",
+                        (*tl)->ignored, HP_TIMELINE_MAX_RUNS, HP_TIMELINE_MAX_EVENTS);
+        if (b->unknown_events)
+                ctl_err("blame", "%" PRIu64 " event(s) with runs but not in the recording: "
+                        "shown as \"(event not in recording)\"", b->unknown_events);
+        return CTL_EXIT_OK;
+}
+
+/* A "row" record into @b.  Return: 0, -EBADMSG or -ENOMEM. */
+static int add_row_record(struct blame *b, const char *rec)
+{
+        char group[16], name[CTL_RECORD_SIZE];
+        struct blame_row row = { .name = name };
+        int g;
+
+        if (ctlmsg_get(rec, "group", group, sizeof(group)) < 0 || ctlmsg_get(rec, "name", name, sizeof(name)) < 0 ||
+            ctlmsg_get_u64(rec, "count", &row.count) < 0 || ctlmsg_get_u64(rec, "total_usec", &row.total) < 0 ||
+            ctlmsg_get_u64(rec, "slowest_usec", &row.slowest) < 0 ||
+            ctlmsg_get_u64(rec, "slowest_seqnum", &row.slowest_seqnum) < 0 ||
+            ctlmsg_get_u64(rec, "order_wait_usec", &row.order_wait) < 0 ||
+            ctlmsg_get_u64(rec, "slot_wait_usec", &row.slot_wait) < 0)
+                return -EBADMSG;
+        for (g = 0; g < _BLAME_GROUP_MAX && strcmp(group, blame_group_name((enum blame_group)g)) != 0; g++)
+                ;
+        if (g == _BLAME_GROUP_MAX)
+                return -EBADMSG;
+        return blame_add_row(b, (enum blame_group)g, &row);
+}
+
+/* The "blame" record's sums into @b.  Return: 0 or -EBADMSG. */
+static int set_totals(struct blame *b, const char *rec)
+{
+        if (!ctlmsg_is(rec, "blame") || ctlmsg_get_u64(rec, "events", &b->events) < 0 ||
+            ctlmsg_get_u64(rec, "runs", &b->runs) < 0 || ctlmsg_get_u64(rec, "run_usec", &b->run_time) < 0 ||
+            ctlmsg_get_u64(rec, "order_wait_usec", &b->order_wait) < 0 ||
+            ctlmsg_get_u64(rec, "slot_wait_usec", &b->slot_wait) < 0)
+                return -EBADMSG;
+        return 0;
+}
+
+/* The running daemon's blame into @b.  Return: the exit status (errors reported). */
+static int blame_of_daemon(struct blame *b)
+{
+        _cleanup_close_ int fd = -1;
+        char rec[CTL_RECORD_SIZE];
+        uint64_t left_out = 0;
+        int r;
+
+        r = ctl_open("blame", &fd);
+        if (r == CTL_EXIT_OK)
+                r = ctl_request("blame", fd, "blame", rec, -1);
+        if (r != CTL_EXIT_OK)
+                return r;
+        if (ctlmsg_is(rec, "error"))
+                return ctl_report_error("blame", rec);
+        r = set_totals(b, rec);
+        while (r >= 0) {
+                r = ctl_recv(fd, rec, -1);
+                if (r < 0 || ctlmsg_is(rec, "end") || ctlmsg_is(rec, "error"))
+                        break;
+                r = add_row_record(b, rec);
+        }
+        if (r >= 0 && ctlmsg_is(rec, "error"))
+                return ctl_report_error("blame", rec);
+        if (r < 0) {
+                ctl_err("blame", "%s", r == -EBADMSG ? "unexpected reply" : strerror(-r));
+                return CTL_EXIT_FAILURE;
+        }
+        (void)ctlmsg_get_u64(rec, "left_out", &left_out);
+        if (left_out)
+                ctl_err("blame", "%" PRIu64 " row(s) past what one reply holds left out (the shortest)", left_out);
+        return CTL_EXIT_OK;
+}
+
 int verb_blame(int argc, char *argv[])
 {
         struct args a = { 0 };
@@ -84,38 +187,26 @@ int verb_blame(int argc, char *argv[])
         r = parse_args(argc, argv, &a);
         if (r != CTL_RUN)
                 return r;
-        r = timeline_new(&tl);
-        if (r >= 0) {
-                r = timeline_load(tl, a.path, "blame"); /* reports its errors */
-                if (r < 0)
-                        goto out;
-                r = timeline_finish(tl, TIMELINE_LANES_DEVICE);
+        if (blame_new(&b) < 0) {
+                ctl_err("blame", "out of memory");
+                return CTL_EXIT_FAILURE;
         }
-        if (r >= 0)
-                r = blame_new(&b);
-        if (r >= 0)
-                r = blame_add_timeline(b, tl);
-        if (r >= 0)
-                r = blame_finish(b);
-        if (r >= 0) {
-                if (tl->rejected)
-                        ctl_err("blame", "%" PRIu64 " invalid datagram(s) left out", tl->rejected);
-                if (tl->ignored)
-                        ctl_err("blame", "%" PRIu64 " record(s) past the limits (%d runs, %d events) left out",
-                                tl->ignored, HP_TIMELINE_MAX_RUNS, HP_TIMELINE_MAX_EVENTS);
-                if (b->unknown_events)
-                        ctl_err("blame", "%" PRIu64 " event(s) with runs but not in the recording: "
-                                "shown as \"(event not in recording)\"", b->unknown_events);
-                r = a.json ? blame_render_json(b, a.top, stdout) : blame_render_text(b, a.top, stdout);
-                if (r >= 0 && fflush(stdout) != 0)
-                        r = -EIO;
-                if (r < 0)
-                        ctl_err("blame", "cannot write the output: %s", strerror(-r));
-        } else {
-                ctl_err("blame", "%s", strerror(-r));
+        r = a.path ? blame_of_recording(b, &tl, a.path) : blame_of_daemon(b);
+        if (r == CTL_EXIT_OK && blame_finish(b) < 0) {
+                ctl_err("blame", "out of memory");
+                r = CTL_EXIT_FAILURE;
         }
-out:
+        if (r == CTL_EXIT_OK) {
+                int w = a.json ? blame_render_json(b, a.top, stdout) : blame_render_text(b, a.top, stdout);
+
+                if (w >= 0 && fflush(stdout) != 0)
+                        w = -EIO;
+                if (w < 0) {
+                        ctl_err("blame", "cannot write the output: %s", strerror(-w));
+                        r = CTL_EXIT_FAILURE;
+                }
+        }
         blame_free(b);
         timeline_free(tl);
-        return r < 0 ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
+        return r;
 }

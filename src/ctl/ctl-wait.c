@@ -13,7 +13,10 @@
  * came.  Once every device is in the wanted state, "settle K T DEVPATH" on a
  * second connection waits until the daemon holds no event of that device up
  * to K, the kernel's SEQNUM read then (and with --settle, a plain settle K:
- * no event at all).  Until then, each record of the monitor is a reason to
+ * no event at all).  A device there is settled with "present": the daemon
+ * answers only once it has the device's add too and holds no event of it,
+ * since sysfs shows a device before the kernel sends its add (at once for
+ * most, after the partition scan for a disk), so K may be older than the add.  Until then, each record of the monitor is a reason to
  * look again, nothing else.
  *
  * Invariant: a device's DEVPATH, once known, is kept; its state changes
@@ -190,15 +193,20 @@ static int timed_out(struct wdev *devs, size_t n, bool removed)
         return CTL_EXIT_TIMEOUT;
 }
 
-/* Settle the event of one device (@devpath) or of all (NULL) up to @seqnum. Return: exit status. */
-static int settle_one(int fd, uint64_t seqnum, const char *devpath, const char *arg, usec_t deadline)
+/*
+ * Settle the event of one device (@devpath) or of all (NULL) up to @seqnum;
+ * with @present, also until the daemon has the device's add (its sysfs
+ * directory may be there before the kernel sends the add).  Return: exit status.
+ */
+static int settle_one(int fd, uint64_t seqnum, const char *devpath, bool present, const char *arg, usec_t deadline)
 {
         char req[HP_CONTROL_REQUEST_MAX + 1], rec[CTL_RECORD_SIZE], esc[PATH_MAX];
         uint64_t held = 0;
         int r;
 
-        if (snprintf(req, sizeof(req), "settle %" PRIu64 " %" PRIi64 "%s%s", seqnum, ms_left(deadline),
-                     devpath ? " " : "", devpath ? devpath : "") >= (int)sizeof(req)) {
+        if (snprintf(req, sizeof(req), "settle %" PRIu64 " %" PRIi64 "%s%s%s", seqnum, ms_left(deadline),
+                     devpath ? " " : "", devpath ? devpath : "", devpath && present ? " present" : "") >=
+            (int)sizeof(req)) {
                 ctl_err("wait", "%s: device path too long", escape_cstr(arg, esc, sizeof(esc)));
                 return CTL_EXIT_FAILURE;
         }
@@ -214,7 +222,10 @@ static int settle_one(int fd, uint64_t seqnum, const char *devpath, const char *
                 return CTL_EXIT_FAILURE;
         }
         (void)ctlmsg_get_u64(rec, "lowest_held", &held);
-        if (devpath)
+        if (devpath && present && held == 0)
+                ctl_err("wait", "timed out: hotplugd has not received the add of %s yet",
+                        escape_cstr(arg, esc, sizeof(esc)));
+        else if (devpath)
                 ctl_err("wait", "timed out: the event SEQNUM %" PRIu64 " of %s is not processed yet", held,
                         escape_cstr(arg, esc, sizeof(esc)));
         else
@@ -238,11 +249,11 @@ static int settle_devices(int fd, struct wdev *devs, size_t n, const struct wait
                 /* A device gone before we ever saw it has no event to wait for. */
                 if (!devs[i].devpath[0])
                         continue;
-                r = settle_one(fd, seqnum, devs[i].devpath, devs[i].arg, deadline);
+                r = settle_one(fd, seqnum, devs[i].devpath, !o->removed, devs[i].arg, deadline);
                 if (r != CTL_EXIT_OK)
                         return r;
         }
-        return o->settle ? settle_one(fd, seqnum, NULL, NULL, deadline) : CTL_EXIT_OK;
+        return o->settle ? settle_one(fd, seqnum, NULL, false, NULL, deadline) : CTL_EXIT_OK;
 }
 
 /* Read what the monitor has, waiting at most until @deadline. Return: exit status, or CTL_RUN. */

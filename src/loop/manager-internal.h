@@ -249,6 +249,25 @@ int observe_record_open(struct manager *m);
 int observe_rebroadcast_open(struct manager *m);
 int observe_handover_open(struct manager *m);
 int observe_status_open(struct manager *m);
+int observe_blame_open(struct manager *m);
 int observe_control_open(struct manager *m);
 /* Resync (manager-resync.c): hears accepted events and overflows; seeds its device set from sysfs. */
 int observe_resync_open(struct manager *m);
+
+/* ---- observe-blame.c ------------------------------------------------------ */
+
+struct control_blame_row;
+struct control_blame_totals;
+
+/* hotplugctl blame's sums since the start (all zero without the observer). */
+void manager_blame_totals(const struct manager *m, struct control_blame_totals *ret);
+
+/**
+ * manager_for_each_blame_row() - every row of the blame tables.
+ * @fn: called per row (borrowed for the call), subsystems, programs, then
+ *      devices, each longest total first
+ * Return: 0, or -ENOMEM (rows of the table being sorted are not visited).
+ */
+int manager_for_each_blame_row(const struct manager *m, void (*fn)(const struct control_blame_row *r, void *arg),
+                               void *arg);
+

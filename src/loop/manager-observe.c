@@ -13,6 +13,7 @@
  *                datagram is consumed from the socket, and marks it done
  *                before settle waiters are answered;
  *   status       (observe-status.c)     the service status line;
+ *   blame        (observe-blame.c)      hotplugctl blame's sums;
  *   control      (observe-control.c)    monitor clients, settle, status.
  * Observers added later (manager_add_observer()) hear after these.
  *
@@ -62,7 +63,7 @@ int manager_observe_open(struct manager *m)
 {
         static int (*const builtin[])(struct manager *m) = {
                 observe_record_open, observe_rebroadcast_open, observe_handover_open,
-                observe_status_open, observe_control_open, observe_resync_open,
+                observe_status_open, observe_blame_open, observe_control_open, observe_resync_open,
         };
         int r;
 

@@ -70,6 +70,7 @@ struct manager_resync {
         unsigned backoff;       /* passes in a row that were needed again soon after */
         bool overflow_during_pass;
         bool full_reported;
+        bool listed;            /* the devices in sysfs at the start are in known */
         uint64_t seq_floor; /* highest SEQNUM given to a synthesised remove */
         char prev_uuid[UUID_STRING_MAX];
         struct resync_stats stats;
@@ -117,6 +118,7 @@ int observe_resync_open(struct manager *m)
         r = resync_scan(m->cfg.sysfs_root, &rs->known);
         if (r == -ENOMEM)
                 return r;
+        rs->listed = r >= 0;
         if (r < 0)
                 log_warning_errno(r, "cannot list devices in %s/devices; a resync will send them all 'add'",
                                   m->cfg.sysfs_root);
@@ -175,6 +177,17 @@ static void on_received(void *userdata, const struct uevent *view, enum ledger_v
                 log_warning("more than %d devices: further devices are not remembered, "
                             "a resync sends them 'add'", HP_RESYNC_DEVICES_MAX);
         }
+}
+
+int manager_device_known(const struct manager *m, const char *devpath)
+{
+        const struct manager_resync *rs = resync_of(m);
+
+        if (rs && devset_get(&rs->known, devpath))
+                return 1;
+        if (!rs || !rs->listed)
+                return -ENODATA; /* the devices there at the start are not known */
+        return rs->known.refused > 0 ? -ENOSPC : 0;
 }
 
 void manager_resync_stats(const struct manager *m, struct resync_stats *ret)

@@ -29,4 +29,16 @@ struct resync_stats {
         size_t devices;                   /* devices believed present now */
 };
 
+/**
+ * manager_device_known() - does the daemon believe @devpath present?
+ * @devpath: a DEVPATH (borrowed)
+ *
+ * Present: it was in sysfs when the daemon started, or an event the ledger
+ * accepted since added it (and none removed it).  A device whose sysfs
+ * directory is there but whose add was not received yet is not.
+ * Return: 1, 0, or when it cannot tell: -ENOSPC (the set is full and
+ * @devpath is not in it), -ENODATA (sysfs could not be listed at the start).
+ */
+int manager_device_known(const struct manager *m, const char *devpath);
+
 void manager_resync_stats(const struct manager *m, struct resync_stats *ret);

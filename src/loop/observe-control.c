@@ -2,7 +2,7 @@
 /*
  * The control socket observer: monitor clients, settle and "wait for these
  * UUIDs" waiters, and the requests hotplugctl sends (status, pause, resume,
- * reload, sync).  control.c speaks the protocol; this file turns the
+ * reload, sync, blame).  control.c speaks the protocol; this file turns the
  * manager's announcements into control events and answers the control
  * socket's questions from the manager's state.
  *
@@ -139,15 +139,34 @@ static int ctl_reload(void *userdata, char *err, size_t size)
         return manager_reload(userdata, err, size);
 }
 
+static void ctl_blame_totals(void *userdata, struct control_blame_totals *ret)
+{
+        manager_blame_totals(userdata, ret);
+}
+
+static void ctl_blame_rows(void *userdata, void (*fn)(const struct control_blame_row *r, void *arg), void *arg)
+{
+        if (manager_for_each_blame_row(userdata, fn, arg) < 0)
+                log_warning("blame: out of memory, rows left out");
+}
+
+static int ctl_device_known(void *userdata, const char *devpath)
+{
+        return manager_device_known(userdata, devpath);
+}
+
 static const struct control_ops ctl_ops = {
         .status = ctl_status,
         .for_each_agent = ctl_agents,
         .progress = ctl_progress,
         .lowest_held_on = ctl_lowest_held_on,
+        .device_known = ctl_device_known,
         .sync_input = ctl_sync,
         .pause = ctl_pause,
         .resume = ctl_resume,
         .reload = ctl_reload,
+        .blame_totals = ctl_blame_totals,
+        .for_each_blame_row = ctl_blame_rows,
 };
 
 /* ---- what the control socket hears ---------------------------------------- */

@@ -8,7 +8,7 @@
  * ledger's verdict, queued, waited, an agent started or finished, done,
  * dropped, ...) to every observer, in the order the observers were added;
  * it does not know who listens.  The control socket, the recorder,
- * rebroadcast, the handover journal, the service status and resync each
+ * rebroadcast, the handover journal, the service status, blame and resync each
  * register through manager_add_observer() (src/loop/observe-*.c,
  * src/loop/manager-resync.c).
  *

@@ -169,6 +169,14 @@
 #define HP_TIMELINE_MAX_EVENTS 200000
 #define HP_TIMELINE_MAX_LANES 400
 
+/* hotplugctl blame of the running daemon: names the daemon sums under in
+ * each table (subsystems, programs, devices; what comes later under a new
+ * name is summed in one row "(other)"), and the events whose end is
+ * remembered to tell a wait for order from a wait for a free slot (an event
+ * that waited for one done longer ago counts its whole wait as order). */
+#define HP_BLAME_NAMES_MAX 1024
+#define HP_BLAME_RECENT_DONE 256
+
 /* Resync after a receive-buffer overflow: devices the daemon remembers as
  * present (more are not remembered; a resync then sends them `add`), the
  * deepest sysfs directory walked, uevent files one pass writes at most (the

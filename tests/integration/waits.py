@@ -98,25 +98,9 @@ def hotplug_d_script(c, name, script, sleep_ms):
     return os.path.join(d, script)
 
 
-def case_blame(c):
-    """hotplugctl blame of a recording: per subsystem, program and device, with the known sleeps."""
-    slow = hotplug_d_script(c, "net", "10-slow.hotplug", 200)
-    every = hotplug_d_script(c, "default", "50-every.hotplug", 40)
-    quick = hotplug_d_script(c, "hpb", "10-quick.hotplug", 60)
-    rec = c.path("live.rec")
-    d = c.daemon(f"--hotplug-d={c.path('hotplug.d')}", f"--record={rec}")
-    hpw1, hpb0 = "/devices/virtual/net/hpw1", "/devices/virtual/hpb/hpb0"
-    # 2 arrives while 1 runs (240 ms): it waits for it, about that long.
-    d.send(uevent(1, "add", HPW, "net"), uevent(2, "change", HPW, "net"), uevent(3, "add", hpw1, "net"),
-           uevent(4, "add", hpb0, "hpb"))
-    c.settle()
-    d.stop()
-    check(sorted(c.runs("hotplug.d/net")) == [1, 2, 3], f"net script runs {sorted(c.runs('hotplug.d/net'))}")
-
-    rc, out = c.tool("blame", rec, "--json")
-    b = json.loads(out)
-    print(f"blame --json: {out.strip()}")
-    check(b["events"] == 4 and b["runs"] == 8, f"events {b['events']}, runs {b['runs']}: want 4 and 8")
+def check_blame(b, slow, every, quick, hpw1, hpb0, what):
+    """The blame (--json) of case_blame's events, from a recording or the daemon (@what)."""
+    check(b["events"] == 4 and b["runs"] == 8, f"{what}: events {b['events']}, runs {b['runs']}: want 4 and 8")
     ms = 1000
 
     def rows(group):
@@ -124,43 +108,87 @@ def case_blame(c):
 
     # Programs, longest first: 3 x 200, 4 x 40, 1 x 60 ms.
     progs = rows("programs")
-    check([n for n, _ in progs] == [slow, every, quick], f"programs in the wrong order: {[n for n, _ in progs]}")
+    check([n for n, _ in progs] == [slow, every, quick], f"{what}: programs in the wrong order: {[n for n, _ in progs]}")
     for (name, r), runs, sleep in zip(progs, (3, 4, 1), (200, 40, 60)):
-        check(r["count"] == runs, f"{name}: {r['count']} runs, want {runs}")
-        check(r["total_usec"] >= runs * sleep * ms, f"{name}: total {r['total_usec']} us < {runs} x {sleep} ms")
-        check(sleep * ms <= r["slowest_usec"] <= r["total_usec"], f"{name}: slowest {r['slowest_usec']} us")
+        check(r["count"] == runs, f"{what}: {name}: {r['count']} runs, want {runs}")
+        check(r["total_usec"] >= runs * sleep * ms, f"{what}: {name}: total {r['total_usec']} us < {runs} x {sleep} ms")
+        check(sleep * ms <= r["slowest_usec"] <= r["total_usec"], f"{what}: {name}: slowest {r['slowest_usec']} us")
     # Subsystems: net 3 events of 240 ms, hpb one of 100 ms.
     subs = rows("subsystems")
-    check([n for n, _ in subs] == ["net", "hpb"], f"subsystems: {[n for n, _ in subs]}")
-    check(subs[0][1]["count"] == 3 and subs[0][1]["total_usec"] >= 3 * 240 * ms, f"net: {subs[0][1]}")
-    check(subs[1][1]["count"] == 1 and subs[1][1]["total_usec"] >= 100 * ms, f"hpb: {subs[1][1]}")
+    check([n for n, _ in subs] == ["net", "hpb"], f"{what}: subsystems: {[n for n, _ in subs]}")
+    check(subs[0][1]["count"] == 3 and subs[0][1]["total_usec"] >= 3 * 240 * ms, f"{what}: net: {subs[0][1]}")
+    check(subs[1][1]["count"] == 1 and subs[1][1]["total_usec"] >= 100 * ms, f"{what}: hpb: {subs[1][1]}")
     # Devices: hpw0 two events, and the one wait for order, 2 for 1.
     devs = dict(rows("devices"))
-    check([n for n, _ in rows("devices")] == [HPW, hpw1, hpb0], f"devices: {list(devs)}")
-    check(devs[HPW]["count"] == 2 and devs[HPW]["total_usec"] >= 2 * 240 * ms, f"{HPW}: {devs[HPW]}")
-    check(devs[HPW]["slowest_seqnum"] in (1, 2), f"{HPW}: slowest SEQNUM {devs[HPW]['slowest_seqnum']}")
+    check([n for n, _ in rows("devices")] == [HPW, hpw1, hpb0], f"{what}: devices: {list(devs)}")
+    check(devs[HPW]["count"] == 2 and devs[HPW]["total_usec"] >= 2 * 240 * ms, f"{what}: {HPW}: {devs[HPW]}")
+    check(devs[HPW]["slowest_seqnum"] in (1, 2), f"{what}: {HPW}: slowest SEQNUM {devs[HPW]['slowest_seqnum']}")
     check(100 * ms <= devs[HPW]["order_wait_usec"] <= devs[HPW]["total_usec"],
-          f"{HPW}: waited {devs[HPW]['order_wait_usec']} us for order, want about 240 ms")
-    check(devs[hpw1]["order_wait_usec"] == 0 and devs[hpb0]["order_wait_usec"] == 0, "an unrelated device waited")
-    check(b["order_wait_usec"] == devs[HPW]["order_wait_usec"], "the total order wait is not the device's")
+          f"{what}: {HPW}: waited {devs[HPW]['order_wait_usec']} us for order, want about 240 ms")
+    check(devs[hpw1]["order_wait_usec"] == 0 and devs[hpb0]["order_wait_usec"] == 0, f"{what}: an unrelated device waited")
+    check(b["order_wait_usec"] == devs[HPW]["order_wait_usec"], f"{what}: the total order wait is not the device's")
     # (Slot waits depend on the machine: the limit follows the agents awake against the CPUs.)
-    check(b["slot_wait_usec"] == sum(r["slot_wait_usec"] for _, r in subs), "slot waits do not add up")
+    check(b["slot_wait_usec"] == sum(r["slot_wait_usec"] for _, r in subs), f"{what}: slot waits do not add up")
 
-    # Text: the same tables, the longest first; --top cuts them.
-    rc, txt = c.tool("blame", rec)
+
+def check_blame_text(c, slow, every, quick, *where):
+    """blame's text of case_blame's events (@where: a recording, or nothing for the daemon)."""
+    rc, txt = c.tool("blame", *where)
     print(txt)
     check("4 events, 8 agent runs" in txt, f"text heading:\n{txt}")
     lines = [ln for ln in txt.splitlines() if ln.rstrip().endswith((slow, every, quick))]
     check([ln.split()[-1] for ln in lines] == [slow, every, quick], f"text program order:\n{txt}")
-    rc, top = c.tool("blame", rec, "--top", "1")
+    rc, top = c.tool("blame", *where, "--top", "1")
     check(quick not in top and "(2 more)" in top, f"--top 1:\n{top}")
+
+
+def case_blame(c):
+    """hotplugctl blame of a recording and of the running daemon: per subsystem, program and device, with the known sleeps."""
+    slow = hotplug_d_script(c, "net", "10-slow.hotplug", 200)
+    every = hotplug_d_script(c, "default", "50-every.hotplug", 40)
+    quick = hotplug_d_script(c, "hpb", "10-quick.hotplug", 60)
+    rec = c.path("live.rec")
+    d = c.daemon(f"--hotplug-d={c.path('hotplug.d')}", f"--record={rec}")
+    hpw1, hpb0 = "/devices/virtual/net/hpw1", "/devices/virtual/hpb/hpb0"
+    # Nothing ran yet: the daemon says so.
+    rc, out = c.tool("blame", "--json")
+    check(json.loads(out) == {"events": 0, "runs": 0, "run_usec": 0, "order_wait_usec": 0, "slot_wait_usec": 0,
+                              "subsystems": [], "programs": [], "devices": []}, f"blame of an idle daemon: {out}")
+    # 2 arrives while 1 runs (240 ms): it waits for it, about that long.
+    d.send(uevent(1, "add", HPW, "net"), uevent(2, "change", HPW, "net"), uevent(3, "add", hpw1, "net"),
+           uevent(4, "add", hpb0, "hpb"))
+    c.settle()
+    # The running daemon's sums, since it started.
+    rc, out = c.tool("blame", "--json")
+    print(f"blame --json (daemon): {out.strip()}")
+    live = json.loads(out)
+    check_blame(live, slow, every, quick, hpw1, hpb0, "daemon")
+    check_blame_text(c, slow, every, quick)
+    d.stop()
+    check(sorted(c.runs("hotplug.d/net")) == [1, 2, 3], f"net script runs {sorted(c.runs('hotplug.d/net'))}")
+
+    rc, out = c.tool("blame", rec, "--json")
+    b = json.loads(out)
+    print(f"blame --json: {out.strip()}")
+    check_blame(b, slow, every, quick, hpw1, hpb0, "recording")
+    # The daemon and its recording agree on what was counted, and on the times within 50 ms.
+    for group in ("subsystems", "programs", "devices"):
+        for x, y in zip(live[group], b[group]):
+            check((x["name"], x["count"]) == (y["name"], y["count"]), f"{group}: daemon {x}, recording {y}")
+            check(abs(x["total_usec"] - y["total_usec"]) <= 50000, f"{group}: daemon {x}, recording {y}")
+
+    # Text: the same tables, the longest first; --top cuts them.
+    check_blame_text(c, slow, every, quick, rec)
     # Errors: clear, no crash.
     c.write(c.path("not.rec"), "hello\n")
     rc, err = c.tool("blame", c.path("not.rec"), check=False)
     check(rc == 1 and "hotplugctl: blame:" in err and "not a hotplugd recording" in err, f"not a recording: {rc} {err}")
     rc, err = c.tool("blame", check=False)
-    check(rc == 64, f"no argument: exit {rc}: {err}")
-    print("ok: blame's programs, subsystems and devices in order, with their sleeps and the one wait")
+    check(rc == 3 and "hotplugctl: blame:" in err, f"no recording and no daemon: exit {rc}: {err}")
+    rc, err = c.tool("blame", rec, "other", check=False)
+    check(rc == 64, f"two arguments: exit {rc}: {err}")
+    print("ok: blame's programs, subsystems and devices in order, with their sleeps and the one wait, "
+          "from the daemon and from its recording")
 
 
 CASES = {

@@ -3,8 +3,8 @@
 # The Debian package (debian/): built with dpkg-buildpackage -us -uc -b from
 # a copy of the source tree in a temporary directory (dpkg-buildpackage
 # writes into the parent of the tree: nothing is written outside it), then:
-#  - hotplugd holds the programs, the units, the man pages, the bash
-#    completion and the examples in /usr/share/doc/hotplugd/examples, and
+#  - hotplugd holds the programs, the units, the man pages, the bash and
+#    zsh completions and the examples in /usr/share/doc/hotplugd/examples, and
 #    /etc/hotplugd/hotplugd.conf as a conffile; the built hotplugd reads
 #    /etc, not /usr/etc;
 #  - its postinst enables every unit with an [Install] section, starts
@@ -59,6 +59,7 @@ for f in usr/sbin/hotplugd usr/bin/hotplugctl usr/libexec/hotplugd/modalias.hotp
 done
 for f in etc/hotplugd/hotplugd.conf usr/share/doc/hotplugd/examples/handler-example.c \
         usr/share/doc/hotplugd/copyright usr/share/bash-completion/completions/hotplugctl \
+        usr/share/zsh/vendor-completions/_hotplugctl \
         usr/share/man/man8/hotplugd.8.gz usr/share/man/man8/hotplugctl.8.gz \
         usr/share/man/man5/hotplugd.conf.5.gz usr/share/man/man3/hotplugd-handler.3.gz; do
         [ -f "$T/x/$f" ] || fail "hotplugd lacks /$f"

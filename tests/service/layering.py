@@ -32,6 +32,7 @@ PRIVATE = {
     "loop/job-spawner.h": {"loop"},
     "loop/job.h": {"loop"},
     "loop/source.h": {"loop"},
+    "loop/blame-tally.h": {"loop"},
     "control/control-internal.h": {"control"},
     "pipeline/handler-internal.h": {"pipeline", "handlers"},
     "uevent/record-internal.h": {"uevent"},

@@ -41,6 +41,8 @@ struct fake {
         int sync_result;
         bool reload_fails;
         uint64_t held_on_x;     /* lowest SEQNUM held on /devices/x (and its DEVPATH_OLD) */
+        unsigned blame_long;    /* blame rows of 3000-byte names after the two short ones */
+        int known_x;            /* device_known() of /devices/x (1 for any other) */
 };
 
 static void fake_status(void *userdata, struct control_status *ret)
@@ -72,6 +74,11 @@ static void fake_progress(void *userdata, struct control_progress *ret)
 static uint64_t fake_held_on(void *userdata, const char *devpath)
 {
         return strcmp(devpath, "/devices/x") == 0 ? ((struct fake *)userdata)->held_on_x : 0;
+}
+
+static int fake_known(void *userdata, const char *devpath)
+{
+        return strcmp(devpath, "/devices/x") == 0 ? ((struct fake *)userdata)->known_x : 1;
 }
 
 static int fake_sync(void *userdata)
@@ -107,15 +114,42 @@ static int fake_reload(void *userdata, char *err, size_t size)
         return -EINVAL;
 }
 
+static void fake_blame_totals(void *userdata, struct control_blame_totals *ret)
+{
+        *ret = (struct control_blame_totals){ .events = 3, .runs = 4, .run_time = 700000, .order_wait = 250000,
+                                              .slot_wait = 1000 };
+}
+
+/* Two rows, then ((struct fake *)userdata)->blame_long rows of long names. */
+static void fake_blame_rows(void *userdata, void (*fn)(const struct control_blame_row *r, void *arg), void *arg)
+{
+        static char long_name[3001];
+        struct control_blame_row r = { .group = CONTROL_BLAME_PROGRAM, .name = "/etc/hotplug.d/net/10 slow",
+                                       .count = 3, .total = 600000, .slowest = 240000, .slowest_seqnum = 2,
+                                       .order_wait = 250000, .slot_wait = 1000 };
+
+        fn(&r, arg);
+        r = (struct control_blame_row){ .group = CONTROL_BLAME_DEVICE, .name = "/devices/virtual/net/hpw0",
+                                        .count = 2, .total = 480000, .slowest = 240000, .slowest_seqnum = 1 };
+        fn(&r, arg);
+        memset(long_name, 'x', sizeof(long_name) - 1);
+        r.name = long_name;
+        for (unsigned i = 0; i < ((struct fake *)userdata)->blame_long; i++)
+                fn(&r, arg);
+}
+
 static const struct control_ops fake_ops = {
         .status = fake_status,
         .for_each_agent = fake_agents,
         .progress = fake_progress,
         .lowest_held_on = fake_held_on,
+        .device_known = fake_known,
         .sync_input = fake_sync,
         .pause = fake_pause,
         .resume = fake_resume,
         .reload = fake_reload,
+        .blame_totals = fake_blame_totals,
+        .for_each_blame_row = fake_blame_rows,
 };
 
 struct env {
@@ -394,6 +428,61 @@ static void test_reload(void)
         env_down(&t);
 }
 
+static void test_blame(void)
+{
+        struct env t;
+        char rec[CTL_RECORD_SIZE], val[CTL_RECORD_SIZE];
+        size_t rows = 0, bytes = 0;
+        int fd;
+
+        env_up(&t);
+        fd = connect_to(t.path);
+        send_req(fd, "blame");
+        expect_word(&t, fd, "blame", rec);
+        check_int(u64_of(rec, "events"), 3);
+        check_int(u64_of(rec, "runs"), 4);
+        check_int(u64_of(rec, "run_usec"), 700000);
+        check_int(u64_of(rec, "order_wait_usec"), 250000);
+        check_int(u64_of(rec, "slot_wait_usec"), 1000);
+        expect_word(&t, fd, "row", rec);
+        check_int(ctlmsg_get(rec, "group", val, sizeof(val)), 0);
+        check_str(val, "program");
+        check_int(ctlmsg_get(rec, "name", val, sizeof(val)), 0);
+        check_str(val, "/etc/hotplug.d/net/10 slow");
+        check_int(u64_of(rec, "count"), 3);
+        check_int(u64_of(rec, "total_usec"), 600000);
+        check_int(u64_of(rec, "slowest_usec"), 240000);
+        check_int(u64_of(rec, "slowest_seqnum"), 2);
+        check_int(u64_of(rec, "order_wait_usec"), 250000);
+        check_int(u64_of(rec, "slot_wait_usec"), 1000);
+        expect_word(&t, fd, "row", rec);
+        check_int(ctlmsg_get(rec, "group", val, sizeof(val)), 0);
+        check_str(val, "device");
+        check_int(u64_of(rec, "slowest_seqnum"), 1);
+        expect_word(&t, fd, "end", rec);
+        check_int(u64_of(rec, "left_out"), 0);
+        check_int(ctlmsg_field_type("total_usec"), CTLMSG_UINT);
+
+        /* More than half the output bound in rows: the rest are left out and counted, the
+         * connection stays. */
+        t.f.blame_long = 300;
+        send_req(fd, "blame");
+        expect_word(&t, fd, "blame", rec);
+        for (recv_rec(&t, fd, rec); ctlmsg_is(rec, "row"); recv_rec(&t, fd, rec)) {
+                rows++;
+                bytes += strlen(rec) + 2;
+        }
+        check(ctlmsg_is(rec, "end"));
+        check(rows > 2 && rows < 302);
+        check(bytes <= HP_CONTROL_OUTPUT_MAX / 2);
+        check_int(u64_of(rec, "left_out"), 302 - rows);
+        expect_error(&t, fd, "blame now", EINVAL);
+        send_req(fd, "status");
+        expect_word(&t, fd, "status", rec);
+        close(fd);
+        env_down(&t);
+}
+
 static void test_settle(void)
 {
         struct env t;
@@ -498,6 +587,51 @@ static void test_settle_device(void)
         check_int(u64_of(rec, "lowest_held"), 100);
         expect_error(&t, fd, "settle 120 40 devices/x", EINVAL);
         expect_error(&t, fd, "settle 120 40 /a /b", EINVAL);
+        close(fd);
+        env_down(&t);
+}
+
+/*
+ * "present" (hotplugctl wait for a device that is there): sysfs shows a
+ * device before the kernel sends its add, so the settle waits until the
+ * daemon has the add, and for it even when its SEQNUM is above the target
+ * (read before the add was sent).
+ */
+static void test_settle_present(void)
+{
+        struct env t;
+        char rec[CTL_RECORD_SIZE];
+        int fd;
+
+        env_up(&t);
+        fd = connect_to(t.path);
+        t.f.progress = (struct control_progress){ .last_seen = 120 };
+        /* Not known, nothing held: a plain device settle answers, a present one waits. */
+        send_req(fd, "settle 120 5000 /devices/x");
+        expect_word(&t, fd, "ok", rec);
+        send_req(fd, "settle 120 5000 /devices/x present");
+        check(!try_recv(&t, fd, rec, 30));
+        /* The add arrives as 125, above the target: known, held; still no answer. */
+        t.f.known_x = 1;
+        t.f.held_on_x = 125;
+        t.f.progress.last_seen = 125;
+        control_notify_processed(t.c, 124);
+        check(!try_recv(&t, fd, rec, 20));
+        t.f.held_on_x = 0;
+        control_notify_processed(t.c, 125);
+        expect_word(&t, fd, "ok", rec);
+        /* Known and nothing held: at once; a timeout while not known says nothing is held. */
+        send_req(fd, "settle 120 5000 /devices/x present");
+        expect_word(&t, fd, "ok", rec);
+        t.f.known_x = 0;
+        send_req(fd, "settle 120 40 /devices/x present");
+        expect_word(&t, fd, "timeout", rec);
+        check_int(u64_of(rec, "lowest_held"), 0);
+        /* The flag goes with the wait. */
+        send_req(fd, "settle 120 5000 /devices/x");
+        expect_word(&t, fd, "ok", rec);
+        expect_error(&t, fd, "settle 120 40 /devices/x absent", EINVAL);
+        expect_error(&t, fd, "settle 120 40 present", EINVAL);
         close(fd);
         env_down(&t);
 }
@@ -1231,8 +1365,10 @@ int main(void)
         run_test(test_socket_setup);
         run_test(test_status);
         run_test(test_reload);
+        run_test(test_blame);
         run_test(test_settle);
         run_test(test_settle_device);
+        run_test(test_settle_present);
         run_test(test_monitor_filter_match);
         run_test(test_monitor_filter);
         run_test(test_uuids);

@@ -3,7 +3,7 @@
  * Real agents through the manager's job spawner (loop/manager-job.c): how
  * an agent ended reaches observers once per run, every agent is reaped (no
  * zombie is left), and a job freed while its agent runs (manager_free())
- * kills and reaps it.  The agents are small shell scripts in a temporary
+ * kills and reaps it; the blame observer's sums.  The agents are small shell scripts in a temporary
  * directory; no root, no kernel events (the source is a socketpair).
  */
 #include <errno.h>
@@ -18,7 +18,9 @@
 
 #include <systemd/sd-event.h>
 
+#include "control/control.h"
 #include "loop/manager-internal.h"
+#include "loop/manager-resync.h"
 #include "loop/observer.h"
 #include "manager-test.h"
 #include "shared/log.h"
@@ -153,6 +155,127 @@ static void test_free_kills_and_reaps(void)
         close(sv[1]);
 }
 
+/* An event @action of device @dev with SEQNUM baseline + @n. */
+static void inject_action(struct manager *m, unsigned n, const char *action, const char *dev)
+{
+        char dg[256];
+        int len = snprintf(dg, sizeof(dg),
+                           "%s@/devices/virtual/net/%s%cACTION=%s%cDEVPATH=/devices/virtual/net/%s%c"
+                           "SUBSYSTEM=net%cSEQNUM=%llu",
+                           action, dev, 0, action, 0, dev, 0, 0,
+                           (unsigned long long)(manager_ledger(m)->baseline + n));
+
+        check(len > 0 && (size_t)len < sizeof(dg));
+        check_int(manager_inject(m, dg, (size_t)len + 1), 0);
+}
+
+static void inject_on(struct manager *m, unsigned n, const char *dev)
+{
+        inject_action(m, n, "change", dev);
+}
+
+struct blame_seen {
+        unsigned rows[_CONTROL_BLAME_MAX];
+        struct control_blame_row slow, other, program, first_device;
+        char program_name[128];
+};
+
+static void see_row(const struct control_blame_row *r, void *arg)
+{
+        struct blame_seen *s = arg;
+
+        if (r->group == CONTROL_BLAME_DEVICE && s->rows[r->group] == 0)
+                s->first_device = *r;
+        s->rows[r->group]++;
+        if (r->group == CONTROL_BLAME_DEVICE && strcmp(r->name, "/devices/virtual/net/slow") == 0)
+                s->slow = *r;
+        if (r->group == CONTROL_BLAME_DEVICE && strcmp(r->name, "(other)") == 0)
+                s->other = *r;
+        if (r->group == CONTROL_BLAME_PROGRAM) {
+                s->program = *r;
+                snprintf(s->program_name, sizeof(s->program_name), "%s", r->name);
+        }
+}
+
+/*
+ * The blame observer (loop/observe-blame.c) sums what ran: two events of a
+ * slow device (the second waits for the first), and a few quick ones.  (The
+ * bound on names: test-blame-tally.)
+ */
+static void test_blame(void)
+{
+        const unsigned n = 5;
+        const char *agent = script("blame", "case $DEVPATH in *slow) sleep 0.1;; esac");
+        struct control_blame_totals t;
+        struct blame_seen s;
+        struct manager *m;
+        char dev[32];
+        int sv[2];
+
+        memset(&s, 0, sizeof(s));
+        m = manager_for(agent, sv);
+        manager_pause(m);
+        inject_on(m, 1, "slow");
+        inject_on(m, 2, "slow");
+        for (unsigned i = 3; i <= n; i++) {
+                snprintf(dev, sizeof(dev), "job%u", i);
+                inject_on(m, i, dev);
+        }
+        manager_resume(m);
+        run_until_finished(m, n);
+        for (unsigned turns = 0; manager_lowest_held(m) != 0; turns++) {
+                check(turns < 10000);
+                check(sd_event_run(m->event, 100 * USEC_PER_MSEC) >= 0);
+        }
+        manager_blame_totals(m, &t);
+        check_int(t.events, n);
+        check_int(t.runs, n);
+        check(t.run_time >= 200 * USEC_PER_MSEC);
+        check_int(manager_for_each_blame_row(m, see_row, &s), 0);
+        check_int(s.rows[CONTROL_BLAME_SUBSYSTEM], 1);
+        check_int(s.rows[CONTROL_BLAME_PROGRAM], 1);
+        check_str(s.program_name, agent);
+        check_int(s.program.count, n);
+        check_int(s.rows[CONTROL_BLAME_DEVICE], n - 1);
+        check_int(s.other.count, 0);
+        /* The slow device first: two events of 100 ms, the second waited about one for order. */
+        check_str(s.first_device.name, "/devices/virtual/net/slow");
+        check_int(s.slow.count, 2);
+        check(s.slow.total >= 200 * USEC_PER_MSEC && s.slow.slowest >= 100 * USEC_PER_MSEC);
+        check(s.slow.slowest_seqnum == manager_ledger(m)->baseline + 1 ||
+              s.slow.slowest_seqnum == manager_ledger(m)->baseline + 2);
+        check(s.slow.order_wait >= 90 * USEC_PER_MSEC && s.slow.order_wait <= t.order_wait);
+        manager_free(m);
+        close(sv[1]);
+        check_no_children();
+        check_int(unlink(agent), 0);
+}
+
+/*
+ * What hotplugctl wait's "present" settle asks (manager_device_known()): a
+ * device is known once the daemon received its add, not when sysfs shows
+ * it, and no longer after its remove.
+ */
+static void test_device_known(void)
+{
+        const char *dev = "/devices/virtual/net/job-not-in-sysfs";
+        struct manager *m;
+        int sv[2];
+
+        m = manager_for("/bin/true", sv);
+        manager_pause(m);
+        check_int(manager_device_known(m, dev), 0);
+        check_int(manager_device_known(m, "/devices/virtual/net/lo"), access("/sys/devices/virtual/net/lo", F_OK) == 0);
+        inject_action(m, 1, "add", "job-not-in-sysfs");
+        check_int(manager_device_known(m, dev), 1);
+        inject_action(m, 2, "remove", "job-not-in-sysfs");
+        check_int(manager_device_known(m, dev), 0);
+        inject_action(m, 3, "change", "job-not-in-sysfs"); /* a change: there after all */
+        check_int(manager_device_known(m, dev), 1);
+        manager_free(m);
+        close(sv[1]);
+}
+
 int main(void)
 {
         log_open(LOG_TARGET_STDERR, "test-manager-job");
@@ -162,6 +285,8 @@ int main(void)
 
         run_test(test_exit_statuses);
         run_test(test_free_kills_and_reaps);
+        run_test(test_blame);
+        run_test(test_device_known);
 
         unlink(script("status", ""));
         unlink(script("hang", ""));

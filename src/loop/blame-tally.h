@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * A blame table of the running daemon (observe-blame.c): sums per name
+ * (count, wall time, the slowest with its SEQNUM, the waits for order and
+ * for a slot), at most @max names; facts under a new name past that are
+ * summed in one row "(other)".  Names are copied.  Lookups are a binary
+ * search in the rows, kept sorted by name.
+ *
+ * Private to loop/.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "control/control.h"
+
+struct tally_row {
+        char *name; /* owned; NULL: the "(other)" row */
+        uint64_t count, slowest_seqnum;
+        usec_t total, slowest, order_wait, slot_wait;
+};
+
+struct tally {
+        struct tally_row *v; /* sorted by name */
+        size_t n, a, max;
+        struct tally_row other;
+};
+
+/* An empty table of at most @max names. */
+void tally_init(struct tally *t, size_t max);
+
+/* Free the rows and their names; @t is empty (of the same @max) after. */
+void tally_clear(struct tally *t);
+
+/**
+ * tally_add() - one fact: an event or a run of @wall, whose event waited @order and @slot.
+ * @name: borrowed (copied if new); NULL counts as "(unknown)"
+ *
+ * Never fails: without memory for a new name the fact goes to "(other)".
+ */
+void tally_add(struct tally *t, const char *name, uint64_t seqnum, usec_t wall, usec_t order, usec_t slot);
+
+/**
+ * tally_visit() - the rows of @t, longest total first ("(other)" among them), to @fn.
+ * @g: the group the rows are said to be of
+ * Return: 0 or -ENOMEM (nothing visited).
+ */
+int tally_visit(const struct tally *t, enum control_blame_group g,
+                void (*fn)(const struct control_blame_row *r, void *arg), void *arg);
