@@ -392,6 +392,10 @@ static int job_start_next(struct job *j)
                 }
                 spawn_env_build(j->ev, &env);
                 r = j->out ? 0 : job_output_get(j);
+                /* Stamped before the spawn: the program cannot have started yet, so a
+                 * run's time is never shorter than the program's own (a busy machine
+                 * can hold us between the spawn and a later stamp for milliseconds). */
+                j->started = now_usec(CLOCK_MONOTONIC);
                 if (r >= 0)
                         r = spawn_agent_to(j->program, j->ev->name, &env, j->out->wfd, &sr);
                 if (r < 0) {
@@ -408,7 +412,6 @@ static int job_start_next(struct job *j)
                 }
                 m->stats.started++;
                 j->pid = sr.pid;
-                j->started = now_usec(CLOCK_MONOTONIC);
                 j->looked = j->started;
                 j->looked_busy = 0;
                 job_set_asleep(j, false); /* a new program: awake until a look says otherwise */
