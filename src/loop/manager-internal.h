@@ -7,10 +7,10 @@
  *
  * struct manager is split by owner.  The core (configuration, loop,
  * ledger, scheduler, handler chain, counters, queue bounds, lifecycle)
- * belongs to manager.c (the queue's functions to manager-queue.c); every
- * loop file may read it, and each bumps only
- * the counters of what it does itself (a takeover, observe-handover.c,
- * also restarts the ledger after the previous instance's last SEQNUM).
+ * belongs to manager.c (the queue's functions to manager-queue.c, the jobs'
+ * to manager-job.c).  Resync and the handover journal go through the calls
+ * below (manager_cfg(), manager_stopping(), manager_queue_room(), and for a
+ * takeover manager_continue_ledger() and manager_count_taken_over()).
  * Each private pointer below belongs to the one file named beside it, which
  * declares its struct (in the file, or job.h for the jobs): no other file
  * sees its fields, only the functions that file declares here.  The source
@@ -111,6 +111,26 @@ int manager_input_rcvbuf(const struct manager *m);
 bool manager_replaying(const struct manager *m);
 /* Exit the loop once stopping (or the replay ended) and nothing runs. */
 void manager_maybe_exit(struct manager *m);
+/* The running configuration (borrowed: a reload replaces it). */
+const struct manager_config *manager_cfg(const struct manager *m);
+/* The manager's event loop (borrowed), for an observer's own timers and sources. */
+sd_event *manager_event(const struct manager *m);
+/* manager_stop() was called (or a fatal error): nothing new starts. */
+bool manager_stopping(const struct manager *m);
+/* Events the queue takes before reading pauses (max_queue less those held); 0 when full. */
+size_t manager_queue_room(const struct manager *m);
+/**
+ * manager_continue_ledger() - a takeover: the ledger continues after @last.
+ * @m: manager
+ * @last: the previous instance's last SEQNUM (the handover journal's)
+ *
+ * Only when @last is of this boot (not above the kernel's baseline) and
+ * nothing was processed yet; else the ledger keeps the kernel's baseline.
+ * Return: whether the ledger restarted after @last.
+ */
+bool manager_continue_ledger(struct manager *m, uint64_t last);
+/* A takeover restored @n events, @again of them to run again: counted. */
+void manager_count_taken_over(struct manager *m, size_t n, size_t again);
 /* Events queued, not running: the scheduler's and the backlog's. */
 size_t manager_queued(const struct manager *m);
 /* Events held, queued or running: what max_queue bounds. */

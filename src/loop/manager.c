@@ -698,3 +698,42 @@ const struct manager_stats *manager_stats(const struct manager *m)
 {
         return &m->stats;
 }
+
+const struct manager_config *manager_cfg(const struct manager *m)
+{
+        return &m->cfg;
+}
+
+sd_event *manager_event(const struct manager *m)
+{
+        return m->event;
+}
+
+bool manager_stopping(const struct manager *m)
+{
+        return m->stopping;
+}
+
+size_t manager_queue_room(const struct manager *m)
+{
+        size_t held = manager_held(m);
+
+        return held >= m->max_queue ? 0 : m->max_queue - held;
+}
+
+bool manager_continue_ledger(struct manager *m, uint64_t last)
+{
+        /* A SEQNUM above the kernel's own is from another boot: keep the kernel's baseline. */
+        bool same_boot = last > 0 && (m->ledger.baseline == 0 || last <= m->ledger.baseline) &&
+                         m->ledger.processed == 0;
+
+        if (same_boot)
+                ledger_init(&m->ledger, last);
+        return same_boot;
+}
+
+void manager_count_taken_over(struct manager *m, size_t n, size_t again)
+{
+        m->stats.taken_over += n;
+        m->stats.reruns += again;
+}
