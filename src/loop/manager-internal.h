@@ -8,9 +8,11 @@
  * struct manager is split by owner.  The core (configuration, loop,
  * ledger, scheduler, handler chain, counters, queue bounds, lifecycle)
  * belongs to manager.c (the queue's functions to manager-queue.c, the jobs'
- * to manager-job.c).  Resync and the handover journal go through the calls
- * below (manager_cfg(), manager_stopping(), manager_queue_room(), and for a
- * takeover manager_continue_ledger() and manager_count_taken_over()).
+ * to manager-job.c).  The observers (observe-*.c, manager-resync.c) go
+ * through the calls below (manager_cfg(), manager_stopping(),
+ * manager_queue_room(), ...; a takeover through manager_continue_ledger()
+ * and manager_count_taken_over()); the spawners (manager-job.c,
+ * spawner-dry.c, job-output.c) are part of the jobs and read it directly.
  * Each private pointer below belongs to the one file named beside it, which
  * declares its struct (in the file, or job.h for the jobs): no other file
  * sees its fields, only the functions that file declares here.  The source
@@ -131,6 +133,10 @@ size_t manager_queue_room(const struct manager *m);
 bool manager_continue_ledger(struct manager *m, uint64_t last);
 /* A takeover restored @n events, @again of them to run again: counted. */
 void manager_count_taken_over(struct manager *m, size_t n, size_t again);
+/* Events running: started, not done. */
+size_t manager_running(const struct manager *m);
+/* The control socket the service manager handed over (the caller's now); -1 if none or taken. */
+int manager_take_control_fd(struct manager *m);
 /* Events queued, not running: the scheduler's and the backlog's. */
 size_t manager_queued(const struct manager *m);
 /* Events held, queued or running: what max_queue bounds. */

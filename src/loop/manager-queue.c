@@ -111,6 +111,11 @@ size_t manager_queued(const struct manager *m)
         return scheduler_queued(m->scheduler) + backlog_count(m->backlog);
 }
 
+size_t manager_running(const struct manager *m)
+{
+        return scheduler_running(m->scheduler);
+}
+
 size_t manager_held(const struct manager *m)
 {
         return scheduler_held(m->scheduler) + backlog_count(m->backlog);

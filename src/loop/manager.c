@@ -737,3 +737,8 @@ void manager_count_taken_over(struct manager *m, size_t n, size_t again)
         m->stats.taken_over += n;
         m->stats.reruns += again;
 }
+
+int manager_take_control_fd(struct manager *m)
+{
+        return take_fd(&m->cfg.control_fd);
+}
