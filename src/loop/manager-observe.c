@@ -30,6 +30,8 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
+#include "loop/manager-observe.h"
 #include "pipeline/scheduler.h"
 
 /* Who hears what happened (m->obs). */

@@ -16,6 +16,7 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "loop/manager-internal.h"
+#include "loop/manager-observe.h"
 #include "pipeline/backlog.h"
 #include "pipeline/scheduler.h"
 #include "uevent/uevent.h"

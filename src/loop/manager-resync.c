@@ -53,6 +53,7 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "loop/manager-resync.h"
 #include "recovery/resync.h"
 #include "shared/sysfs.h"

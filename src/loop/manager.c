@@ -49,6 +49,8 @@
 #include "shared/sysfs.h"
 #include "loop/manager.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
+#include "loop/manager-observe.h"
 #include "loop/source.h"
 #include "pipeline/backlog.h"
 #include "pipeline/spawner.h"

@@ -20,6 +20,7 @@
 #include "control/control.h"
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "loop/manager-resync.h"
 #include "pipeline/scheduler.h"
 #include "pipeline/spawner.h"

@@ -17,7 +17,7 @@
  * Journal failures are reported once and never stop the pipeline: only the
  * protection is lost.
  *
- * The poison guard (the manager's intake guard, manager-internal.h): the
+ * The poison guard (the manager's intake guard, observe-builtin.h): the
  * journal's intake mark names the datagram between its begin() and end()
  * (parse is done; ledger, handlers and queueing are not), with the number
  * of instances that began it.  An instance that finds a mark left behind
@@ -35,6 +35,7 @@
 #include "recovery/handover.h"
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "uevent/record.h"
 
 struct manager_handover {

@@ -15,6 +15,7 @@
 
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "uevent/rebroadcast.h"
 
 struct observe_rebroadcast {

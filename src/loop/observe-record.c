@@ -14,6 +14,7 @@
 
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "uevent/record.h"
 
 struct observe_record {

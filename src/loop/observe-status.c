@@ -18,6 +18,7 @@
 
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "pipeline/scheduler.h"
 
 struct observe_status {
