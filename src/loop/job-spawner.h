@@ -30,6 +30,17 @@ struct job_spawner_ops {
         void (*free)(void *data);
 };
 
+/**
+ * manager_event_done() - a held event is over: hand it back and free it.
+ * @m: manager
+ * @ev: the event the spawner was given (consumed)
+ *
+ * The scheduler lets go of @ev, the observers hear done(), the backlog
+ * moves up into the room it left, the source may feed again, and whatever
+ * the event released is dispatched.
+ */
+void manager_event_done(struct manager *m, struct uevent *ev);
+
 /*
  * The recorded agent time of @ev in a replay (0: none, finish at once);
  * @userdata is the replay's.

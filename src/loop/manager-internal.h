@@ -7,19 +7,21 @@
  *
  * struct manager is split by owner.  The core (configuration, loop,
  * ledger, scheduler, handler chain, counters, queue bounds, lifecycle)
- * belongs to manager.c (the queue's functions to manager-queue.c); every
- * loop file may read it, and each bumps only
- * the counters of what it does itself (a takeover, observe-handover.c,
- * also restarts the ledger after the previous instance's last SEQNUM).
+ * belongs to manager.c (the queue's functions to manager-queue.c, the jobs'
+ * to manager-job.c).  The observers (observe-*.c, manager-resync.c) go
+ * through the calls below (manager_cfg(), manager_stopping(),
+ * manager_queue_room(), ...) and those of observe-builtin.h (a takeover's
+ * manager_continue_ledger(), ...); the spawners (manager-job.c,
+ * spawner-dry.c, job-output.c) are part of the jobs and read it directly.
  * Each private pointer below belongs to the one file named beside it, which
  * declares its struct (in the file, or job.h for the jobs): no other file
- * sees its fields, only the functions that file declares here.  The source
+ * sees its fields, only the functions that file declares (here, in
+ * manager-observe.h for the observer list, job-spawner.h).  The source
  * (source-netlink.c or source-replay.c), the spawner (manager-job.c or
  * spawner-dry.c) and the observers (observe-*.c) keep their state in their
  * own structs, reached only through their ops.
  */
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -33,7 +35,6 @@
 #include "uevent/uevent.h"
 
 struct backlog;
-struct scheduler_wait;
 struct manager_jobs;
 struct manager_observers;
 struct manager_source_ops;
@@ -111,6 +112,18 @@ int manager_input_rcvbuf(const struct manager *m);
 bool manager_replaying(const struct manager *m);
 /* Exit the loop once stopping (or the replay ended) and nothing runs. */
 void manager_maybe_exit(struct manager *m);
+/* The running configuration (borrowed: a reload replaces it). */
+const struct manager_config *manager_cfg(const struct manager *m);
+/* The manager's event loop (borrowed), for an observer's own timers and sources. */
+sd_event *manager_event(const struct manager *m);
+/* manager_stop() was called (or a fatal error): nothing new starts. */
+bool manager_stopping(const struct manager *m);
+/* Events the queue takes before reading pauses (max_queue less those held); 0 when full. */
+size_t manager_queue_room(const struct manager *m);
+/* Events running: started, not done. */
+size_t manager_running(const struct manager *m);
+/* The control socket the service manager handed over (the caller's now); -1 if none or taken. */
+int manager_take_control_fd(struct manager *m);
 /* Events queued, not running: the scheduler's and the backlog's. */
 size_t manager_queued(const struct manager *m);
 /* Events held, queued or running: what max_queue bounds. */
@@ -147,35 +160,6 @@ size_t manager_queue_drop_all(struct manager *m);
  */
 void manager_queue_refill(struct manager *m);
 
-/*
- * The intake guard: what looks at each valid datagram read (or restored)
- * before the ledger does.  The handover journal's poison guard
- * (observe-handover.c) is the one there is; the core calls it through these
- * hooks and does not know whose they are.
- */
-struct manager_intake_ops {
-        /* @view (borrowed) was run already (the datagram a takeover finds in the socket again): drop it. */
-        bool (*repeated)(void *userdata, const struct uevent *view);
-        /* @view (borrowed) is about to go through ledger and handlers: mark it.  Return: the tries of a
-         * datagram to set aside (it killed that many instances: it is dropped, loudly), else 0. */
-        uint32_t (*begin)(void *userdata, const struct uevent *view);
-        /* The datagram begun last was processed (or set aside): clear the mark. */
-        void (*end)(void *userdata);
-};
-/* Install the intake guard (@ops borrowed, all three hooks set; NULL: none). */
-void manager_set_intake_guard(struct manager *m, const struct manager_intake_ops *ops, void *userdata);
-/**
- * manager_set_resync_uuids() - the SYNTH_UUIDs of this daemon's resync passes.
- * @m: manager
- * @current: the pass running now, or NULL (borrowed until the next call)
- * @previous: the last pass completed, or NULL (borrowed until the next call)
- *
- * An event with SYNTH_ARG_HOTPLUGD=resync and one of these SYNTH_UUIDs gets
- * HOTPLUGD_RESYNC=1 beside the handler chain's additions.  Set by
- * manager-resync.c whenever a pass starts or ends, NULL both when it closes.
- */
-void manager_set_resync_uuids(struct manager *m, const char *current, const char *previous);
-
 /* ---- manager-job.c: jobs -------------------------------------------------- */
 
 /* The empty job list and the concurrency controller, once m->cfg is set (manager_free() may follow).
@@ -190,16 +174,6 @@ void manager_jobs_set_dry_duration(struct manager *m, usec_t (*fn)(void *userdat
                                    void *userdata);
 /* Start every event the scheduler lets run now; iterative, never nested. */
 void manager_dispatch(struct manager *m);
-/**
- * manager_event_done() - a held event is over: hand it back and free it.
- * @m: manager
- * @ev: the event the spawner was given (consumed)
- *
- * The scheduler lets go of @ev, the observers hear done(), the backlog
- * moves up into the room it left, the source may feed again, and whatever
- * the event released is dispatched.
- */
-void manager_event_done(struct manager *m, struct uevent *ev);
 /* Kill (SIGKILL) and reap every running agent, hand back their events. */
 void manager_kill_running(struct manager *m);
 bool manager_paused(const struct manager *m);
@@ -214,60 +188,4 @@ const struct concurrency *manager_concurrency(const struct manager *m);
 void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_agent *a, void *arg), void *arg);
 /* The configuration changed: report a missing agent again, apply the ordering and the limit. */
 void manager_jobs_reconfigured(struct manager *m);
-
-/* ---- manager-observe.c: notify all observers ------------------------------ */
-
-/* Register the built-in observers in their fixed order (none may be told anything before).
- * Return: 0 or negative errno (logged). */
-int manager_observe_open(struct manager *m);
-/* Close every observer, last added first, and free the list. */
-void manager_observe_close(struct manager *m);
-/* The userdata of the observer registered with @ops; NULL if there is none (or it was closed). */
-void *manager_observer_data(const struct manager *m, const struct manager_observer_ops *ops);
-/* Some observer wants observe_waited(). */
-bool observe_wants_waiting(const struct manager *m);
-void observe_datagram(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real);
-void observe_received(struct manager *m, const struct uevent *view, enum ledger_verdict v,
-                      const struct ledger_gap *gap);
-void observe_gap(struct manager *m, const struct ledger_gap *gap);
-void observe_overflow(struct manager *m);
-void observe_input_drained(struct manager *m);
-void observe_queued(struct manager *m, const struct uevent *ev);
-/* @ev, about to start, waited as @w says (the scheduler's answer; nothing happens if it did not wait). */
-void observe_waited(struct manager *m, const struct uevent *ev, const struct scheduler_wait *w);
-void observe_set_aside(struct manager *m, const struct uevent *view, uint32_t tries);
-void observe_dropped(struct manager *m, const struct uevent *view, bool filtered);
-void observe_starting(struct manager *m, const struct uevent *ev);
-void observe_started(struct manager *m, const struct manager_agent *a);
-void observe_exec_failed(struct manager *m, const struct manager_agent *a, int error);
-void observe_finished(struct manager *m, const struct manager_agent *a, const siginfo_t *si, const char *status);
-void observe_done(struct manager *m, const struct uevent *ev);
-void observe_stopping(struct manager *m);
-
-/* The built-in observers (observe-*.c), each registering itself.  Return: 0 or negative errno (logged). */
-int observe_record_open(struct manager *m);
-int observe_rebroadcast_open(struct manager *m);
-int observe_handover_open(struct manager *m);
-int observe_status_open(struct manager *m);
-int observe_blame_open(struct manager *m);
-int observe_control_open(struct manager *m);
-/* Resync (manager-resync.c): hears accepted events and overflows; seeds its device set from sysfs. */
-int observe_resync_open(struct manager *m);
-
-/* ---- observe-blame.c ------------------------------------------------------ */
-
-struct control_blame_row;
-struct control_blame_totals;
-
-/* hotplugctl blame's sums since the start (all zero without the observer). */
-void manager_blame_totals(const struct manager *m, struct control_blame_totals *ret);
-
-/**
- * manager_for_each_blame_row() - every row of the blame tables.
- * @fn: called per row (borrowed for the call), subsystems, programs, then
- *      devices, each longest total first
- * Return: 0, or -ENOMEM (rows of the table being sorted are not visited).
- */
-int manager_for_each_blame_row(const struct manager *m, void (*fn)(const struct control_blame_row *r, void *arg),
-                               void *arg);
 

@@ -34,6 +34,7 @@
 #include "loop/job-spawner.h"
 #include "loop/job.h"
 #include "loop/manager-internal.h"
+#include "loop/manager-observe.h"
 #include "pipeline/spawner.h"
 #include "uevent/uevent.h"
 

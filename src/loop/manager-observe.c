@@ -30,6 +30,8 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
+#include "loop/manager-observe.h"
 #include "pipeline/scheduler.h"
 
 /* Who hears what happened (m->obs). */
@@ -149,7 +151,7 @@ static void wait_reason(const struct manager *m, const struct uevent *ev, const 
         const char *what;
 
         escape_cstr(b, esc, sizeof(esc));
-        if (m->cfg.ordering == ORDERING_STRICT)
+        if (manager_cfg(m)->ordering == ORDERING_STRICT)
                 what = "strict order after";
         else if (strcmp(b, ev->devpath) == 0)
                 what = "same device";
@@ -164,7 +166,7 @@ static void wait_reason(const struct manager *m, const struct uevent *ev, const 
 
 void observe_waited(struct manager *m, const struct uevent *ev, const struct scheduler_wait *w)
 {
-        int level = m->cfg.dry_run ? LOG_INFO : LOG_DEBUG;
+        int level = manager_cfg(m)->dry_run ? LOG_INFO : LOG_DEBUG;
         struct log_fields f;
         char reason[600];
 

@@ -16,6 +16,7 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "loop/manager-internal.h"
+#include "loop/manager-observe.h"
 #include "pipeline/backlog.h"
 #include "pipeline/scheduler.h"
 #include "uevent/uevent.h"
@@ -109,6 +110,11 @@ size_t manager_queue_drop_all(struct manager *m)
 size_t manager_queued(const struct manager *m)
 {
         return scheduler_queued(m->scheduler) + backlog_count(m->backlog);
+}
+
+size_t manager_running(const struct manager *m)
+{
+        return scheduler_running(m->scheduler);
 }
 
 size_t manager_held(const struct manager *m)

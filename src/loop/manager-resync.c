@@ -53,6 +53,7 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "loop/manager-resync.h"
 #include "recovery/resync.h"
 #include "shared/sysfs.h"
@@ -115,16 +116,16 @@ int observe_resync_open(struct manager *m)
                 resync_close(rs);
                 return log_error_errno(r, "cannot set up resync");
         }
-        r = resync_scan(m->cfg.sysfs_root, &rs->known);
+        r = resync_scan(manager_cfg(m)->sysfs_root, &rs->known);
         if (r == -ENOMEM)
                 return r;
         rs->listed = r >= 0;
         if (r < 0)
                 log_warning_errno(r, "cannot list devices in %s/devices; a resync will send them all 'add'",
-                                  m->cfg.sysfs_root);
+                                  manager_cfg(m)->sysfs_root);
         else
                 log_debug("%zu devices present in %s/devices (listed in %" PRIu64 " us)", rs->known.n,
-                          m->cfg.sysfs_root, now_usec(CLOCK_MONOTONIC) - t0);
+                          manager_cfg(m)->sysfs_root, now_usec(CLOCK_MONOTONIC) - t0);
         return 0;
 }
 
@@ -195,7 +196,7 @@ void manager_resync_stats(const struct manager *m, struct resync_stats *ret)
         const struct manager_resync *rs = resync_of(m);
 
         *ret = rs ? rs->stats : (struct resync_stats){ .enabled = false };
-        ret->enabled = m->cfg.resync;
+        ret->enabled = manager_cfg(m)->resync;
         ret->running = rs && rs->running;
         ret->devices = rs ? rs->known.n : 0;
 }
@@ -211,7 +212,7 @@ static int arm(struct manager *m, sd_event_source **src, usec_t at, sd_event_tim
         int r;
 
         if (!*src) {
-                r = sd_event_add_time(m->event, src, CLOCK_MONOTONIC, at, USEC_PER_MSEC, fn, m);
+                r = sd_event_add_time(manager_event(m), src, CLOCK_MONOTONIC, at, USEC_PER_MSEC, fn, m);
                 if (r < 0)
                         return r;
                 (void)sd_event_source_set_priority(*src, prio);
@@ -267,7 +268,7 @@ static void on_overflow(void *userdata)
         struct manager *m = rs->m;
         usec_t now = now_usec(CLOCK_MONOTONIC);
 
-        if (!m->cfg.resync || m->stopping || manager_replaying(m))
+        if (!manager_cfg(m)->resync || manager_stopping(m) || manager_replaying(m))
                 return;
         if (rs->running) {
                 rs->overflow_during_pass = true; /* the next pass follows this one */
@@ -288,7 +289,7 @@ static void on_overflow(void *userdata)
  * socket, and what the socket holds would look lost. */
 static bool must_wait(const struct manager *m)
 {
-        return manager_input_paused(m) || manager_held(m) >= m->max_queue;
+        return manager_input_paused(m) || manager_queue_room(m) == 0;
 }
 
 static bool still_there(const char *devpath, void *userdata)
@@ -321,7 +322,7 @@ static int place_removes(struct manager *m, uint64_t kernel)
         seq = calloc(n, sizeof(*seq));
         if (!seq)
                 return -ENOMEM;
-        got = resync_pick_seqnums(&m->ledger, rs->seq_floor, kernel, seq, n);
+        got = resync_pick_seqnums(manager_ledger(m), rs->seq_floor, kernel, seq, n);
         for (size_t i = 0; i < got; i++)
                 rs->plan.op[i].seqnum = seq[i];
         if (got > 0)
@@ -350,7 +351,7 @@ static int pass_prepare(struct manager *m)
         uint64_t kernel;
         int r;
 
-        rs->rootfd = sysfs_open_root(m->cfg.sysfs_root);
+        rs->rootfd = sysfs_open_root(manager_cfg(m)->sysfs_root);
         if (rs->rootfd < 0)
                 return rs->rootfd;
         /* Read the kernel's SEQNUM, then everything queued for us: what lies between is lost
@@ -359,12 +360,12 @@ static int pass_prepare(struct manager *m)
         if (manager_drain_input(m) <= 0 || must_wait(m))
                 kernel = 0;
         devset_init(&now, 0);
-        r = resync_scan(m->cfg.sysfs_root, &now);
+        r = resync_scan(manager_cfg(m)->sysfs_root, &now);
         if (r >= 0)
                 r = resync_plan_build(&(const struct resync_plan_args){ .known = &rs->known, .now = &now,
                                                                         .exists = still_there, .userdata = rs,
                                                                         .max_writes = HP_RESYNC_WRITES_MAX,
-                                                                        .subsystems = m->cfg.resync_subsystems },
+                                                                        .subsystems = manager_cfg(m)->resync_subsystems },
                                       &rs->plan);
         rs->n_sysfs = now.n;
         devset_clear(&now);
@@ -383,7 +384,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
         struct manager_resync *rs = resync_of(m);
         int r;
 
-        if (rs->running || m->stopping || !m->cfg.resync)
+        if (rs->running || manager_stopping(m) || !manager_cfg(m)->resync)
                 return 0;
         if (must_wait(m)) {
                 /* Start only once everything queued for us can be read. */
@@ -452,7 +453,7 @@ static void do_write(struct manager *m, const struct resync_op *op)
         int len = snprintf(line, sizeof(line), "%s %s " RESYNC_SYNTH_ARG,
                            resync_action_to_string(op->action), rs->uuid);
 
-        if (m->cfg.dry_run) {
+        if (manager_cfg(m)->dry_run) {
                 log_internal(LOG_INFO, 0, &f, "resync would write \"%s\" to the uevent file", line);
         } else {
                 dfd = sysfs_open_dir(rs->rootfd, op->devpath);
@@ -507,7 +508,7 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
 
         if (!rs->running)
                 return 0;
-        if (m->stopping) {
+        if (manager_stopping(m)) {
                 log_info("stopping: resync abandoned after %zu of %zu operations", rs->next, rs->plan.n);
                 pass_free(rs);
                 return 0;
@@ -530,7 +531,7 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
                         /* Our event is in the buffer now: take it. */
                         rs->undrained = manager_drain_input(m) <= 0;
                 }
-                if (m->stopping || !rs->running)
+                if (manager_stopping(m) || !rs->running)
                         return 0;
         }
         t0 = now_usec(CLOCK_MONOTONIC) - t0;

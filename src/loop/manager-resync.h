@@ -5,7 +5,7 @@
  * The manager's resync after a receive-buffer overflow (manager-resync.c):
  * the set of devices believed present, the debounce timer, and a pass that
  * re-triggers devices and synthesises removes a few at a time.  It is an
- * observer (observe_resync_open(), manager-internal.h): it hears accepted
+ * observer (observe_resync_open(), observe-builtin.h): it hears accepted
  * events (received()) and overflows (overflow()); the core does not call
  * it.  It tells the core which events to mark (manager_set_resync_uuids()).
  * Only src/loop/ includes this.

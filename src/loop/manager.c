@@ -49,6 +49,8 @@
 #include "shared/sysfs.h"
 #include "loop/manager.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
+#include "loop/manager-observe.h"
 #include "loop/source.h"
 #include "pipeline/backlog.h"
 #include "pipeline/spawner.h"
@@ -697,4 +699,48 @@ const struct ledger *manager_ledger(const struct manager *m)
 const struct manager_stats *manager_stats(const struct manager *m)
 {
         return &m->stats;
+}
+
+const struct manager_config *manager_cfg(const struct manager *m)
+{
+        return &m->cfg;
+}
+
+sd_event *manager_event(const struct manager *m)
+{
+        return m->event;
+}
+
+bool manager_stopping(const struct manager *m)
+{
+        return m->stopping;
+}
+
+size_t manager_queue_room(const struct manager *m)
+{
+        size_t held = manager_held(m);
+
+        return held >= m->max_queue ? 0 : m->max_queue - held;
+}
+
+bool manager_continue_ledger(struct manager *m, uint64_t last)
+{
+        /* A SEQNUM above the kernel's own is from another boot: keep the kernel's baseline. */
+        bool same_boot = last > 0 && (m->ledger.baseline == 0 || last <= m->ledger.baseline) &&
+                         m->ledger.processed == 0;
+
+        if (same_boot)
+                ledger_init(&m->ledger, last);
+        return same_boot;
+}
+
+void manager_count_taken_over(struct manager *m, size_t n, size_t again)
+{
+        m->stats.taken_over += n;
+        m->stats.reruns += again;
+}
+
+int manager_take_control_fd(struct manager *m)
+{
+        return take_fd(&m->cfg.control_fd);
 }

@@ -30,6 +30,7 @@
 #include "control/control.h"
 #include "loop/blame-tally.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "shared/bounds.h"
 #include "shared/macro.h"
 

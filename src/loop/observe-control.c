@@ -20,6 +20,7 @@
 #include "control/control.h"
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "loop/manager-resync.h"
 #include "pipeline/scheduler.h"
 #include "pipeline/spawner.h"
@@ -35,7 +36,7 @@ static void ctl_status_concurrency(struct manager *m, struct control_status *ret
 {
         const struct concurrency *c = manager_concurrency(m);
 
-        ret->ordering = ordering_to_string(m->cfg.ordering);
+        ret->ordering = ordering_to_string(manager_cfg(m)->ordering);
         ret->concurrency = concurrency_phase_to_string(c->phase);
         ret->limit = c->limit;
         ret->limit_max = c->max;
@@ -48,24 +49,25 @@ static void ctl_status_concurrency(struct manager *m, struct control_status *ret
 static void ctl_status(void *userdata, struct control_status *ret)
 {
         struct manager *m = userdata;
+        const struct manager_stats *st = manager_stats(m);
         struct resync_stats rs;
 
         manager_resync_stats(m, &rs);
         *ret = (struct control_status){
-                .ledger = &m->ledger,
+                .ledger = manager_ledger(m),
                 .queued = manager_queued(m),
-                .running = scheduler_running(m->scheduler),
+                .running = manager_running(m),
                 .paused = manager_paused(m),
-                .received = m->stats.received,
-                .rejected = m->stats.rejected,
-                .filtered = m->stats.filtered,
-                .started = m->stats.started,
-                .finished = m->stats.finished,
-                .failed = m->stats.failed,
-                .timeouts = m->stats.timeouts,
-                .taken_over = m->stats.taken_over,
-                .reruns = m->stats.reruns,
-                .set_aside = m->stats.set_aside,
+                .received = st->received,
+                .rejected = st->rejected,
+                .filtered = st->filtered,
+                .started = st->started,
+                .finished = st->finished,
+                .failed = st->failed,
+                .timeouts = st->timeouts,
+                .taken_over = st->taken_over,
+                .reruns = st->reruns,
+                .set_aside = st->set_aside,
                 .resync = rs.enabled,
                 .resyncs = rs.passes,
                 .resync_changed = rs.changed,
@@ -107,7 +109,7 @@ static void ctl_progress(void *userdata, struct control_progress *ret)
 {
         struct manager *m = userdata;
 
-        ret->last_seen = m->ledger.last;
+        ret->last_seen = manager_ledger(m)->last;
         ret->lowest_held = manager_lowest_held(m);
         ret->replaying = manager_replaying(m);
 }
@@ -345,11 +347,12 @@ static const struct manager_observer_ops control_observer_ops = {
  */
 int observe_control_open(struct manager *m)
 {
-        const char *path = m->cfg.control_path ? m->cfg.control_path : HOTPLUGD_RUNDIR "/control";
+        const char *cfg_path = manager_cfg(m)->control_path;
+        const char *path = cfg_path ? cfg_path : HOTPLUGD_RUNDIR "/control";
         struct observe_control *o;
         int r;
 
-        int fd = take_fd(&m->cfg.control_fd);
+        int fd = manager_take_control_fd(m);
 
         /* A socket handed over by the service manager is served whatever the path says. */
         if (fd < 0 && !*path)
@@ -359,7 +362,7 @@ int observe_control_open(struct manager *m)
                 safe_close(fd);
                 return -ENOMEM;
         }
-        r = control_new(m->event, path, fd, &ctl_ops, m, &o->control);
+        r = control_new(manager_event(m), path, fd, &ctl_ops, m, &o->control);
         if (r == -EADDRINUSE) {
                 free(o);
                 return log_error_errno(r, "another hotplugd answers on %s; refusing to run twice", path);

@@ -17,7 +17,7 @@
  * Journal failures are reported once and never stop the pipeline: only the
  * protection is lost.
  *
- * The poison guard (the manager's intake guard, manager-internal.h): the
+ * The poison guard (the manager's intake guard, observe-builtin.h): the
  * journal's intake mark names the datagram between its begin() and end()
  * (parse is done; ledger, handlers and queueing are not), with the number
  * of instances that began it.  An instance that finds a mark left behind
@@ -35,6 +35,7 @@
 #include "recovery/handover.h"
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "uevent/record.h"
 
 struct manager_handover {
@@ -78,7 +79,7 @@ static void on_queued(void *userdata, const struct uevent *ev)
  */
 static size_t held(const struct manager *m)
 {
-        return m->stopping ? SIZE_MAX : manager_held(m);
+        return manager_stopping(m) ? SIZE_MAX : manager_held(m);
 }
 
 static void on_dropped(void *userdata, const struct uevent *view, bool filtered)
@@ -91,7 +92,7 @@ static void on_dropped(void *userdata, const struct uevent *view, bool filtered)
         if (h->restoring)
                 r = handover_done(h->journal, view->seqnum, view->size, held(h->m));
         else
-                r = handover_ledger(h->journal, h->m->ledger.last);
+                r = handover_ledger(h->journal, manager_ledger(h->m)->last);
         if (r < 0)
                 journal_failed(h, r);
 }
@@ -214,10 +215,7 @@ static void restore(struct manager *m, struct manager_handover *h)
         bool started, same_boot;
         int r;
 
-        /* A SEQNUM above the kernel's own is from another boot: keep the kernel's baseline. */
-        same_boot = last > 0 && (m->ledger.baseline == 0 || last <= m->ledger.baseline) && m->ledger.processed == 0;
-        if (same_boot)
-                ledger_init(&m->ledger, last);
+        same_boot = manager_continue_ledger(m, last);
         /* A previous instance killed between journalling its last event and
          * taking it off the socket left it there: the first datagram read
          * may be that one again. */
@@ -234,8 +232,7 @@ static void restore(struct manager *m, struct manager_handover *h)
                 }
                 (void)manager_inject(m, buf, size);
         }
-        m->stats.taken_over += n;
-        m->stats.reruns += again;
+        manager_count_taken_over(m, n, again);
         h->restoring = false;
         manager_dispatch(m);
         if (r < 0)
@@ -244,10 +241,10 @@ static void restore(struct manager *m, struct manager_handover *h)
                 log_notice("took over %zu event(s) the previous instance had not finished (SEQNUM %" PRIu64
                            "..%" PRIu64 "), %zu of them re-run (their agent had started); the ledger continues "
                            "after %" PRIu64,
-                           n, first, seqnum, again, m->ledger.baseline);
+                           n, first, seqnum, again, manager_ledger(m)->baseline);
         else
                 log_info("took over the handover journal: no events held; the ledger continues after %" PRIu64,
-                         m->ledger.baseline);
+                         manager_ledger(m)->baseline);
 }
 
 int manager_handover(struct manager *m, int fd)

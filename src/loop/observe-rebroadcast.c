@@ -15,6 +15,7 @@
 
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "uevent/rebroadcast.h"
 
 struct observe_rebroadcast {
@@ -60,25 +61,26 @@ static const struct manager_observer_ops rebroadcast_ops = {
  */
 int observe_rebroadcast_open(struct manager *m)
 {
+        const struct manager_config *cfg = manager_cfg(m);
         struct observe_rebroadcast *o;
         int r;
 
-        if (!m->cfg.rebroadcast_group)
+        if (!cfg->rebroadcast_group)
                 return 0;
         o = calloc(1, sizeof(*o));
         if (!o)
                 return -ENOMEM;
-        o->dry_run = m->cfg.dry_run;
-        r = rebroadcast_new(m->cfg.rebroadcast_group, &o->rb);
+        o->dry_run = cfg->dry_run;
+        r = rebroadcast_new(cfg->rebroadcast_group, &o->rb);
         if (r < 0) {
                 free(o);
-                return log_error_errno(r, "cannot rebroadcast on netlink group %u", m->cfg.rebroadcast_group);
+                return log_error_errno(r, "cannot rebroadcast on netlink group %u", cfg->rebroadcast_group);
         }
         r = manager_add_observer(m, &rebroadcast_ops, o);
         if (r < 0) {
                 on_close(o);
                 return r;
         }
-        log_info("rebroadcasting processed events on netlink group %u", m->cfg.rebroadcast_group);
+        log_info("rebroadcasting processed events on netlink group %u", cfg->rebroadcast_group);
         return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "uevent/record.h"
 
 struct observe_record {
@@ -151,7 +152,7 @@ static const struct manager_observer_ops record_ops = {
  */
 int observe_record_open(struct manager *m)
 {
-        const char *path = m->cfg.record_path;
+        const char *path = manager_cfg(m)->record_path;
         struct observe_record *o;
         int r;
 
@@ -175,8 +176,8 @@ int observe_record_open(struct manager *m)
                                           "group or others; refused", path);
         if (r < 0)
                 return log_error_errno(r, "cannot open the recording %s", path);
-        r = sd_event_add_time_relative(m->event, &o->sync, CLOCK_MONOTONIC, USEC_PER_SEC, USEC_PER_SEC / 10,
-                                       on_sync, o);
+        r = sd_event_add_time_relative(manager_event(m), &o->sync, CLOCK_MONOTONIC, USEC_PER_SEC,
+                                       USEC_PER_SEC / 10, on_sync, o);
         if (r < 0)
                 return r;
         (void)sd_event_source_set_enabled(o->sync, SD_EVENT_OFF);

@@ -18,6 +18,7 @@
 
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "pipeline/scheduler.h"
 
 struct observe_status {
@@ -30,21 +31,25 @@ struct observe_status {
 
 static void status_format(const struct manager *m, char *buf, size_t size)
 {
-        const struct ledger *l = &m->ledger;
+        const struct ledger *l = manager_ledger(m);
+        const struct manager_stats *st = manager_stats(m);
 
         int n = snprintf(buf, size,
                          "%s: %" PRIu64 " processed, %zu queued, %zu running, %" PRIu64 " gaps (%" PRIu64
                          " missing), %" PRIu64 " duplicates, %" PRIu64 " overflows",
-                         m->stopping ? "Stopping" : manager_paused(m) ? "Paused" : "Processing uevents",
-                         l->processed, manager_queued(m), scheduler_running(m->scheduler), l->gaps,
+                         manager_stopping(m)  ? "Stopping"
+                         : manager_paused(m) ? "Paused"
+                                             : "Processing uevents",
+                         l->processed, manager_queued(m), manager_running(m), l->gaps,
                          l->missing, l->duplicates, l->overflows);
 
-        if (m->stats.taken_over > 0 && n > 0 && (size_t)n < size)
+        if (st->taken_over > 0 && n > 0 && (size_t)n < size)
                 snprintf(buf + n, size - (size_t)n, ", %" PRIu64 " taken over (%" PRIu64 " re-run)",
-                         m->stats.taken_over, m->stats.reruns);
+                         st->taken_over, st->reruns);
         n = n > 0 ? (int)strlen(buf) : n;
-        if (m->stats.set_aside > 0 && n > 0 && (size_t)n < size)
-                snprintf(buf + n, size - (size_t)n, ", %" PRIu64 " set aside (killed hotplugd)", m->stats.set_aside);
+        if (st->set_aside > 0 && n > 0 && (size_t)n < size)
+                snprintf(buf + n, size - (size_t)n, ", %" PRIu64 " set aside (killed hotplugd)",
+                         st->set_aside);
 }
 
 static void status_send(struct observe_status *s, bool stopping)
@@ -69,10 +74,10 @@ static void status_touch(struct observe_status *s)
 {
         int enabled = SD_EVENT_OFF;
 
-        if (!s->fn || s->m->stopping)
+        if (!s->fn || manager_stopping(s->m))
                 return;
         if (!s->timer) {
-                if (sd_event_add_time_relative(s->m->event, &s->timer, CLOCK_MONOTONIC, USEC_PER_SEC,
+                if (sd_event_add_time_relative(manager_event(s->m), &s->timer, CLOCK_MONOTONIC, USEC_PER_SEC,
                                                100 * USEC_PER_MSEC, on_timer, s) < 0)
                         return;
                 (void)sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);

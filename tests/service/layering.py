@@ -28,6 +28,8 @@ ALLOWED = {
 # Private headers: only these folders may include them.
 PRIVATE = {
     "loop/manager-internal.h": {"loop"},
+    "loop/manager-observe.h": {"loop"},
+    "loop/observe-builtin.h": {"loop"},
     "loop/manager-resync.h": {"loop"},
     "loop/job-spawner.h": {"loop"},
     "loop/job.h": {"loop"},

@@ -20,6 +20,7 @@
 
 #include "control/control.h"
 #include "loop/manager-internal.h"
+#include "loop/observe-builtin.h"
 #include "loop/manager-resync.h"
 #include "loop/observer.h"
 #include "manager-test.h"

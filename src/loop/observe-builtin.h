@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * What the built-in observers (observe-*.c, manager-resync.c) share with
+ * the core beyond manager-internal.h: each registers itself and finds its
+ * state again; the handover journal guards the intake and restores a
+ * takeover's ledger and counters; resync names the events it marks; blame
+ * answers the control socket.  The core does not call an observer but
+ * through its ops.  Only src/loop/ includes this.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct control_blame_row;
+struct control_blame_totals;
+struct manager;
+struct manager_observer_ops;
+struct uevent;
+
+/* ---- manager-observe.c: registration ------------------------------------- */
+
+/* The built-in observers (observe-*.c), each registering itself.  Return: 0 or negative errno (logged). */
+int observe_record_open(struct manager *m);
+int observe_rebroadcast_open(struct manager *m);
+int observe_handover_open(struct manager *m);
+int observe_status_open(struct manager *m);
+int observe_blame_open(struct manager *m);
+int observe_control_open(struct manager *m);
+/* Resync (manager-resync.c): hears accepted events and overflows; seeds its device set from sysfs. */
+int observe_resync_open(struct manager *m);
+/* The userdata of the observer registered with @ops; NULL if there is none (or it was closed). */
+void *manager_observer_data(const struct manager *m, const struct manager_observer_ops *ops);
+
+/* ---- manager.c: hooks and counters the observers set ---------------------- */
+
+/*
+ * The intake guard: what looks at each valid datagram read (or restored)
+ * before the ledger does.  The handover journal's poison guard
+ * (observe-handover.c) is the one there is; the core calls it through these
+ * hooks and does not know whose they are.
+ */
+struct manager_intake_ops {
+        /* @view (borrowed) was run already (the datagram a takeover finds in the socket again): drop it. */
+        bool (*repeated)(void *userdata, const struct uevent *view);
+        /* @view (borrowed) is about to go through ledger and handlers: mark it.  Return: the tries of a
+         * datagram to set aside (it killed that many instances: it is dropped, loudly), else 0. */
+        uint32_t (*begin)(void *userdata, const struct uevent *view);
+        /* The datagram begun last was processed (or set aside): clear the mark. */
+        void (*end)(void *userdata);
+};
+/* Install the intake guard (@ops borrowed, all three hooks set; NULL: none). */
+void manager_set_intake_guard(struct manager *m, const struct manager_intake_ops *ops, void *userdata);
+/**
+ * manager_set_resync_uuids() - the SYNTH_UUIDs of this daemon's resync passes.
+ * @m: manager
+ * @current: the pass running now, or NULL (borrowed until the next call)
+ * @previous: the last pass completed, or NULL (borrowed until the next call)
+ *
+ * An event with SYNTH_ARG_HOTPLUGD=resync and one of these SYNTH_UUIDs gets
+ * HOTPLUGD_RESYNC=1 beside the handler chain's additions.  Set by
+ * manager-resync.c whenever a pass starts or ends, NULL both when it closes.
+ */
+void manager_set_resync_uuids(struct manager *m, const char *current, const char *previous);
+/**
+ * manager_continue_ledger() - a takeover: the ledger continues after @last.
+ * @m: manager
+ * @last: the previous instance's last SEQNUM (the handover journal's)
+ *
+ * Only when @last is of this boot (not above the kernel's baseline) and
+ * nothing was processed yet; else the ledger keeps the kernel's baseline.
+ * Return: whether the ledger restarted after @last.
+ */
+bool manager_continue_ledger(struct manager *m, uint64_t last);
+/* A takeover restored @n events, @again of them to run again: counted. */
+void manager_count_taken_over(struct manager *m, size_t n, size_t again);
+
+/* ---- observe-blame.c ------------------------------------------------------ */
+
+/* hotplugctl blame's sums since the start (all zero without the observer). */
+void manager_blame_totals(const struct manager *m, struct control_blame_totals *ret);
+
+/**
+ * manager_for_each_blame_row() - every row of the blame tables.
+ * @fn: called per row (borrowed for the call), subsystems, programs, then
+ *      devices, each longest total first
+ * Return: 0, or -ENOMEM (rows of the table being sorted are not visited).
+ */
+int manager_for_each_blame_row(const struct manager *m, void (*fn)(const struct control_blame_row *r, void *arg),
+                               void *arg);
