@@ -104,6 +104,7 @@ static struct pathnode *node_get(struct pathindex *pi, const char *path, size_t 
         n->hash = hash;
         n->parent = up;
         n->depth = up ? up->depth + 1 : 1;
+        assert(n->depth + 1 == pathindex_links(path, len)); /* once per node */
         for (int k = 0; k < _PI_KIND_MAX; k++) {
                 list_init(&n->on[k]);
                 list_init(&n->sub[k]);
@@ -167,7 +168,7 @@ int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, c
 
         if (!n)
                 return -ENOMEM;
-        assert(n->len == len && n->depth + 1 == pathindex_links(path, len));
+        assert(n->len == len);
         n->refs++;
         *e = (struct pi_entry){ .seq = seq, .node = n, .links = links, .kind = kind };
         for (uint32_t i = 0; i <= n->depth; i++)

@@ -55,7 +55,6 @@ static size_t find_slot(const struct hash_table *t, uint64_t hash, hash_eq_fn eq
 {
         size_t mask = t->cap - 1, i = hash & mask;
 
-        assert(t->cap > 0 && load_ok(t));
         while (t->slot[i].item && (t->slot[i].hash != hash || !eq(t->slot[i].item, key)))
                 i = (i + 1) & mask;
         return i;

@@ -26,7 +26,6 @@ static uint32_t *index_of(const struct heap *h, void *item)
 
 static void set(struct heap *h, size_t i, struct heap_slot x)
 {
-        assert(i < h->n && x.item);
         h->v[i] = x;
         if (h->index_offset != HEAP_NO_INDEX)
                 *index_of(h, x.item) = (uint32_t)i;
