@@ -20,6 +20,7 @@
  * Invariant: while the manager runs, every valid event that entered the
  * ledger leaves through exactly one of observe_dropped() or observe_done().
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,7 +43,30 @@ struct manager_observers {
         } v[MANAGER_OBSERVERS_MAX];
         size_t n;
         bool want_waiting;              /* some observer has a waiting() hook */
+        /* The invariant above, counted for assert(): events announced queued,
+         * done, and dropped other than right after their received() (after
+         * being queued, or synthesised and never queued); a receipt is
+         * pending from received() to the queued() or dropped() it ends in. */
+        struct {
+                uint64_t queued, done, dropped_other;
+                bool receipt_pending;
+        } tally;
 };
+
+/*
+ * The accounting of the invariant above: every queued event is held, done
+ * or dropped (done + held <= queued, so none is done twice or held unqueued);
+ * while running, none goes unannounced (queued <= done + held +
+ * dropped_other; stopping discards the queue silently).  O(1).
+ */
+static _unused_ bool tally_balanced(const struct manager *m)
+{
+        const struct manager_observers *t = m->obs;
+        size_t held = manager_held(m);
+
+        return t->tally.done + held <= t->tally.queued &&
+               (m->stopping || t->tally.queued <= t->tally.done + held + t->tally.dropped_other);
+}
 
 /* Each observer @o that has @hook, in order. */
 #define for_each_observer(m, o, hook)                                                        \
@@ -115,6 +139,9 @@ void observe_datagram(struct manager *m, const char *data, size_t size, usec_t m
 void observe_received(struct manager *m, const struct uevent *view, enum ledger_verdict v,
                       const struct ledger_gap *gap)
 {
+        /* The previous receipt ended in exactly one of queued() or dropped(). */
+        assert(!m->obs->tally.receipt_pending);
+        m->obs->tally.receipt_pending = true;
         for_each_observer(m, o, received)
                 o->ops->received(o->userdata, view, v, gap);
 }
@@ -139,6 +166,9 @@ void observe_input_drained(struct manager *m)
 
 void observe_queued(struct manager *m, const struct uevent *ev)
 {
+        m->obs->tally.receipt_pending = false;
+        m->obs->tally.queued++;
+        assert(tally_balanced(m));
         for_each_observer(m, o, queued)
                 o->ops->queued(o->userdata, ev);
 }
@@ -198,6 +228,11 @@ void observe_set_aside(struct manager *m, const struct uevent *view, uint32_t tr
 
 void observe_dropped(struct manager *m, const struct uevent *view, bool filtered)
 {
+        if (m->obs->tally.receipt_pending)
+                m->obs->tally.receipt_pending = false;
+        else
+                m->obs->tally.dropped_other++;
+        assert(tally_balanced(m));
         for_each_observer(m, o, dropped)
                 o->ops->dropped(o->userdata, view, filtered);
 }
@@ -228,6 +263,8 @@ void observe_finished(struct manager *m, const struct manager_agent *a, const si
 
 void observe_done(struct manager *m, const struct uevent *ev)
 {
+        m->obs->tally.done++;
+        assert(tally_balanced(m));
         for_each_observer(m, o, done)
                 o->ops->done(o->userdata, ev);
 }

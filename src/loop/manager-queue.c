@@ -10,6 +10,7 @@
  * it, and the scheduler's order rules see everything earlier than what it
  * holds; an event that cannot be queued or moved is announced dropped.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -25,6 +26,12 @@
 static size_t queue_window(const struct manager *m)
 {
         return MAX((size_t)HP_QUEUE_WINDOW, 2 * (size_t)m->cfg.max_children);
+}
+
+/* The invariant above: the backlog is empty, or all of it is above what the scheduler ever had.  O(1). */
+static _unused_ bool queue_ordered(const struct manager *m)
+{
+        return backlog_count(m->backlog) == 0 || backlog_lowest(m->backlog) > m->scheduled_newest;
 }
 
 static int queue_schedule(struct manager *m, struct uevent *ev)
@@ -47,9 +54,14 @@ int manager_queue_push(struct manager *m, struct uevent *ev)
                 schedule = scheduler_held(m->scheduler) < queue_window(m) || ev->seqnum < m->scheduled_newest;
         if (schedule) {
                 r = queue_schedule(m, ev);
+                /* In the window, or (failed) in neither. */
+                assert(r < 0 ? !ev->sched_data : ev->sched_data != NULL);
+                assert(queue_ordered(m));
                 return r < 0 ? r : 1;
         }
-        return backlog_push(m->backlog, ev);
+        r = backlog_push(m->backlog, ev);
+        assert(!ev->sched_data && queue_ordered(m)); /* in the backlog only, above the window */
+        return r;
 }
 
 void manager_queue_failed(struct manager *m, const struct uevent *ev, int r)
@@ -91,6 +103,9 @@ void manager_queue_refill(struct manager *m)
                         continue;
                 }
         }
+        /* The window is full, or nothing waits behind it. */
+        assert(backlog_count(m->backlog) == 0 || scheduler_held(m->scheduler) >= queue_window(m));
+        assert(queue_ordered(m));
 }
 
 size_t manager_queue_drop_all(struct manager *m)
@@ -104,6 +119,7 @@ size_t manager_queue_drop_all(struct manager *m)
         }
         for (; backlog_count(m->backlog) > 0; n++)
                 backlog_drop_first(m->backlog);
+        assert(manager_queued(m) == 0);
         return n;
 }
 

@@ -27,6 +27,7 @@
  *    hears the answers (source.h);
  *  - no code runs in signal handlers: signals arrive through signalfd.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -297,6 +298,9 @@ enum manager_feed manager_feed_room(const struct manager *m)
 enum manager_feed manager_feed(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real,
                                usec_t sent)
 {
+        /* A source feeds only when told to go on, so feeding never takes the held
+         * events past max_queue (only synthesised and taken-over events can). */
+        assert(manager_feed_room(m) == MANAGER_FEED_GO_ON);
         m->stats.received++;
         observe_datagram(m, data, size, mono, real);
         manager_process_datagram(m, data, size, mono, sent);

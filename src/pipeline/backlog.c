@@ -31,6 +31,7 @@
  * realtime clock may be set while events wait.  A kernel net event of about
  * 175 bytes takes about 175 bytes here.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,10 @@ static struct entry_head head_for(const struct uevent *ev, const char **ret_body
         size_t first = strlen(ev->buf) + 1;
         bool own_name = ev->name && strcmp(ev->name, ev->subsystem) != 0;
 
+        /* What uevent_parse() and uevent_dup() promise: the fields fit their bytes. */
+        assert(first <= ev->size && ev->size - first <= UINT16_MAX);
+        assert(ev->n_extra <= HP_ENV_ADD_MAX_VARS && ev->extra_size <= HP_ENV_ADD_MAX_BYTES);
+        assert(!own_name || strlen(ev->name) < HP_NAME_MAX);
         *ret_body = ev->buf + first;
         return (struct entry_head){
                 .seqnum = ev->seqnum,
@@ -217,6 +222,7 @@ static void late_drop_top(struct backlog *b)
         char *entry = heap_pop(&b->late);
         struct entry_head h = head_of(entry);
 
+        assert(b->late_bytes >= entry_size(&h));
         b->late_bytes -= entry_size(&h);
         free(entry);
         /* Late events are rare: give the heap back too. */
@@ -230,6 +236,9 @@ static int arena_push(struct backlog *b, const struct entry_head *h, const char 
 {
         size_t size = entry_size(h);
 
+        /* The arena is in strictly increasing SEQNUM order, and an entry fits a chunk. */
+        assert(b->n_arena == 0 || h->seqnum > b->newest);
+        assert(size <= CHUNK_DATA);
         if (!b->tail || b->tail->used + size > CHUNK_DATA) {
                 struct chunk *c = mmap(NULL, BACKLOG_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                                        -1, 0);
@@ -247,6 +256,7 @@ static int arena_push(struct backlog *b, const struct entry_head *h, const char 
         }
         entry_write(b->tail->data + b->tail->used, h, body, ev);
         b->tail->used += (uint32_t)size;
+        assert(b->tail->used <= CHUNK_DATA);
         b->newest = h->seqnum;
         b->n_arena++;
         return 0;
@@ -262,6 +272,7 @@ static void arena_drop_first(struct backlog *b)
         struct entry_head h = head_of(arena_first(b));
         struct chunk *c = b->head;
 
+        assert(b->n_arena > 0 && b->head_off + entry_size(&h) <= c->used);
         b->head_off += (uint32_t)entry_size(&h);
         b->n_arena--;
         if (b->head_off < c->used)
@@ -285,6 +296,8 @@ int backlog_push(struct backlog *b, const struct uevent *ev)
         const char *body;
         struct entry_head h = head_for(ev, &body);
 
+        /* A SEQNUM is pushed at most once, so a late one is below the arena's newest. */
+        assert(b->n_arena == 0 || ev->seqnum != b->newest);
         if (b->n_arena > 0 && ev->seqnum <= b->newest)
                 return late_push(b, &h, body, ev);
         return arena_push(b, &h, body, ev);

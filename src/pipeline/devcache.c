@@ -13,6 +13,7 @@
  * holds); slot->buf holds the devpath, the bus and the driver (each
  * NUL-terminated) followed by data_size bytes of packed entries.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,12 @@ static bool slot_is(const void *item, const void *key)
         const struct key *k = key;
 
         return s->devpath_len == k->len && memcmp(s->buf, k->devpath, k->len) == 0;
+}
+
+/* The counts of the invariants above: every used slot is in the table once, and used <= fresh <= capacity. */
+static _unused_ bool counts_ok(const struct devcache *c)
+{
+        return c->used == c->table.n && c->used <= c->fresh && c->fresh <= c->capacity;
 }
 
 int devcache_new(size_t capacity, struct devcache **ret)
@@ -128,11 +135,13 @@ static uint32_t find(const struct devcache *c, const struct key *k, uint64_t h)
 /* Take slot @i out of the table and the LRU list and put it on the free list. */
 static void release(struct devcache *c, uint32_t i)
 {
+        assert(i < c->fresh && c->used > 0);
         (void)hash_table_remove(&c->table, c->slots[i].hash, hash_item_is, &c->slots[i]);
         lru_unlink(c, i);
         c->slots[i].next = c->free_head;
         c->free_head = i;
         c->used--;
+        assert(counts_ok(c));
 }
 
 int devcache_get(struct devcache *c, const char *devpath, struct devcache_entry *ret)
@@ -179,6 +188,7 @@ static uint32_t take_slot(struct devcache *c)
         if (c->free_head == NIL && c->fresh < c->capacity)
                 return c->fresh++;
         if (c->free_head == NIL) {
+                assert(c->lru_tail != NIL && c->used == c->capacity);
                 release(c, c->lru_tail);
                 c->stats.evictions++;
         }
@@ -222,6 +232,7 @@ int devcache_put(struct devcache *c, const char *devpath, const struct devcache_
         s->flags = e->flags;
         memcpy(s->buf, buf, o);
         lru_push_front(c, i);
+        assert(counts_ok(c) && c->lru_head == i);
         c->stats.stores++;
         return 0;
 }

@@ -8,6 +8,7 @@
  * devices the model does not know; they are never stored over the stream's
  * word.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -91,6 +92,8 @@ void devmodel_begin(struct devcache *c, int sysfs_fd, const struct uevent *ev, s
         driver = uevent_get(ev, "DRIVER");
         if (devmodel_is_bus(ret))
                 rec->driver = driver ? driver : "";
+        /* What devmodel_end() stores: a bus and a driver, empty if unknown, and a known bus only with its flag. */
+        assert(rec->bus && rec->driver && (rec->bus[0] == '\0' || (rec->flags & DEVCACHE_BUS_KNOWN)));
 }
 
 void devmodel_end(struct devcache *c, const struct uevent *ev, struct devmodel_event *m, const char *learnt,

@@ -11,12 +11,14 @@
  *  - depth is 1 for a node without parent, else its parent's plus one: an
  *    entry on a node of depth d has d + 1 links.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shared/hash.h"
 #include "shared/list.h"
+#include "shared/macro.h"
 #include "pipeline/pathindex.h"
 
 struct pathnode {
@@ -69,7 +71,7 @@ size_t pathindex_links(const char *path, size_t len)
 /* Drop one reference to @n; free it, and so up, when none is left. */
 static void node_put(struct pathindex *pi, struct pathnode *n)
 {
-        while (n && --n->refs == 0) {
+        while (n && (assert(n->refs > 0), --n->refs == 0)) {
                 struct pathnode *up = n->parent;
                 hash_table_remove(&pi->table, n->hash, hash_item_is, n);
                 free(n);
@@ -102,6 +104,7 @@ static struct pathnode *node_get(struct pathindex *pi, const char *path, size_t 
         n->hash = hash;
         n->parent = up;
         n->depth = up ? up->depth + 1 : 1;
+        assert(n->depth + 1 == pathindex_links(path, len)); /* once per node */
         for (int k = 0; k < _PI_KIND_MAX; k++) {
                 list_init(&n->on[k]);
                 list_init(&n->sub[k]);
@@ -126,6 +129,13 @@ static struct pi_link *link_of(struct list_node *node)
         return list_entry(node, struct pi_link, node);
 }
 
+/* @l's list stays sorted by seq around it (O(1): checked where a link goes in). */
+static _unused_ bool link_in_order(const struct list_node *head, const struct pi_link *l)
+{
+        return (l->node.prev == head || link_of(l->node.prev)->seq < l->seq) &&
+               (l->node.next == head || link_of(l->node.next)->seq > l->seq);
+}
+
 /*
  * Put @l on @head after every link with a lower seq: the tail, for an entry
  * that is the latest (the usual case).  A late one is placed by two walks at
@@ -147,6 +157,7 @@ static void insert_sorted(struct list_node *head, struct pi_link *l, struct list
                 on = on->next;
         }
         list_insert_after(on, &l->node);
+        assert(link_in_order(head, l));
 }
 
 int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, const char *path, size_t len,
@@ -157,6 +168,7 @@ int pathindex_add(struct pathindex *pi, struct pi_entry *e, enum pi_kind kind, c
 
         if (!n)
                 return -ENOMEM;
+        assert(n->len == len);
         n->refs++;
         *e = (struct pi_entry){ .seq = seq, .node = n, .links = links, .kind = kind };
         for (uint32_t i = 0; i <= n->depth; i++)

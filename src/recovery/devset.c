@@ -5,6 +5,7 @@
  * Invariants: every item of s->table is a struct devset_entry the set owns,
  * keyed by hash_string() of its devpath; table.n <= max.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ int devset_put(struct devset *s, const char *devpath, const char *subsystem)
         const struct devset_entry *old = hash_table_get(&s->table, h, entry_is, devpath);
         struct devset_entry *e;
 
+        assert(s->table.n <= s->max);
         if (old && strcmp(old->subsystem, subsystem) == 0)
                 return 0;
         if (!old && s->table.n >= s->max) {
@@ -71,6 +73,7 @@ int devset_put(struct devset *s, const char *devpath, const char *subsystem)
                 free(e);
                 return -ENOMEM;
         }
+        assert(s->table.n <= s->max);
         return 1;
 }
 
@@ -154,6 +157,7 @@ int devset_move(struct devset *s, const char *old, const char *new, const char *
         }
         free(moved);
         free(from);
+        assert(s->table.n <= s->max);
         return r;
 }
 

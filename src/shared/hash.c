@@ -2,12 +2,20 @@
 /*
  * The hash function and the hash table (see hash.h for the invariants).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 
 #include "shared/hash.h"
+#include "shared/macro.h"
 
 #define HASH_TABLE_MIN_CAP 64
+
+/* The load bounds of hash.h: cap is 0 or a power of two, and at most half full. */
+static _unused_ bool load_ok(const struct hash_table *t)
+{
+        return (t->cap & (t->cap - 1)) == 0 && t->n * 2 <= t->cap && (t->cap > 0 || !t->slot);
+}
 
 uint64_t hash_bytes(const void *p, size_t n)
 {
@@ -72,8 +80,10 @@ void *hash_table_get(const struct hash_table *t, uint64_t hash, hash_eq_fn eq, c
 /* Grow to @cap slots (a power of two above t->cap), re-placing the items in slot order. */
 static int grow(struct hash_table *t, size_t cap)
 {
-        struct hash_slot *slot = calloc(cap, sizeof(*slot));
+        struct hash_slot *slot;
 
+        assert(cap > t->cap && (cap & (cap - 1)) == 0);
+        slot = calloc(cap, sizeof(*slot));
         if (!slot)
                 return -ENOMEM;
         for (size_t i = 0; i < t->cap; i++)
@@ -100,8 +110,10 @@ int hash_table_add(struct hash_table *t, uint64_t hash, void *item)
 {
         if ((t->n + 1) * 2 > t->cap && hash_table_reserve(t, t->n + 1) < 0)
                 return -ENOMEM;
+        assert(item);
         t->slot[free_slot(t->slot, t->cap, hash)] = (struct hash_slot){ .hash = hash, .item = item };
         t->n++;
+        assert(load_ok(t));
         return 0;
 }
 
@@ -112,6 +124,7 @@ void *hash_table_replace(struct hash_table *t, uint64_t hash, hash_eq_fn eq, con
 
         if (t->n == 0)
                 return NULL;
+        assert(item);
         s = &t->slot[find_slot(t, hash, eq, key)];
         old = s->item;
         if (old)

@@ -2,7 +2,9 @@
 /*
  * The min-heap (see heap.h for the invariants).
  */
+#include <assert.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "shared/heap.h"
@@ -29,6 +31,26 @@ static void set(struct heap *h, size_t i, struct heap_slot x)
                 *index_of(h, x.item) = (uint32_t)i;
 }
 
+/* The heap property around slot @i: its parent's key is not above its key, nor its key above a
+ * child's (O(HEAP_ARITY): checked where a slot settles). */
+static _unused_ bool slot_in_order(const struct heap *h, size_t i)
+{
+        size_t c = HEAP_ARITY * i + 1;
+
+        if (i > 0 && h->v[(i - 1) / HEAP_ARITY].key > h->v[i].key)
+                return false;
+        for (size_t j = c; j < MIN(c + HEAP_ARITY, h->n); j++)
+                if (h->v[j].key < h->v[i].key)
+                        return false;
+        return true;
+}
+
+/* An item with an index sits where its index says. */
+static _unused_ bool index_right(const struct heap *h, size_t i)
+{
+        return h->index_offset == HEAP_NO_INDEX || *index_of(h, h->v[i].item) == i;
+}
+
 /* Put @x at @i or above it. */
 static void sift_up(struct heap *h, size_t i, struct heap_slot x)
 {
@@ -37,6 +59,7 @@ static void sift_up(struct heap *h, size_t i, struct heap_slot x)
                 i = (i - 1) / HEAP_ARITY;
         }
         set(h, i, x);
+        assert(slot_in_order(h, i) && index_right(h, i));
 }
 
 /* Put @x at @i or below it. */
@@ -56,6 +79,7 @@ static void sift_down(struct heap *h, size_t i, struct heap_slot x)
                 i = best;
         }
         set(h, i, x);
+        assert(slot_in_order(h, i) && index_right(h, i));
 }
 
 /* Put @x at @i, which is free, up or down as its key says. */
@@ -91,6 +115,7 @@ int heap_push(struct heap *h, uint64_t key, void *item)
 
         if (r < 0)
                 return r;
+        assert(item && h->n < h->cap && h->cap <= UINT32_MAX);
         sift_up(h, h->n++, (struct heap_slot){ .key = key, .item = item });
         return 0;
 }
@@ -98,7 +123,10 @@ int heap_push(struct heap *h, uint64_t key, void *item)
 /* Empty slot @i: fill it with the last slot. */
 static void take_out(struct heap *h, size_t i)
 {
-        struct heap_slot last = h->v[--h->n];
+        struct heap_slot last;
+
+        assert(i < h->n);
+        last = h->v[--h->n];
 
         if (i < h->n)
                 place(h, i, last);
@@ -117,6 +145,7 @@ void *heap_pop(struct heap *h)
 
 void heap_remove(struct heap *h, void *item)
 {
+        assert(h->index_offset != HEAP_NO_INDEX && *index_of(h, item) < h->n && h->v[*index_of(h, item)].item == item);
         take_out(h, *index_of(h, item));
 }
 
@@ -124,5 +153,6 @@ void heap_update(struct heap *h, void *item, uint64_t key)
 {
         size_t i = *index_of(h, item);
 
+        assert(h->index_offset != HEAP_NO_INDEX && i < h->n && h->v[i].item == item);
         place(h, i, (struct heap_slot){ .key = key, .item = item });
 }
