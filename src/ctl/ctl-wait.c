@@ -16,8 +16,9 @@
  * no event at all).  A device there is settled with "present": the daemon
  * answers only once it has the device's add too and holds no event of it,
  * since sysfs shows a device before the kernel sends its add (at once for
- * most, after the partition scan for a disk), so K may be older than the add.  Until then, each record of the monitor is a reason to
- * look again, nothing else.
+ * most, after the partition scan for a disk), so K may be older than the
+ * add.  Until then, each record of the monitor is a reason to look again,
+ * nothing else.
  *
  * Invariant: a device's DEVPATH, once known, is kept; its state changes
  * only by its own events after that.

@@ -512,6 +512,9 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
                 return -ENOMEM;
         r = manager_config_copy(cfg, &m->cfg);
         if (r < 0) {
+                /* As at fail: below, the handed-over descriptors are still ours to close. */
+                safe_close(cfg->source_fd);
+                safe_close(cfg->control_fd);
                 free(m);
                 return r;
         }
