@@ -60,6 +60,7 @@ struct manager {
         size_t resume_mark;             /* reading resumes at this many held */
         bool stopping;
         sd_event_source *shutdown_timer;
+        sd_event_source *exit_check;    /* post source: off until stopping or the input's end (manager_maybe_exit()) */
         manager_reload_fn reload;
         void *reload_userdata;
         const char *resync_uuid[2];     /* SYNTH_UUIDs marked HOTPLUGD_RESYNC=1 (borrowed, manager_set_resync_uuids()) */

@@ -335,9 +335,21 @@ void manager_feed_fatal(struct manager *m, int error)
         (void)sd_event_exit(m->event, error);
 }
 
+/*
+ * Look for the exit after every dispatch from now on: only once stopping or
+ * at the input's end can manager_maybe_exit() end the loop.  Before that
+ * the post source stays off, as it would cost every event one more turn of
+ * the loop (an epoll_wait() with nothing to do).
+ */
+static void watch_for_exit(struct manager *m)
+{
+        (void)sd_event_source_set_enabled(m->exit_check, SD_EVENT_ON);
+        manager_maybe_exit(m);
+}
+
 void manager_feed_finished(struct manager *m)
 {
-        manager_maybe_exit(m);
+        watch_for_exit(m);
 }
 
 int manager_drain_input(struct manager *m)
@@ -425,7 +437,7 @@ void manager_stop(struct manager *m)
                 (void)sd_event_add_time_relative(m->event, &m->shutdown_timer, CLOCK_MONOTONIC,
                                                  m->cfg.shutdown_grace_usec, USEC_PER_MSEC,
                                                  on_shutdown_deadline, m);
-        manager_maybe_exit(m);
+        watch_for_exit(m);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -496,7 +508,8 @@ static int manager_open_loop(struct manager *m)
         if ((r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m)) < 0 ||
             (r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m)) < 0 ||
             (r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m)) < 0 ||
-            (r = sd_event_add_post(m->event, NULL, on_post, m)) < 0)
+            (r = sd_event_add_post(m->event, &m->exit_check, on_post, m)) < 0 ||
+            (r = sd_event_source_set_enabled(m->exit_check, SD_EVENT_OFF)) < 0)
                 return r;
         (void)sd_event_set_watchdog(m->event, true);
         return 0;
@@ -581,6 +594,7 @@ struct manager *manager_free(struct manager *m)
         manager_close_source(m);
         manager_observe_close(m);
         sd_event_source_disable_unref(m->shutdown_timer);
+        sd_event_source_disable_unref(m->exit_check);
         if (m->scheduler && m->backlog)
                 (void)manager_queue_drop_all(m);
         m->handlers = handler_chain_free(m->handlers);

@@ -215,19 +215,43 @@ static CHILD_CODE bool child_signals_listed(const char *status, size_t size, con
         return true;
 }
 
+/* "/proc/PID/status" into @buf (at least 32 bytes), without stdio. */
+static CHILD_CODE void child_status_path(char *buf, long pid)
+{
+        static const char head[] = "/proc/", tail[] = "/status";
+        char digits[24];
+        size_t n = 0, i = 0;
+
+        do
+                digits[n++] = (char)('0' + pid % 10);
+        while ((pid /= 10) > 0 && n < sizeof(digits));
+        for (size_t k = 0; k < sizeof(head) - 1; k++)
+                buf[i++] = head[k];
+        while (n > 0)
+                buf[i++] = digits[--n];
+        for (size_t k = 0; k < sizeof(tail); k++)
+                buf[i++] = tail[k];
+}
+
 /*
  * In the child: every disposition back to SIG_DFL, so that no handler of
  * ours runs here and no ignored signal stays ignored across exec.  Only
- * those /proc/self/status lists as ignored or caught: three system calls
- * instead of one sigaction() for each of the 62 signals (on a virtual
- * machine a system call can cost a microsecond).  Without /proc, all of them.
+ * those the parent's status lists as ignored or caught (the child's are a
+ * copy of them, and the parent is suspended until the exec): four system
+ * calls instead of one sigaction() for each of the 62 signals (on a virtual
+ * machine a system call can cost a microsecond).  The parent's entry, not
+ * /proc/self: looking up the child's own /proc/PID would make its
+ * directory entries, which the kernel then has to kill again when the
+ * daemon reaps the child (about 5% of the daemon's CPU per event,
+ * bench/RESULTS.md).  Without /proc, all of them.
  */
 static CHILD_CODE void child_signals_default(void)
 {
-        char status[4096];
+        char status[4096], path[48];
         long fd, n = -1;
 
-        fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
+        child_status_path(path, syscall(SYS_getppid));
+        fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
         if (fd >= 0) {
                 n = syscall(SYS_read, fd, status, sizeof(status));
                 (void)syscall(SYS_close, fd);
