@@ -25,7 +25,10 @@
 # one before: the serial spawn limit) and on three (round robin), events
 # lost, daemon CPU per event (user + system of the daemon itself, its
 # workers for udevd, not the agents), peak RSS (VmHWM; udevd: main process
-# + its largest worker), and the ratios to busybox.
+# + its largest worker), the peak of the kernel memory that holds the
+# events the daemon has not read yet (Rmem of its uevent sockets in
+# /proc/net/netlink: a daemon that reads one event per agent run leaves a
+# burst there, outside its RSS), their sum, and the ratios to busybox.
 set -u
 ARGS=("$@")
 N=10000 RUNS=3 OTHER= TABLE_ONLY=0
@@ -162,23 +165,45 @@ daemon_hwm() { # VmHWM in KiB: the daemon + its largest worker
         echo $((h + m))
 }
 
-# burst KIND BUILD FILES... -> "rate lost cpu_us hwm_kb"
+# The kernel memory (KiB) holding what the daemon's uevent sockets (netlink
+# family 15) have received and it has not read: their Rmem, found by inode.
+daemon_rmem() {
+        local inodes
+        inodes=" $(find "/proc/$PID/fd" -lname 'socket:*' -printf '%l ' 2>/dev/null | sed 's/[^0-9 ]//g') "
+        awk -v inos="$inodes" '$2 == 15 && index(inos, " " $10 " ") { s += $5 } END { print int(s / 1024) }' /proc/net/netlink
+}
+# Its peak while a burst runs, sampled every 0.1 s until killed, into FILE.
+rmem_watch() { # FILE
+        local m=0 v
+        trap 'echo "$m" >"$1"; exit 0' TERM
+        while :; do
+                v=$(daemon_rmem)
+                [ "$v" -gt "$m" ] && m=$v
+                sleep 0.1
+        done
+}
+
+# burst KIND BUILD FILES... -> "rate lost cpu_us hwm_kb rmem_kb"
 burst() {
-        local kind=$1 b=$2 prefix t0 t1 tk0 tk1 hwm lost
+        local kind=$1 b=$2 prefix t0 t1 tk0 tk1 hwm lost watch rmem
         shift 2
-        rm -f "$W/events.log"
+        rm -f "$W/events.log" "$W/rmem"
         start "$kind" "$b"
         tk0=$(daemon_ticks)
         prefix=$(cut -c1-23 /proc/sys/kernel/random/uuid)
+        rmem_watch "$W/rmem" &
+        watch=$!
         t0=$(date +%s.%N)
         "$B/tests/kernel/uevent-burst" "$N" "$prefix" "$@" >/dev/null
         wait_for "$N" runs_of "$prefix" "$W/events.log" # else count what is lost
         t1=$(date +%s.%N)
+        kill "$watch"; wait "$watch"
+        rmem=$(cat "$W/rmem")
         tk1=$(daemon_ticks)
         hwm=$(daemon_hwm)
         stop "$kind"
         lost=$((N - $(grep "$prefix" "$W/events.log" | awk '{ print $3 }' | sort -u | wc -l)))
-        echo "$(echo "($N - $lost) / ($t1 - $t0)" | bc -l) $lost $(echo "($tk1 - $tk0) * 1000000 / $CLK / $N" | bc -l) $hwm"
+        echo "$(echo "($N - $lost) / ($t1 - $t0)" | bc -l) $lost $(echo "($tk1 - $tk0) * 1000000 / $CLK / $N" | bc -l) $hwm $rmem"
 }
 
 echo "peers: ${PEERS[*]// /:}"
@@ -200,17 +225,23 @@ for devs in 1 3; do
                 R[$k,$devs,lost]=$(awk '{ s += $2 } END { print s }' "$f")
                 R[$k,$devs,cpu]=$(awk '{ print $3 }' "$f" | median)
                 R[$k,$devs,hwm]=$(awk '$4 > m { m = $4 } END { print m }' "$f")
+                R[$k,$devs,rmem]=$(awk '$5 > m { m = $5 } END { print m + 0 }' "$f")
         done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-printf '%-22s %10s %7s %5s %10s %7s %10s %7s %5s %9s %7s\n' daemon "1 dev ev/s" "/bb" lost "CPU/event" "/bb" "3 dev ev/s" "/bb" lost "peak RSS" "/bb"
+printf '%-22s %10s %7s %5s %10s %7s %10s %7s %5s %9s %7s %9s %9s %7s\n' daemon "1 dev ev/s" "/bb" lost \
+        "CPU/event" "/bb" "3 dev ev/s" "/bb" lost "peak RSS" "/bb" "socket" "RSS+sock" "/bb"
 for k in "${!PEERS[@]}"; do
         read -r label _ _ <<<"${PEERS[$k]}"
-        printf '%-22s %10.0f %6.2fx %5d %8.1fus %6.2fx %10.0f %6.2fx %5d %6.1fMiB %6.2fx\n' "$label" \
+        printf '%-22s %10.0f %6.2fx %5d %8.1fus %6.2fx %10.0f %6.2fx %5d %6.1fMiB %6.2fx %6.1fMiB %6.1fMiB %6.2fx\n' \
+                "$label" \
                 "${R[$k,1,rate]}" "$(echo "${R[$k,1,rate]} / ${R[0,1,rate]}" | bc -l)" "${R[$k,1,lost]}" \
                 "${R[$k,1,cpu]}" "$(echo "${R[$k,1,cpu]} / ${R[0,1,cpu]}" | bc -l)" \
                 "${R[$k,3,rate]}" "$(echo "${R[$k,3,rate]} / ${R[0,3,rate]}" | bc -l)" "${R[$k,3,lost]}" \
-                "$(echo "${R[$k,1,hwm]} / 1024" | bc -l)" "$(echo "${R[$k,1,hwm]} / ${R[0,1,hwm]}" | bc -l)"
+                "$(echo "${R[$k,1,hwm]} / 1024" | bc -l)" "$(echo "${R[$k,1,hwm]} / ${R[0,1,hwm]}" | bc -l)" \
+                "$(echo "${R[$k,1,rmem]} / 1024" | bc -l)" "$(echo "(${R[$k,1,hwm]} + ${R[$k,1,rmem]}) / 1024" | bc -l)" \
+                "$(echo "(${R[$k,1,hwm]} + ${R[$k,1,rmem]}) / (${R[0,1,hwm]} + ${R[0,1,rmem]})" | bc -l)"
 done
-echo "(/bb: ratio to busybox uevent; CPU/event and RSS from the one-device bursts, RSS the highest of the runs; lost: summed over the runs)"
+echo "(/bb: ratio to busybox uevent; CPU/event, RSS and socket from the one-device bursts, the highest of the runs;"
+echo " socket: the kernel memory holding events not read yet, sampled every 0.1 s; lost: summed over the runs)"

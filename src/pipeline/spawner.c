@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -145,11 +146,42 @@ static unsigned char child_stack[CHILD_STACK_SIZE] __attribute__((aligned(4096))
 /* /dev/null for the agents' stdin: opened once, close-on-exec. */
 static int null_fd = -1;
 
+/* Our /proc/PID/status for the children (child_signals_default()), opened
+ * at the first spawn, close-on-exec: -1 not yet, -2 cannot be opened. */
+static int status_fd = -1;
+
+/* In a process forked from ours, the file would still be the parent's. */
+static void status_forget(void)
+{
+        if (status_fd >= 0)
+                close(status_fd);
+        status_fd = -1;
+}
+
+static void status_open(void)
+{
+        static bool registered;
+
+        int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+        /* Not on 0-2: a process started with them closed gets them back for its pipes. */
+        status_fd = fd < 0 ? -2 : fd < 3 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : fd;
+        if (fd >= 0 && fd < 3)
+                close(fd);
+        if (status_fd < 0) {
+                status_fd = -2;
+                return;
+        }
+        if (!registered && pthread_atfork(NULL, NULL, status_forget) == 0)
+                registered = true;
+}
+
 struct child_args {
         const char *path;
         char *const *argv;
         char *const *envp;
         int null_fd;  /* the agent's stdin */
+        int status_fd; /* the parent's /proc/PID/status, or negative */
         int out_fd;   /* the pipe's write end, its stdout and stderr (blocking) */
         int err;      /* written by the child: the errno that stopped it before or in execve(); 0 if none */
 };
@@ -215,47 +247,25 @@ static CHILD_CODE bool child_signals_listed(const char *status, size_t size, con
         return true;
 }
 
-/* "/proc/PID/status" into @buf (at least 32 bytes), without stdio. */
-static CHILD_CODE void child_status_path(char *buf, long pid)
-{
-        static const char head[] = "/proc/", tail[] = "/status";
-        char digits[24];
-        size_t n = 0, i = 0;
-
-        do
-                digits[n++] = (char)('0' + pid % 10);
-        while ((pid /= 10) > 0 && n < sizeof(digits));
-        for (size_t k = 0; k < sizeof(head) - 1; k++)
-                buf[i++] = head[k];
-        while (n > 0)
-                buf[i++] = digits[--n];
-        for (size_t k = 0; k < sizeof(tail); k++)
-                buf[i++] = tail[k];
-}
-
 /*
  * In the child: every disposition back to SIG_DFL, so that no handler of
  * ours runs here and no ignored signal stays ignored across exec.  Only
  * those the parent's status lists as ignored or caught (the child's are a
- * copy of them, and the parent is suspended until the exec): four system
- * calls instead of one sigaction() for each of the 62 signals (on a virtual
- * machine a system call can cost a microsecond).  The parent's entry, not
- * /proc/self: looking up the child's own /proc/PID would make its
- * directory entries, which the kernel then has to kill again when the
- * daemon reaps the child (about 5% of the daemon's CPU per event,
- * bench/RESULTS.md).  Without /proc, all of them.
+ * copy of them, and the parent is suspended until the exec), read through
+ * @fd, the parent's own /proc/PID/status kept open: one system call
+ * instead of one sigaction() for each of the 62 signals (on a virtual
+ * machine a system call can cost a microsecond).  Not /proc/self: looking
+ * up the child's own /proc/PID would make its directory entries, which the
+ * kernel then kills again when the daemon reaps the child (bench/RESULTS.md).
+ * Without /proc (@fd negative or the read fails), all of them.
  */
-static CHILD_CODE void child_signals_default(void)
+static CHILD_CODE void child_signals_default(int fd)
 {
-        char status[4096], path[48];
-        long fd, n = -1;
+        char status[4096];
+        long n = -1;
 
-        child_status_path(path, syscall(SYS_getppid));
-        fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-                n = syscall(SYS_read, fd, status, sizeof(status));
-                (void)syscall(SYS_close, fd);
-        }
+        if (fd >= 0)
+                n = syscall(SYS_pread64, fd, status, sizeof(status), 0);
         if (n > 0 && child_signals_listed(status, (size_t)n, "SigIgn:\t") &&
             child_signals_listed(status, (size_t)n, "SigCgt:\t"))
                 return;
@@ -269,7 +279,7 @@ static _noreturn_ CHILD_CODE int child_main(void *userdata)
         struct child_args *a = userdata;
         int in, out;
 
-        child_signals_default();
+        child_signals_default(a->status_fd);
         in = fd_above_stdio(a->null_fd);
         out = fd_above_stdio(a->out_fd);
         if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
@@ -354,11 +364,14 @@ int spawn_agent_to(const char *path, const char *name, const struct spawn_env *e
                 if (null_fd < 0)
                         return negative_errno();
         }
+        if (status_fd == -1)
+                status_open();
         a = (struct child_args){
                 .path = path,
                 .argv = argv,
                 .envp = (char *const *)env->envp,
                 .null_fd = null_fd,
+                .status_fd = status_fd,
                 .out_fd = out,
         };
         r = spawn_child(&a, &pid, &pidfd);
