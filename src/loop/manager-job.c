@@ -114,26 +114,61 @@ static void job_set_asleep(struct job *j, bool asleep)
 }
 
 /*
- * The CPU time @pid used plus the time it waited for a CPU, in ns: the first
- * two fields of /proc/PID/schedstat.  @pid is our child, not reaped yet, so
- * the number names it.  Return: 0, or a negative errno (the file is absent
- * without CONFIG_SCHED_INFO).
+ * Read /proc/@pid/@name (a short file) into @buf, NUL-terminated.  @pid is
+ * our child, not reaped yet, so the number names it.  Return: 0, or a
+ * negative errno.
  */
-static int agent_busy_ns(pid_t pid, uint64_t *ret)
+static int agent_proc_read(pid_t pid, const char *name, char *buf, size_t size)
 {
-        char path[64], buf[128];
-        unsigned long long run, wait;
         _cleanup_close_ int fd = -EBADF;
+        char path[64];
         ssize_t n;
 
-        snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+        snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        n = read(fd, buf, sizeof(buf) - 1);
+        n = read(fd, buf, size - 1);
         if (n <= 0)
                 return n < 0 ? -errno : -ENODATA;
         buf[n] = 0;
+        return 0;
+}
+
+/*
+ * Does @pid sleep now (its state in /proc/PID/stat: S, D, T or t, not R)?
+ * Return: 1 yes, 0 no, or a negative errno.
+ */
+static int agent_sleeping(pid_t pid)
+{
+        char buf[512];
+        const char *paren;
+        int r;
+
+        r = agent_proc_read(pid, "stat", buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        /* "PID (COMM) STATE ...": COMM may hold anything, ')' included. */
+        paren = strrchr(buf, ')');
+        if (!paren || paren[1] != ' ')
+                return -EBADMSG;
+        return strchr("SDTt", paren[2]) != NULL && paren[2] != 0;
+}
+
+/*
+ * The CPU time @pid used plus the time it waited for a CPU, in ns: the first
+ * two fields of /proc/PID/schedstat.  Return: 0, or a negative errno (the
+ * file is absent without CONFIG_SCHED_INFO).
+ */
+static int agent_busy_ns(pid_t pid, uint64_t *ret)
+{
+        char buf[128];
+        unsigned long long run, wait;
+        int r;
+
+        r = agent_proc_read(pid, "schedstat", buf, sizeof(buf));
+        if (r < 0)
+                return r;
         if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
                 return -EBADMSG;
         *ret = run + wait;
@@ -154,8 +189,17 @@ static int on_look(sd_event_source *s, uint64_t usec, void *userdata)
         list_for_each(j, &m->jobs->running, link) {
                 if (j->pid <= 0 || !j->child)
                         continue;
-                if (agent_busy_ns(j->pid, &busy) < 0) {
-                        job_set_asleep(j, false); /* cannot tell: it counts as awake */
+                /* Exited, not reaped yet: its time stopped, it would pass for asleep. */
+                if (sd_event_source_get_pending(j->child) > 0)
+                        continue;
+                /* On a CPU or in a run queue now: awake.  Its schedstat cannot
+                 * say so yet: the kernel adds a task's wait for a CPU when it
+                 * gets one, and its run time at a tick or a switch, so an
+                 * agent that waits for a CPU on a busy machine would pass
+                 * for asleep (a coldplug of no-op agents raised and lowered
+                 * the limit 138 times, bench/RESULTS.md). */
+                if (agent_sleeping(j->pid) <= 0 || agent_busy_ns(j->pid, &busy) < 0) {
+                        job_set_asleep(j, false); /* or cannot tell: it counts as awake */
                         continue;
                 }
                 job_set_asleep(j, concurrency_agent_asleep(j->looked_busy, busy, j->looked, now));
@@ -179,6 +223,13 @@ static void jobs_watch(struct manager *m)
                                                HP_CONCURRENCY_LOOK_USEC / 4, on_look, m);
                 if (r < 0)
                         log_debug_errno(r, "concurrency: no timer to look at the agents");
+                else
+                        /* After the exits seen in the same wake-up: an agent that
+                         * exited and is not reaped yet looks asleep (its time
+                         * stands still), and a look before its reaping raised
+                         * the limit for nothing (a coldplug of no-op agents:
+                         * 138 raises and as many lowerings, bench/RESULTS.md). */
+                        (void)sd_event_source_set_priority(m->jobs->look, SD_EVENT_PRIORITY_IDLE);
                 return;
         }
         if (sd_event_source_get_enabled(m->jobs->look, NULL) > 0)
@@ -547,6 +598,9 @@ void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_a
 
         list_for_each(j, &m->jobs->running, link) {
                 if (j->pid <= 0 || !j->child)
+                        continue;
+                /* Exited, not reaped yet: its time stopped, it would pass for asleep. */
+                if (sd_event_source_get_pending(j->child) > 0)
                         continue;
                 struct manager_agent a = job_agent(j);
                 fn(&a, arg);

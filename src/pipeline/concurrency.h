@@ -23,8 +23,10 @@
  *
  *  - An agent is asleep when, since the caller's last look, it was on a CPU
  *    or waiting in a run queue for less than half the time
- *    (concurrency_agent_asleep(); /proc/PID/schedstat has both).  An agent
- *    not looked at yet counts as awake.
+ *    (concurrency_agent_asleep(); /proc/PID/schedstat has both), and it is
+ *    not runnable at the look (the caller reads its state: the kernel adds
+ *    a task's wait for a CPU only when it gets one, so a queued agent's
+ *    counters stand still).  An agent not looked at yet counts as awake.
  *  - limit = min(max, awake_max + asleep), awake_max being the CPUs: at most
  *    as many awake agents as CPUs, and any number asleep up to max-children.
  * So the limit starts where the machine says (its CPUs, no window to wait
