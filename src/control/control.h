@@ -70,7 +70,7 @@
  *          resync=0|1 resyncs= resync_changed= resync_added= resync_removed=
  *          resync_left_alone= devices= ordering= concurrency=fixed|adaptive
  *          limit= limit_max= awake_max= asleep= raised= lowered=
- *          (adaptive: limit is awake_max, the CPUs, plus the agents seen asleep, at most limit_max)
+ *          (adaptive: limit is awake_max, the CPUs and one, plus the agents seen asleep, at most limit_max)
  *   gap first= last= count= class=unexplained|overflow   (newest first)
  *   agent seqnum= pid= age_ms= devpath= program=
  *   blame events= runs= run_usec= order_wait_usec= slot_wait_usec=

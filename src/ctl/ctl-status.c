@@ -41,7 +41,7 @@ static void print_limit(const char *rec)
         else if (strcmp(how, "fixed") == 0)
                 printf(" (fixed by concurrency, max-children %" PRIu64 ")", num(rec, "limit_max"));
         else {
-                printf(" (%s up to %" PRIu64 ": %" PRIu64 " awake, the CPUs, and %" PRIu64
+                printf(" (%s up to %" PRIu64 ": %" PRIu64 " awake (the CPUs and one) and %" PRIu64
                        " asleep; raised %" PRIu64 ", lowered %" PRIu64 " times)",
                        how, num(rec, "limit_max"), num(rec, "awake_max"), num(rec, "asleep"), num(rec, "raised"),
                        num(rec, "lowered"));

@@ -551,12 +551,17 @@ int manager_jobs_init(struct manager *m)
                 return -ENOMEM;
         list_init(&m->jobs->running);
         list_init(&m->jobs->idle_outputs);
-        /* As many awake agents as CPUs, as max-children's default counts them; a dry
-         * run's jobs run nothing and are never awake: up to max-children, as the
-         * agents asleep of the run it may replay. */
+        /* One awake agent more than the CPUs (the CPUs as max-children's default
+         * counts them): while one agent exits and its slot's next one is
+         * spawned, the spare keeps the freed CPU busy (CPU-bound agents
+         * finished 9% sooner than at one per CPU, a no-op coldplug 3%;
+         * bench/RESULTS.md).  A dry run's jobs run nothing and are never
+         * awake: up to max-children, as the agents asleep of the run it may
+         * replay. */
+        cpus = cpus > 0 ? cpus + 1 : 2;
         if (m->cfg.dry_run)
                 cpus = (long)m->cfg.max_children;
-        concurrency_init(&m->jobs->conc, m->cfg.max_children, m->cfg.concurrency, cpus > 0 ? (unsigned)cpus : 1);
+        concurrency_init(&m->jobs->conc, m->cfg.max_children, m->cfg.concurrency, (unsigned)cpus);
         return 0;
 }
 

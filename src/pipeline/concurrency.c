@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Concurrency limit: the CPUs plus the agents asleep (see concurrency.h for
+ * Concurrency limit: the CPUs (and one) plus the agents asleep (see concurrency.h for
  * the rule and why).
  *
  * Invariants: 1 <= limit <= max; in FIXED the limit never changes; in

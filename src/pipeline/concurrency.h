@@ -27,10 +27,12 @@
  *    not runnable at the look (the caller reads its state: the kernel adds
  *    a task's wait for a CPU only when it gets one, so a queued agent's
  *    counters stand still).  An agent not looked at yet counts as awake.
- *  - limit = min(max, awake_max + asleep), awake_max being the CPUs: at most
- *    as many awake agents as CPUs, and any number asleep up to max-children.
- * So the limit starts where the machine says (its CPUs, no window to wait
- * for), CPU-bound agents never run more than one per CPU, and sleeping
+ *  - limit = min(max, awake_max + asleep), awake_max being what the machine
+ *    runs at once (the daemon says: its CPUs and one spare, which keeps a
+ *    CPU busy while the agent that left it is reaped and the next one
+ *    spawned), and any number asleep up to max-children.
+ * So the limit starts where the machine says (no window to wait for),
+ * CPU-bound agents never run more than awake_max at once, and sleeping
  * agents climb to max-children at awake_max more per look (the caller looks
  * every HP_CONCURRENCY_LOOK_USEC while events wait for a slot).  An agent
  * that is asleep when it is a script waiting for a CPU-bound child counts as
@@ -49,7 +51,7 @@
 
 enum concurrency_phase {
         CONCURRENCY_FIXED,      /* pinned by the configuration */
-        CONCURRENCY_ADAPTIVE,   /* the CPUs plus the agents asleep */
+        CONCURRENCY_ADAPTIVE,   /* awake_max (the CPUs and one) plus the agents asleep */
 };
 
 struct concurrency {

@@ -447,12 +447,13 @@ def limit_line(c):
 
 
 def case_concurrency(c):
-    """concurrency=auto: the CPUs, plus a slot for each agent seen asleep; a number pins it."""
+    """concurrency=auto: the CPUs and one, plus a slot for each agent seen asleep; a number pins it."""
     agent = c.agent(sleep_ms=100)
     d = c.daemon(f"--agent={agent}", "--max-children=12")
     limit, how = limit_line(c)
-    cpus = min(os.cpu_count() or 1, 12)
-    check((limit, how) == (cpus, "adaptive"), f"a fresh daemon's limit is {limit} ({how}), expected {cpus} (adaptive)")
+    awake = min((os.cpu_count() or 1) + 1, 12)
+    check((limit, how) == (awake, "adaptive"),
+          f"a fresh daemon's limit is {limit} ({how}), expected {awake} (adaptive: the CPUs and one)")
     n = 120
     d.send(*[uevent(i + 1, "add", f"/devices/virtual/net/hpc{i}", "net", f"INTERFACE=hpc{i}") for i in range(n)])
     c.wait(lambda: len(c.runs()) == n, f"{n} agent runs")
