@@ -170,6 +170,15 @@ bool job_read_output(struct job *j, bool final)
         size_t total = 0;
         ssize_t n;
 
+        /* At the program's exit, a read that finds nothing is a system call
+         * per event for nothing: what the program wrote was in the pipe
+         * before its pidfd became readable, so the wait that reported the
+         * exit reported the pipe too (level-triggered, one slot per source),
+         * and sd-event marked it pending; not pending, it was empty (or
+         * on_output() read it to the end since). */
+        if (final && fd >= 0 && sd_event_source_get_pending(j->out->io) == 0)
+                fd = -1;
+
         while (fd >= 0 && total < HP_OUTPUT_READ_MAX &&
                (n = read(fd, buf, MIN(sizeof(buf), (size_t)HP_OUTPUT_READ_MAX - total))) > 0) {
                 total += (size_t)n;
