@@ -128,7 +128,7 @@ coldplug_mdevd() { # -> seconds: mdevd-coldplug, then until every agent ran
         local t0 t1 pid n
         n=$(find /sys/devices -name uevent | wc -l)
         rm -f "$W/noop/events.log"
-        mdevd -O 4 -C "$W/noop/agent" 2>>"$W/mdevd.log" &
+        mdevd -b 67108864 -O 4 -C "$W/noop/agent" 2>>"$W/mdevd.log" &
         pid=$!
         sleep 0.3
         t0=$(now)

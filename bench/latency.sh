@@ -96,7 +96,7 @@ start() { # start LABEL [BUILD CONCURRENCY]: the daemon, ready to receive
                 for _ in $(seq 500); do udevadm control --ping -t 1 2>/dev/null && break; sleep 0.01; done
                 udevadm settle -t 5 2>/dev/null ;;
         mdevd)
-                "$MDEVD" -C "$W/agent" 2>>"$W/daemon.log" &
+                "$MDEVD" -b 67108864 -C "$W/agent" 2>>"$W/daemon.log" &
                 DPID=$!
                 sleep 0.3 ;;
         *)

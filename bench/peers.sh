@@ -127,7 +127,7 @@ start() {
         mdevd)
                 echo "-.* 0:0 600 *$AGENT" >"$W/mdev.conf"
                 mkdir -p "$W/dev"
-                "$MDEVD" -f "$W/mdev.conf" -d "$W/dev" 2>>"$W/mdevd.log" &
+                "$MDEVD" -b 67108864 -f "$W/mdev.conf" -d "$W/dev" 2>>"$W/mdevd.log" &
                 PID=$!
                 sleep 0.3 ;;
         hotplugd-*)
