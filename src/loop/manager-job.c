@@ -604,9 +604,6 @@ void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_a
         list_for_each(j, &m->jobs->running, link) {
                 if (j->pid <= 0 || !j->child)
                         continue;
-                /* Exited, not reaped yet: its time stopped, it would pass for asleep. */
-                if (sd_event_source_get_pending(j->child) > 0)
-                        continue;
                 struct manager_agent a = job_agent(j);
                 fn(&a, arg);
         }
