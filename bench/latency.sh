@@ -96,7 +96,10 @@ start() { # start LABEL [BUILD CONCURRENCY]: the daemon, ready to receive
                 for _ in $(seq 500); do udevadm control --ping -t 1 2>/dev/null && break; sleep 0.01; done
                 udevadm settle -t 5 2>/dev/null ;;
         mdevd)
-                "$MDEVD" -b 67108864 -C "$W/agent" 2>>"$W/daemon.log" &
+                # The agent for every device (any name, on add and remove), nodes in a directory of ours.
+                echo "-.* 0:0 600 *$W/agent" >"$W/mdev.conf"
+                mkdir -p "$W/mdevd-dev"
+                "$MDEVD" -b 67108864 -f "$W/mdev.conf" -d "$W/mdevd-dev" 2>>"$W/daemon.log" &
                 DPID=$!
                 sleep 0.3 ;;
         *)
