@@ -191,43 +191,49 @@ slow_agent() { # BUILD CONCURRENCY -> ms from null's write to its agent's start
         echo "($started - $sent) * 1000" | bc -l
 }
 
-# row LABEL COMMAND...: run COMMAND RUNS times, print each run and the median.
-row() {
-        local label=$1 v runs=()
-        shift
+# rows "LABEL COMMAND ARGS..."...: run each COMMAND RUNS times, interleaved
+# (the first run of every row, then the second...: a drift of the machine
+# falls on every row alike, not on the one measured first), and print each
+# row's median and its runs; the medians are kept in R by label.  The words
+# of a row are split at spaces (paths without spaces).
+declare -A R
+rows() {
+        local -a specs=("$@") words
+        local -A vals=()
+        local k v
         for _ in $(seq "$RUNS"); do
-                v=$("$@")
-                runs+=("$(printf '%.3f' "$v")")
+                for k in "${!specs[@]}"; do
+                        read -r -a words <<<"${specs[$k]}"
+                        v=$("${words[@]:1}")
+                        vals[$k]+="$(printf '%.3f' "$v") "
+                done
         done
-        printf '  %-12s %8.3f   (%s)\n' "$label" "$(printf '%s\n' "${runs[@]}" | median)" "${runs[*]}"
+        for k in "${!specs[@]}"; do
+                read -r -a words <<<"${specs[$k]}"
+                # shellcheck disable=SC2086 # the runs, one per word
+                R[${words[0]}]=$(printf '%s\n' ${vals[$k]} | median)
+                printf '  %-12s %8.3f   (%s)\n' "${words[0]}" "${R[${words[0]}]}" "${vals[$k]% }"
+        done
 }
 
 echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "devices: $(find /sys/devices -name uevent | wc -l) uevent files; build $B$([ -n "$OTHER" ] && echo ", before $OTHER"); $RUNS runs, median first"
+echo "devices: $(find /sys/devices -name uevent | wc -l) uevent files; build $B$([ -n "$OTHER" ] && echo ", before $OTHER"); $RUNS runs interleaved, median first"
 echo
 N=$("$B/src/hotplugctl" trigger --dry-run | wc -l)
 echo "== 0. coldplug, no-op agent, $N devices: hotplugd, peers and the machine's limit, seconds"
-declare -A C0
-c0() { # LABEL COMMAND...: a row, its median kept in C0
-        local line
-        line=$(row "$@")
-        echo "$line"
-        C0[$1]=$(awk '{ print $2 }' <<<"$line")
-}
-c0 limit limit "$N"
-c0 auto coldplug_hotplugd "$B" auto noop
-c0 auto-jobs1 coldplug_hotplugd "$B" auto noop --jobs 1
-c0 fixed-2 coldplug_hotplugd "$B" 2 noop
-[ -n "$OTHER" ] && c0 before coldplug_hotplugd "$OTHER" auto noop
-if [ -n "$UDEVD" ]; then c0 udevd coldplug_udevd noop; else echo "  udevd        not installed"; fi
-if [ -n "$MDEVD" ]; then c0 mdevd coldplug_mdevd; else echo "  mdevd        not installed"; fi
-c0 enumerate elapsed "$B/src/hotplugctl" trigger --dry-run
-c0 writes-j1 writes_only "$B" --jobs 1
-c0 writes writes_only "$B"
+S=("limit limit $N" "auto coldplug_hotplugd $B auto noop" "auto-jobs1 coldplug_hotplugd $B auto noop --jobs 1"
+   "fixed-2 coldplug_hotplugd $B 2 noop")
+[ -n "$OTHER" ] && S+=("before coldplug_hotplugd $OTHER auto noop")
+[ -n "$UDEVD" ] && S+=("udevd coldplug_udevd noop")
+[ -n "$MDEVD" ] && S+=("mdevd coldplug_mdevd")
+S+=("enumerate elapsed $B/src/hotplugctl trigger --dry-run" "writes-j1 writes_only $B --jobs 1" "writes writes_only $B")
+rows "${S[@]}"
+[ -n "$UDEVD" ] || echo "  udevd        not installed"
+[ -n "$MDEVD" ] || echo "  mdevd        not installed"
 for l in auto auto-jobs1 fixed-2 before; do
-        [ -n "${C0[$l]:-}" ] || continue
-        printf '  %-12s %.2fx the limit%s\n' "$l" "$(echo "${C0[$l]} / ${C0[limit]}" | bc -l)" \
-                "$([ -n "${C0[udevd]:-}" ] && printf ', %.2fx udevd' "$(echo "${C0[$l]} / ${C0[udevd]}" | bc -l)")"
+        [ -n "${R[$l]:-}" ] || continue
+        printf '  %-12s %.2fx the limit%s\n' "$l" "$(echo "${R[$l]} / ${R[limit]}" | bc -l)" \
+                "$([ -n "${R[udevd]:-}" ] && printf ', %.2fx udevd' "$(echo "${R[$l]} / ${R[udevd]}" | bc -l)")"
 done
 [ -n "$QUICK" ] && exit 0
 echo
@@ -237,11 +243,14 @@ for agent in coldplug noop; do
         else
                 echo "== coldplug, no-op agent, seconds"
         fi
+        S=()
         for c in "${CONFS[@]}"; do
                 read -r label b conc <<<"$c"
-                row "$label" coldplug_hotplugd "$b" "$conc" "$agent"
+                S+=("$label coldplug_hotplugd $b $conc $agent")
         done
-        if [ -n "$UDEVD" ]; then row udevd coldplug_udevd "$agent"; else echo "  udevd        not installed"; fi
+        [ -n "$UDEVD" ] && S+=("udevd coldplug_udevd $agent")
+        rows "${S[@]}"
+        [ -n "$UDEVD" ] || echo "  udevd        not installed"
 done
 echo
 for agent in vary spin; do
@@ -252,14 +261,18 @@ for agent in vary spin; do
                 n=$((DEVS * 6))
                 echo "== burst of $n events on $DEVS devices, CPU-bound agent (20 ms CPU), seconds"
         fi
+        S=()
         for c in "${CONFS[@]}"; do
                 read -r label b conc <<<"$c"
-                row "$label" burst "$b" "$conc" "$agent" "$n"
+                S+=("$label burst $b $conc $agent $n")
         done
+        rows "${S[@]}"
 done
 echo
 echo "== slow agent: a veth's change (agent sleeps 50 ms), then mem/null's: null's wait, ms"
+S=()
 for c in "${CONFS[@]}"; do
         read -r label b conc <<<"$c"
-        row "$label" slow_agent "$b" "$conc"
+        S+=("$label slow_agent $b $conc")
 done
+rows "${S[@]}"
