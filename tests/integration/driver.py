@@ -478,6 +478,24 @@ def case_concurrency(c):
     d.stop()
     print("ok: --concurrency=3 pins it: exactly 3 at once, status says fixed")
 
+    # Agents that compute never count as asleep, also while one waits in a run
+    # queue for a CPU (its schedstat counters stand still then): the limit stays
+    # at the CPUs and one.  One misjudged look is tolerated; taking queued
+    # agents for sleeping ones climbs towards max-children.
+    shutil.rmtree(c.path("runs"))
+    os.mkdir(c.path("runs"))
+    c.write(c.path("sleep_ms"), "0\n")
+    c.write(c.path("spin_ms"), "150\n")
+    d = c.daemon(f"--agent={agent}", "--max-children=12")
+    n = 4 * awake
+    d.send(*[uevent(i + 1, "add", f"/devices/virtual/net/hpc{i}", "net", f"INTERFACE=hpc{i}") for i in range(n)])
+    c.wait(lambda: len(c.runs()) == n, f"{n} agent runs")
+    most = max_overlap(c.runs())
+    check(most <= awake + 1, f"{most} CPU-bound agents ran at once; auto allows {awake} (the CPUs and one)")
+    d.stop()
+    os.unlink(c.path("spin_ms"))
+    print(f"ok: adaptive: CPU-bound agents at most {most} at once (the CPUs and one: {awake})")
+
 
 def case_strict(c):
     """--ordering strict: one agent at a time, in SEQNUM order, even for unrelated devices."""

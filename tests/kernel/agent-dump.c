@@ -6,7 +6,8 @@
  * the agent started through a symbolic link); lines: argc=, argv0=, argv1=, pid=, pgid=, cwd=,
  * start=/end= (CLOCK_REALTIME ns), then env:KEY=VALUE in the order received
  * (newlines and backslashes escaped).  Behaviour switches, files next to
- * RUNS: sleep_ms (number), crash (abort), hang (sleep forever), hang_hard
+ * RUNS: sleep_ms (number), spin_ms (number: compute for that much CPU
+ * time, never sleeping), crash (abort), hang (sleep forever), hang_hard
  * (also ignore SIGTERM), barrier (number N: mark started/SEQNUM, then wait
  * until N runs have marked it, which proves that N agents ran at once).
  * Each run also appends "SEQNUM BASENAME" to runs.log next to RUNS (one
@@ -139,6 +140,26 @@ static int append_run(const char *base, const char *seq, const char *name)
         return r;
 }
 
+/* With BASE/spin_ms = N: use N ms of CPU time, on a CPU or waiting for one throughout. */
+static void spin(const char *base)
+{
+        char path[PATH_MAX + 16];
+        struct timespec t;
+        long ms = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/spin_ms", base);
+        f = fopen(path, "re");
+        if (!f)
+                return;
+        if (fscanf(f, "%ld", &ms) != 1)
+                ms = 0;
+        fclose(f);
+        do
+                clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+        while (t.tv_sec * 1000L + t.tv_nsec / 1000000 < ms);
+}
+
 int main(int argc, char *argv[])
 {
         char base[PATH_MAX], path[PATH_MAX + 128], tmp[PATH_MAX + 140], cwd[PATH_MAX];
@@ -167,6 +188,7 @@ int main(int argc, char *argv[])
                 }
                 fclose(f);
         }
+        spin(base);
 
         snprintf(path, sizeof(path), "%s/runs/%s.%s", base, seq ? seq : "noseq", name);
         snprintf(tmp, sizeof(tmp), "%s.tmp", path);
