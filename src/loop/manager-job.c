@@ -199,7 +199,9 @@ static int on_look(sd_event_source *s, uint64_t usec, void *userdata)
                  * for asleep (a coldplug of no-op agents raised and lowered
                  * the limit 138 times, bench/RESULTS.md). */
                 if (agent_sleeping(j->pid) <= 0 || agent_busy_ns(j->pid, &busy) < 0) {
-                        job_set_asleep(j, false); /* or cannot tell: it counts as awake */
+                        /* Or cannot tell: it counts as awake.  Its last look's
+                         * figures stay: the next window starts there. */
+                        job_set_asleep(j, false);
                         continue;
                 }
                 job_set_asleep(j, concurrency_agent_asleep(j->looked_busy, busy, j->looked, now));
