@@ -7,7 +7,7 @@
  * idle (on m->jobs->idle_outputs, at most HP_OUTPUT_PIPES_KEPT) otherwise:
  * it goes back there only when the program that wrote into it left nothing
  * behind in its process group and nothing unread in the pipe (the caller of
- * job_output_put() says so), and an idle pipe that becomes readable is
+ * job_output_put() says so), and an idle pipe found holding bytes is
  * closed; a read takes at most HP_OUTPUT_READ_MAX bytes; at most
  * HP_OUTPUT_LOG_LINES_MAX lines per job reach the log in each
  * HP_OUTPUT_LOG_INTERVAL_USEC, the rest are counted and reported.
@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <systemd/sd-event.h>
@@ -43,6 +44,12 @@ static int on_output(sd_event_source *s, int fd, uint32_t revents, void *userdat
         struct job_output *o = userdata;
 
         if (!o->job) {
+                int unread = 0;
+
+                /* Readiness seen before the last job read the pipe empty
+                 * and gave it back: stale, the pipe stays idle. */
+                if (ioctl(fd, FIONREAD, &unread) >= 0 && unread == 0)
+                        return 0;
                 /* Idle, yet written to: a process that left its agent's
                  * process group holds the write end.  Not ours to read. */
                 log_debug("output pipe written to after its agent exited; closed");
