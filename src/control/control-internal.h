@@ -48,6 +48,7 @@ struct client {
         bool settle_present;      /* ... and not before the daemon believes it present */
         struct uuid_set uuids;
         size_t progress_step, progress_next;
+        usec_t progress_last;     /* when the last "progress" record (or the wait) began */
         struct outq out;
 };
 

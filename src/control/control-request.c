@@ -85,12 +85,22 @@ static int on_settle_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 
 /* ---- SYNTH_UUIDs -------------------------------------------------------------- */
 
+/*
+ * A "progress" record when the wait advanced by a step (1% of the UUIDs)
+ * and the last one is HP_CONTROL_PROGRESS_USEC old: a coldplug's hundreds
+ * of agents are told in a few records, not one per handful of agents.
+ */
 void uuids_progress(struct client *cl)
 {
         struct ctlmsg m;
+        usec_t now;
 
         if (cl->uuids.done < cl->progress_next)
                 return;
+        if (sd_event_now(cl->ctl->event, CLOCK_MONOTONIC, &now) < 0 ||
+            now - cl->progress_last < HP_CONTROL_PROGRESS_USEC)
+                return;
+        cl->progress_last = now;
         while (cl->progress_next <= cl->uuids.done)
                 cl->progress_next += cl->progress_step;
         ctlmsg_init(&m, "progress");
@@ -437,6 +447,8 @@ static void req_wait_uuids(struct client *cl, char **w, size_t n)
         }
         cl->progress_step = MAX(cl->uuids.n / 100, (size_t)1);
         cl->progress_next = cl->uuids.done + cl->progress_step;
+        if (sd_event_now(cl->ctl->event, CLOCK_MONOTONIC, &cl->progress_last) < 0)
+                cl->progress_last = 0;
         if (arm_timer(cl, timeout, on_uuids_timeout) < 0) {
                 client_wait_over(cl);
                 client_error(cl, -ENOMEM, "cannot arm the timeout");

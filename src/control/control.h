@@ -36,7 +36,9 @@
  *                                      uevent files, so none is missed.
  *   forget-uuids UUID...            -> "ok watched=TOTAL pending=P": tick these
  *                                      off unseen (their write failed)
- *   wait-uuids TIMEOUT_MS           -> "progress done=D total=T"* then
+ *   wait-uuids TIMEOUT_MS           -> "progress done=D total=T"* (at
+ *                                      most one per 1% of the UUIDs and
+ *                                      per HP_CONTROL_PROGRESS_USEC) then
  *                                      "ok done=T total=T" or
  *                                      "timeout done=D total=T missing=UUID..."
  *                                      (the watch list is then cleared)

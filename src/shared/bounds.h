@@ -97,6 +97,8 @@
 #define HP_CONTROL_RECORD_MAX 4096
 #define HP_CONTROL_OUTPUT_MAX (1024 * 1024)
 #define HP_CONTROL_UUIDS_MAX 65536
+/* Least time between two "progress" records of one wait-uuids. */
+#define HP_CONTROL_PROGRESS_USEC (100 * 1000ULL)
 /* Subsystem matches, and property matches, one monitor may ask for (each kind). */
 #define HP_CONTROL_MONITOR_MATCHES_MAX 64
 #define HP_CONTROL_TIMEOUT_MAX_SEC 86400

@@ -22,6 +22,7 @@
 #include "control/control-proto.h"
 #include "control/control.h"
 #include "pipeline/ledger.h"
+#include "shared/bounds.h"
 #include "shared/json.h"
 #include "test.h"
 #include "control/uuid-set.h"
@@ -688,6 +689,55 @@ static void test_uuids(void)
         expect_error(&t, fd, "watch-uuids not-a-uuid", EINVAL);
         expect_error(&t, fd, "watch-uuids", EINVAL);
         expect_error(&t, fd, "wait-uuids", EINVAL);
+        close(fd);
+        env_down(&t);
+}
+
+/* "progress" records of one wait come at most every HP_CONTROL_PROGRESS_USEC. */
+static void test_uuids_progress(void)
+{
+        enum { N = 50 };
+        struct env t;
+        char rec[CTL_RECORD_SIZE], req[64 + N * 37], uuid[N][37];
+        int fd, records = 0;
+        size_t len;
+
+        env_up(&t);
+        fd = connect_to(t.path);
+        len = (size_t)snprintf(req, sizeof(req), "watch-uuids");
+        for (int i = 0; i < N; i++) {
+                snprintf(uuid[i], sizeof(uuid[i]), "%08x-0000-4000-8000-%012x", 0x1000u + (unsigned)i, (unsigned)i);
+                len += (size_t)snprintf(req + len, sizeof(req) - len, " %s", uuid[i]);
+        }
+        send_req(fd, req);
+        expect_word(&t, fd, "ok", rec);
+        check_int(u64_of(rec, "watched"), N);
+        send_req(fd, "wait-uuids 5000");
+        pump(&t);
+        /* 40 of 50 done at once (each a step of 1%): at most one record. */
+        for (int i = 0; i < 40; i++) {
+                control_notify_uuid(t.c, uuid[i]);
+                pump(&t);
+        }
+        while (try_recv(&t, fd, rec, 20)) {
+                check(ctlmsg_is(rec, "progress"));
+                records++;
+        }
+        check(records <= 1);
+        /* Once the interval is over, the next advance is told. */
+        usleep(HP_CONTROL_PROGRESS_USEC + 20 * 1000);
+        pump(&t); /* the loop's clock (sd_event_now) moves on */
+        control_notify_uuid(t.c, uuid[40]);
+        expect_word(&t, fd, "progress", rec);
+        check_int(u64_of(rec, "done"), 41);
+        check_int(u64_of(rec, "total"), N);
+        for (int i = 41; i < N; i++)
+                control_notify_uuid(t.c, uuid[i]);
+        do
+                recv_rec(&t, fd, rec);
+        while (ctlmsg_is(rec, "progress"));
+        check(ctlmsg_is(rec, "ok"));
+        check_int(u64_of(rec, "done"), N);
         close(fd);
         env_down(&t);
 }
@@ -1372,6 +1422,7 @@ int main(void)
         run_test(test_monitor_filter_match);
         run_test(test_monitor_filter);
         run_test(test_uuids);
+        run_test(test_uuids_progress);
         run_test(test_monitor);
         run_test(test_monitor_properties);
         run_test(test_slow_monitor);
