@@ -81,7 +81,6 @@ done
 CONFS=("auto $B auto" "fixed-2 $B 2" "fixed-8 $B 8" "fixed-20 $B 20")
 [ -n "$OTHER" ] && CONFS+=("before-auto $OTHER auto")
 
-WAIT_POLL=0.01
 now() { date +%s.%N; }
 
 start_daemon() { # start_daemon BUILD CONCURRENCY AGENTDIR
@@ -119,7 +118,10 @@ coldplug_udevd() { # AGENT -> seconds
         t0=$(now)
         udevadm trigger --settle --action=add 2>>"$W/udevd.log"
         t1=$(now)
-        udevadm control --exit 2>/dev/null || kill "$pid"
+        # SIGTERM, not `udevadm control --exit`: that once left this udevd
+        # running (a control socket of another instance answered?) and the
+        # run waited for it forever.
+        kill "$pid"
         wait "$pid" 2>/dev/null
         echo "$t1 - $t0" | bc -l
 }
@@ -172,8 +174,10 @@ burst() { # BUILD CONCURRENCY AGENT N -> seconds
         prefix=$(cut -c1-23 /proc/sys/kernel/random/uuid)
         t0=$(now)
         "$1/tests/kernel/uevent-burst" "$4" "$prefix" "${FILES[@]}" >/dev/null
-        wait_for "$4" runs_of "$prefix" "$W/$3/events.log" || echo "burst: events lost" >&2
+        # settle blocks on the control socket: no poll loop beside the daemon.
+        "$1/src/hotplugctl" settle --socket "$W/ctl" >/dev/null || echo "burst: settle failed" >&2
         t1=$(now)
+        [ "$(runs_of "$prefix" "$W/$3/events.log")" = "$4" ] || echo "burst: events lost" >&2
         stop_daemon
         echo "$t1 - $t0" | bc -l
 }
@@ -184,9 +188,9 @@ slow_agent() { # BUILD CONCURRENCY -> ms from null's write to its agent's start
         echo change >"${FILES[0]}"
         sent=$(now)
         echo change >/sys/class/mem/null/uevent
-        wait_for 1 runs_of /devices/virtual/mem/null "$slow/events.log"
+        "$1/src/hotplugctl" settle --socket "$W/ctl" >/dev/null || echo "slow agent: settle failed" >&2
         started=$(awk '$2 == "/devices/virtual/mem/null" { print $4; exit }' "$slow/events.log")
-        sleep 0.1 # the veth's agent finishes
+        [ -n "$started" ] || echo "slow agent: null's agent did not run" >&2
         stop_daemon
         echo "($started - $sent) * 1000" | bc -l
 }

@@ -110,7 +110,7 @@ start() { # start LABEL [BUILD CONCURRENCY]: the daemon, ready to receive
         esac
 }
 stop() {
-        if [ "$1" = udevd ]; then udevadm control --exit 2>/dev/null || kill "$DPID"; else kill "$DPID"; fi
+        kill "$DPID" # udevd too: `udevadm control --exit` once left it running
         wait "$DPID" 2>/dev/null
         DPID=
 }

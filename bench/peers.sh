@@ -167,19 +167,23 @@ daemon_hwm() { # VmHWM in KiB: the daemon + its largest worker
 
 # The kernel memory (KiB) holding what the daemon's uevent sockets (netlink
 # family 15) have received and it has not read: their Rmem, found by inode.
-daemon_rmem() {
-        local inodes
-        inodes=" $(find "/proc/$PID/fd" -lname 'socket:*' -printf '%l ' 2>/dev/null | sed 's/[^0-9 ]//g') "
-        awk -v inos="$inodes" '$2 == 15 && index(inos, " " $10 " ") { s += $5 } END { print int(s / 1024) }' /proc/net/netlink
+uevent_inodes() { # -> " INODE INODE ... " of the daemon's sockets
+        echo " $(find "/proc/$PID/fd" -lname 'socket:*' -printf '%l ' 2>/dev/null | sed 's/[^0-9 ]//g') "
 }
-# Its peak while a burst runs, sampled every 0.1 s until killed, into FILE.
+rmem_of() { # INODES
+        awk -v inos="$1" '$2 == 15 && index(inos, " " $10 " ") { s += $5 } END { print int(s / 1024) }' /proc/net/netlink
+}
+# Its peak while a burst runs, sampled every 0.1 s until killed, into FILE:
+# the sockets are found once, each sample is one awk (no poll loop of
+# several processes beside the daemon measured).
 rmem_watch() { # FILE
-        local m=0 v
+        local m=0 v inodes
+        inodes=$(uevent_inodes)
         trap 'echo "$m" >"$1"; exit 0' TERM
         while :; do
-                v=$(daemon_rmem)
+                v=$(rmem_of "$inodes")
                 [ "$v" -gt "$m" ] && m=$v
-                sleep 0.1
+                nap 0.1
         done
 }
 
