@@ -77,7 +77,9 @@ done
 mount --make-rprivate / && mount -t sysfs sysfs /sys && ip link set lo up || exit 1
 W=$(mktemp -d /tmp/hotplugd-peers.XXXXXX)
 PID=
+WATCH=
 cleanup() {
+        if [ -n "$WATCH" ]; then kill "$WATCH" 2>/dev/null; wait "$WATCH" 2>/dev/null; fi
         if [ -n "$PID" ]; then kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; fi
         rm -rf "$W" # the veths and mounts go with the namespaces
 }
@@ -175,11 +177,13 @@ rmem_of() { # INODES
 }
 # Its peak while a burst runs, sampled every 0.1 s until killed, into FILE:
 # the sockets are found once, each sample is one awk (no poll loop of
-# several processes beside the daemon measured).
+# several processes beside the daemon measured).  The trap names no
+# positional parameter: it may run inside nap, where $1 is nap's.
 rmem_watch() { # FILE
         local m=0 v inodes
+        RMEM_OUT=$1
         inodes=$(uevent_inodes)
-        trap 'echo "$m" >"$1"; exit 0' TERM
+        trap 'echo "$m" >"$RMEM_OUT"; exit 0' TERM
         while :; do
                 v=$(rmem_of "$inodes")
                 [ "$v" -gt "$m" ] && m=$v
@@ -189,19 +193,20 @@ rmem_watch() { # FILE
 
 # burst KIND BUILD FILES... -> "rate lost cpu_us hwm_kb rmem_kb"
 burst() {
-        local kind=$1 b=$2 prefix t0 t1 tk0 tk1 hwm lost watch rmem
+        local kind=$1 b=$2 prefix t0 t1 tk0 tk1 hwm lost rmem
         shift 2
         rm -f "$W/events.log" "$W/rmem"
         start "$kind" "$b"
         tk0=$(daemon_ticks)
         prefix=$(cut -c1-23 /proc/sys/kernel/random/uuid)
         rmem_watch "$W/rmem" &
-        watch=$!
+        WATCH=$!
         t0=$(date +%s.%N)
         "$B/tests/kernel/uevent-burst" "$N" "$prefix" "$@" >/dev/null
         wait_for "$N" runs_of "$prefix" "$W/events.log" # else count what is lost
         t1=$(date +%s.%N)
-        kill "$watch"; wait "$watch"
+        kill "$WATCH"; wait "$WATCH"
+        WATCH=
         rmem=$(cat "$W/rmem")
         tk1=$(daemon_ticks)
         hwm=$(daemon_hwm)
