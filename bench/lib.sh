@@ -17,7 +17,8 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 # nap SECONDS: sleep without a process of its own (read -t on a pipe no one
 # writes to): a poll loop that forks sleep and date every 10 ms takes a
-# fair share of a CPU from the daemon it measures.
+# fair share of a CPU from the daemon it measures.  A trap that runs while
+# nap waits runs inside nap: "$1" there is nap's argument, not the caller's.
 exec {NAP_FD}<> <(:)
 nap() { read -r -t "$1" -u "$NAP_FD" _ || :; }
 
