@@ -40,6 +40,7 @@ struct client *client_free(struct client *cl)
                 return NULL;
         sd_event_source_disable_unref(cl->io);
         sd_event_source_disable_unref(cl->timer);
+        sd_event_source_disable_unref(cl->progress_due);
         safe_close(cl->fd);
         uuid_set_clear(&cl->uuids);
         free(cl->settle_devpath);
@@ -60,6 +61,7 @@ void client_drop(struct client *cl)
         c->n_clients--;
         cl->io = sd_event_source_disable_unref(cl->io);
         cl->timer = sd_event_source_disable_unref(cl->timer);
+        cl->progress_due = sd_event_source_disable_unref(cl->progress_due);
         cl->fd = safe_close(cl->fd);
         list_add_head(&c->dead, &cl->link);
         (void)sd_event_source_set_enabled(c->reaper, SD_EVENT_ONESHOT);
@@ -213,6 +215,7 @@ void client_wait_over(struct client *cl)
 {
         cl->state = CLIENT_IDLE;
         cl->timer = sd_event_source_disable_unref(cl->timer);
+        cl->progress_due = sd_event_source_disable_unref(cl->progress_due);
         free(cl->settle_devpath);
         cl->settle_devpath = NULL;
         cl->settle_present = false;

@@ -49,6 +49,7 @@ struct client {
         struct uuid_set uuids;
         size_t progress_step, progress_next;
         usec_t progress_last;     /* when the last "progress" record (or the wait) began */
+        sd_event_source *progress_due; /* tells an advance held back by the interval, once it is over */
         struct outq out;
 };
 

@@ -85,10 +85,21 @@ static int on_settle_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 
 /* ---- SYNTH_UUIDs -------------------------------------------------------------- */
 
+static int on_progress_due(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct client *cl = userdata;
+
+        cl->progress_due = sd_event_source_disable_unref(cl->progress_due);
+        uuids_progress(cl);
+        return 0;
+}
+
 /*
  * A "progress" record when the wait advanced by a step (1% of the UUIDs)
  * and the last one is HP_CONTROL_PROGRESS_USEC old: a coldplug's hundreds
- * of agents are told in a few records, not one per handful of agents.
+ * of agents are told in a few records, not one per handful of agents.  An
+ * advance held back by the interval is told when the interval is over, so
+ * that a wait that then stalls shows where it stands.
  */
 void uuids_progress(struct client *cl)
 {
@@ -97,9 +108,17 @@ void uuids_progress(struct client *cl)
 
         if (cl->uuids.done < cl->progress_next)
                 return;
-        if (sd_event_now(cl->ctl->event, CLOCK_MONOTONIC, &now) < 0 ||
-            now - cl->progress_last < HP_CONTROL_PROGRESS_USEC)
+        if (sd_event_now(cl->ctl->event, CLOCK_MONOTONIC, &now) < 0)
                 return;
+        if (now - cl->progress_last < HP_CONTROL_PROGRESS_USEC) {
+                /* Without a timer (out of memory) the next advance tells it. */
+                if (!cl->progress_due)
+                        (void)sd_event_add_time(cl->ctl->event, &cl->progress_due, CLOCK_MONOTONIC,
+                                                cl->progress_last + HP_CONTROL_PROGRESS_USEC, USEC_PER_MSEC,
+                                                on_progress_due, cl);
+                return;
+        }
+        cl->progress_due = sd_event_source_disable_unref(cl->progress_due);
         cl->progress_last = now;
         while (cl->progress_next <= cl->uuids.done)
                 cl->progress_next += cl->progress_step;

@@ -38,7 +38,9 @@
  *                                      off unseen (their write failed)
  *   wait-uuids TIMEOUT_MS           -> "progress done=D total=T"* (at
  *                                      most one per 1% of the UUIDs and
- *                                      per HP_CONTROL_PROGRESS_USEC) then
+ *                                      per HP_CONTROL_PROGRESS_USEC; an
+ *                                      advance held back is told when the
+ *                                      interval is over) then
  *                                      "ok done=T total=T" or
  *                                      "timeout done=D total=T missing=UUID..."
  *                                      (the watch list is then cleared)
