@@ -19,8 +19,9 @@
  * backlog that fills and drains by one does not map and unmap each time).
  *
  * An entry, byte-aligned (read and written with memcpy):
- *    struct entry_head (30 bytes): SEQNUM, received, received_real, sizes
- *    the datagram without its first line "ACTION@DEVPATH\0"
+ *    struct entry_head (37 bytes): SEQNUM, received, received_real, sizes
+ *    the datagram without its first line "ACTION@DEVPATH\0" (the body),
+ *    stored as follows
  *    the handler additions, "KEY=VALUE\0" back to back
  *    argv[1] with its NUL, only when it is not SUBSYSTEM
  * The first line is rebuilt on the way out: uevent_parse() accepted the
@@ -28,11 +29,29 @@
  * back byte for byte, and the datagram is parsed again from the rebuilt
  * bytes.  Both receive times are kept whole: a replayed event's realtime is
  * the recorded one, not its monotonic time plus any one offset, and the
- * realtime clock may be set while events wait.  A kernel net event of about
- * 175 bytes takes about 175 bytes here.
+ * realtime clock may be set while events wait.
+ *
+ * The body, stored against a key, an earlier entry of the same chunk:
+ *  - a last variable "SEQNUM=N" that the head's SEQNUM prints exactly (the
+ *    kernel's always does) is left out and printed again on the way out;
+ *    what is left is the entry's core;
+ *  - of the core, only what lies between the bytes it shares with the
+ *    key's core at the start (prefix) and at the end (suffix) is stored.
+ *    Of the chunk's last BACKLOG_KEYS keys, the one that leaves the least;
+ *    an entry that would still store more than half of its core is stored
+ *    whole and becomes a key instead (so a key's stored bytes are its
+ *    core, and a burst round robin over a few devices has a key for each).
+ *    A key stays readable while any entry of its chunk is held: a chunk is
+ *    unmapped or reused only once every entry in it left.  A late entry
+ *    has no key.
+ * Events of a burst differ from one another mostly in SEQNUM and in
+ * SYNTH_UUID's last digits: a kernel net event of about 175 bytes takes
+ * about 40 here, 212 when it is a key.
  */
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -43,16 +62,24 @@
 #include "uevent/uevent.h"
 
 #define BACKLOG_CHUNK_SIZE (64 * 1024)
+#define BACKLOG_KEYS 8
 
 struct entry_head {
         uint64_t seqnum;
         uint64_t received;
         uint64_t received_real;
-        uint16_t body_size;     /* the datagram less its first line */
+        uint16_t stored_size;   /* bytes of the core stored, between prefix and suffix */
+        uint16_t key;           /* the key's entry: its offset in the chunk's data, if prefix or suffix */
+        uint16_t prefix;        /* the core's first bytes, the key's first */
+        uint16_t suffix;        /* the core's last bytes, the key's last */
         uint16_t extra_size;
         uint8_t n_extra;
         uint8_t name_size;      /* argv[1] with its NUL; 0: it is SUBSYSTEM */
+        uint8_t flags;          /* ENTRY_SEQNUM_OMITTED */
 } __attribute__((packed));
+
+/* The body's last variable is "SEQNUM=" the head's SEQNUM, not stored. */
+#define ENTRY_SEQNUM_OMITTED 0x1
 
 _Static_assert(HP_ENV_ADD_MAX_VARS <= UINT8_MAX, "n_extra fits a byte");
 _Static_assert(HP_NAME_MAX <= UINT8_MAX, "name_size fits a byte");
@@ -64,6 +91,7 @@ struct chunk {
 };
 
 #define CHUNK_DATA (BACKLOG_CHUNK_SIZE - offsetof(struct chunk, data))
+_Static_assert(CHUNK_DATA <= UINT16_MAX + 1, "an offset in a chunk fits entry_head.key");
 _Static_assert(sizeof(struct entry_head) + HP_UEVENT_MAX_SIZE + HP_ENV_ADD_MAX_BYTES + HP_NAME_MAX <= CHUNK_DATA,
                "the largest entry fits a chunk");
 
@@ -75,6 +103,8 @@ struct backlog {
         uint64_t newest;        /* SEQNUM of the arena's last entry, if n_arena > 0 */
         struct heap late;       /* late entries (malloc'd, owned) by SEQNUM */
         size_t late_bytes;      /* allocated for the late entries themselves */
+        uint16_t keys[BACKLOG_KEYS]; /* the tail chunk's latest keys, offsets in its data */
+        unsigned n_keys, next_key;   /* keys held; the slot the next one takes */
 };
 
 int backlog_new(struct backlog **ret)
@@ -118,42 +148,127 @@ static struct entry_head head_of(const char *entry)
 
 static size_t entry_size(const struct entry_head *h)
 {
-        return sizeof(*h) + h->body_size + h->extra_size + h->name_size;
+        return sizeof(*h) + h->stored_size + h->extra_size + h->name_size;
 }
 
-/* The head @ev's entry gets, and where its datagram's body starts. */
-static struct entry_head head_for(const struct uevent *ev, const char **ret_body)
+/* An event on its way in: its head (prefix and suffix still 0) and its core. */
+struct incoming {
+        struct entry_head h;
+        const char *core;
+        size_t core_size;
+        const struct uevent *ev;
+};
+
+/* Is @body's (@size bytes) last variable "SEQNUM=" @seqnum as printed?  Then the core is the rest. */
+static bool seqnum_omitted(const char *body, size_t size, uint64_t seqnum, size_t *ret_core_size)
 {
-        size_t first = strlen(ev->buf) + 1;
+        char last[sizeof("SEQNUM=") + 20];
+        size_t len = (size_t)snprintf(last, sizeof(last), "SEQNUM=%" PRIu64, seqnum) + 1; /* with its NUL */
+
+        if (size < len || memcmp(body + size - len, last, len) != 0 || (size > len && body[size - len - 1] != '\0'))
+                return false;
+        *ret_core_size = size - len;
+        return true;
+}
+
+static struct incoming incoming_of(const struct uevent *ev)
+{
+        size_t first = strlen(ev->buf) + 1, body_size, core_size;
         bool own_name = ev->name && strcmp(ev->name, ev->subsystem) != 0;
+        struct incoming in = { .ev = ev };
 
         /* What uevent_parse() and uevent_dup() promise: the fields fit their bytes. */
         assert(first <= ev->size && ev->size - first <= UINT16_MAX);
         assert(ev->n_extra <= HP_ENV_ADD_MAX_VARS && ev->extra_size <= HP_ENV_ADD_MAX_BYTES);
         assert(!own_name || strlen(ev->name) < HP_NAME_MAX);
-        *ret_body = ev->buf + first;
-        return (struct entry_head){
-                .seqnum = ev->seqnum,
-                .received = ev->received,
-                .received_real = ev->received_real,
-                .body_size = (uint16_t)(ev->size - first),
-                .extra_size = ev->extra_size,
-                .n_extra = (uint8_t)ev->n_extra,
-                .name_size = (uint8_t)(own_name ? strlen(ev->name) + 1 : 0),
-        };
+        in.core = ev->buf + first;
+        body_size = core_size = ev->size - first;
+        if (seqnum_omitted(in.core, body_size, ev->seqnum, &core_size))
+                in.h.flags = ENTRY_SEQNUM_OMITTED;
+        in.core_size = core_size;
+        in.h.seqnum = ev->seqnum;
+        in.h.received = ev->received;
+        in.h.received_real = ev->received_real;
+        in.h.stored_size = (uint16_t)core_size;
+        in.h.extra_size = ev->extra_size;
+        in.h.n_extra = (uint8_t)ev->n_extra;
+        in.h.name_size = (uint8_t)(own_name ? strlen(ev->name) + 1 : 0);
+        return in;
 }
 
-static void entry_write(char *dst, const struct entry_head *h, const char *body, const struct uevent *ev)
+/* The core of the key whose entry starts at @key (a key's stored bytes are its whole core). */
+static void key_core(const char *key, const char **ret, size_t *ret_size)
 {
+        struct entry_head k = head_of(key);
+
+        assert(k.prefix == 0 && k.suffix == 0);
+        *ret = key + sizeof(k);
+        *ret_size = k.stored_size;
+}
+
+/* How many bytes of @in's core are the same as the core of @key at the start (*@ret_prefix) and the end. */
+static size_t shared_with(const struct incoming *in, const char *key, size_t *ret_prefix)
+{
+        const char *k;
+        size_t kn, n = in->core_size, p = 0, s = 0;
+
+        key_core(key, &k, &kn);
+        while (p < n && p < kn && in->core[p] == k[p])
+                p++;
+        while (s < n - p && s < kn && in->core[n - 1 - s] == k[kn - 1 - s])
+                s++;
+        *ret_prefix = p;
+        return s;
+}
+
+/*
+ * Store of @in's core only what it does not share with the best of the
+ * tail chunk @c's keys; or, if that is more than half of it, all of it, as
+ * a key.  Return: whether it is to be a key.
+ */
+static bool share(const struct backlog *b, const struct chunk *c, struct incoming *in)
+{
+        size_t best = 0, best_prefix = 0, best_suffix = 0;
+        unsigned best_key = 0;
+
+        for (unsigned i = 0; i < b->n_keys; i++) {
+                size_t p, s = shared_with(in, c->data + b->keys[i], &p);
+
+                if (p + s > best) {
+                        best = p + s;
+                        best_prefix = p;
+                        best_suffix = s;
+                        best_key = b->keys[i];
+                }
+        }
+        if (best == 0 || in->core_size - best > in->core_size / 2)
+                return true;
+        in->h.key = (uint16_t)best_key;
+        in->h.prefix = (uint16_t)best_prefix;
+        in->h.suffix = (uint16_t)best_suffix;
+        in->h.stored_size = (uint16_t)(in->core_size - best);
+        return false;
+}
+
+static void unshare(struct incoming *in)
+{
+        in->h.key = in->h.prefix = in->h.suffix = 0;
+        in->h.stored_size = (uint16_t)in->core_size;
+}
+
+static void entry_write(char *dst, const struct incoming *in)
+{
+        const struct entry_head *h = &in->h;
+
         memcpy(dst, h, sizeof(*h));
         dst += sizeof(*h);
-        memcpy(dst, body, h->body_size);
-        dst += h->body_size;
+        memcpy(dst, in->core + h->prefix, h->stored_size);
+        dst += h->stored_size;
         if (h->extra_size > 0)
-                memcpy(dst, ev->extra, h->extra_size);
+                memcpy(dst, in->ev->extra, h->extra_size);
         dst += h->extra_size;
         if (h->name_size > 0)
-                memcpy(dst, ev->name, h->name_size);
+                memcpy(dst, in->ev->name, h->name_size);
 }
 
 /* The value of "KEY=" among @n bytes of entries at @p (the key is there: the datagram was valid). */
@@ -165,33 +280,70 @@ static const char *body_value(const char *p, size_t n, const char *key, size_t k
         return NULL;
 }
 
-/* Rebuild the event of @entry in @slot, as uevent_dup() made it. */
-static int entry_read(const char *entry, struct backlog_slot *slot, struct uevent *ret)
+/* The body of @entry, in the chunk whose data starts at @keys (NULL: none), into @body.  Its size, or -EBADMSG. */
+static ssize_t body_read(const char *entry, const char *keys, char body[static HP_UEVENT_MAX_SIZE])
 {
         struct entry_head h = head_of(entry);
-        const char *body = entry + sizeof(h), *action, *devpath;
+        const char *k = NULL;
+        size_t kn = 0, n;
+
+        if (h.prefix > 0 || h.suffix > 0) {
+                if (!keys || keys + h.key >= entry)
+                        return -EBADMSG;
+                key_core(keys + h.key, &k, &kn);
+                if (h.prefix > kn || h.suffix > kn)
+                        return -EBADMSG;
+        }
+        if ((size_t)h.prefix + h.stored_size + h.suffix > HP_UEVENT_MAX_SIZE)
+                return -EBADMSG;
+        if (h.prefix > 0)
+                memcpy(body, k, h.prefix);
+        memcpy(body + h.prefix, entry + sizeof(h), h.stored_size);
+        n = (size_t)h.prefix + h.stored_size;
+        if (h.suffix > 0)
+                memcpy(body + n, k + kn - h.suffix, h.suffix);
+        n += h.suffix;
+        if (h.flags & ENTRY_SEQNUM_OMITTED) {
+                int r = snprintf(body + n, HP_UEVENT_MAX_SIZE - n, "SEQNUM=%" PRIu64, h.seqnum);
+
+                if (r < 0 || (size_t)r >= HP_UEVENT_MAX_SIZE - n)
+                        return -EBADMSG;
+                n += (size_t)r + 1;
+        }
+        return (ssize_t)n;
+}
+
+/* Rebuild the event of @entry (in the chunk whose data starts at @keys, NULL: none) in @slot, as uevent_dup() made it. */
+static int entry_read(const char *entry, const char *keys, struct backlog_slot *slot, struct uevent *ret)
+{
+        struct entry_head h = head_of(entry);
+        char body[HP_UEVENT_MAX_SIZE];
+        const char *action, *devpath;
+        ssize_t body_size = body_read(entry, keys, body);
         size_t first, size;
         char *p = slot->data;
 
-        action = body_value(body, h.body_size, "ACTION=", strlen("ACTION="));
-        devpath = body_value(body, h.body_size, "DEVPATH=", strlen("DEVPATH="));
+        if (body_size < 0)
+                return (int)body_size;
+        action = body_value(body, (size_t)body_size, "ACTION=", strlen("ACTION="));
+        devpath = body_value(body, (size_t)body_size, "DEVPATH=", strlen("DEVPATH="));
         if (!action || !devpath)
                 return -EBADMSG;
         first = strlen(action) + 1 + strlen(devpath) + 1;
-        size = first + h.body_size;
+        size = first + (size_t)body_size;
         if (size > HP_UEVENT_MAX_SIZE)
                 return -EBADMSG;
         p = stpcpy(p, action);
         *p++ = '@';
         p = stpcpy(p, devpath) + 1;
-        memcpy(p, body, h.body_size);
-        p += h.body_size;
+        memcpy(p, body, (size_t)body_size);
+        p += body_size;
         if (uevent_parse(slot->data, size, slot->vars, ret, NULL) < 0)
                 return -EBADMSG;
 
         ret->received = h.received;
         ret->received_real = h.received_real;
-        memcpy(p, body + h.body_size, h.extra_size + h.name_size);
+        memcpy(p, entry + sizeof(h) + h.stored_size, h.extra_size + h.name_size);
         ret->extra = p;
         ret->n_extra = h.n_extra;
         ret->extra_size = h.extra_size;
@@ -201,15 +353,18 @@ static int entry_read(const char *entry, struct backlog_slot *slot, struct ueven
 
 /* ---- the late heap ------------------------------------------------------- */
 
-static int late_push(struct backlog *b, const struct entry_head *h, const char *body, const struct uevent *ev)
+static int late_push(struct backlog *b, struct incoming *in)
 {
-        size_t size = entry_size(h);
-        char *entry = malloc(size);
+        size_t size;
+        char *entry;
 
+        unshare(in); /* no key */
+        size = entry_size(&in->h);
+        entry = malloc(size);
         if (!entry)
                 return -ENOMEM;
-        entry_write(entry, h, body, ev);
-        if (heap_push(&b->late, h->seqnum, entry) < 0) {
+        entry_write(entry, in);
+        if (heap_push(&b->late, in->h.seqnum, entry) < 0) {
                 free(entry);
                 return -ENOMEM;
         }
@@ -232,12 +387,19 @@ static void late_drop_top(struct backlog *b)
 
 /* ---- the arena ----------------------------------------------------------- */
 
-static int arena_push(struct backlog *b, const struct entry_head *h, const char *body, const struct uevent *ev)
+static int arena_push(struct backlog *b, struct incoming *in)
 {
-        size_t size = entry_size(h);
+        bool key = true;
+        size_t size;
 
-        /* The arena is in strictly increasing SEQNUM order, and an entry fits a chunk. */
-        assert(b->n_arena == 0 || h->seqnum > b->newest);
+        /* The arena is in strictly increasing SEQNUM order. */
+        assert(b->n_arena == 0 || in->h.seqnum > b->newest);
+        /* Against the tail chunk's keys if it fits there; else it is the next chunk's first key. */
+        if (b->tail && !share(b, b->tail, in))
+                key = b->tail->used + entry_size(&in->h) > CHUNK_DATA;
+        if (key)
+                unshare(in);
+        size = entry_size(&in->h);
         assert(size <= CHUNK_DATA);
         if (!b->tail || b->tail->used + size > CHUNK_DATA) {
                 struct chunk *c = mmap(NULL, BACKLOG_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -253,11 +415,17 @@ static int arena_push(struct backlog *b, const struct entry_head *h, const char 
                         b->head = c;
                 b->tail = c;
                 b->n_chunks++;
+                b->n_keys = b->next_key = 0;
         }
-        entry_write(b->tail->data + b->tail->used, h, body, ev);
+        if (key) {
+                b->keys[b->next_key] = (uint16_t)b->tail->used;
+                b->next_key = (b->next_key + 1) % BACKLOG_KEYS;
+                b->n_keys = MIN(b->n_keys + 1, (unsigned)BACKLOG_KEYS);
+        }
+        entry_write(b->tail->data + b->tail->used, in);
         b->tail->used += (uint32_t)size;
         assert(b->tail->used <= CHUNK_DATA);
-        b->newest = h->seqnum;
+        b->newest = in->h.seqnum;
         b->n_arena++;
         return 0;
 }
@@ -278,9 +446,10 @@ static void arena_drop_first(struct backlog *b)
         if (b->head_off < c->used)
                 return;
         if (c == b->tail) {
-                /* Empty: keep the chunk for what comes next. */
+                /* Empty: keep the chunk for what comes next, with no key. */
                 c->used = 0;
                 b->head_off = 0;
+                b->n_keys = b->next_key = 0;
                 return;
         }
         b->head = c->next;
@@ -293,14 +462,13 @@ static void arena_drop_first(struct backlog *b)
 
 int backlog_push(struct backlog *b, const struct uevent *ev)
 {
-        const char *body;
-        struct entry_head h = head_for(ev, &body);
+        struct incoming in = incoming_of(ev);
 
         /* A SEQNUM is pushed at most once, so a late one is below the arena's newest. */
         assert(b->n_arena == 0 || ev->seqnum != b->newest);
         if (b->n_arena > 0 && ev->seqnum <= b->newest)
-                return late_push(b, &h, body, ev);
-        return arena_push(b, &h, body, ev);
+                return late_push(b, &in);
+        return arena_push(b, &in);
 }
 
 /* The entry with the lowest SEQNUM, and whether it is the late heap's top; NULL if empty. */
@@ -319,7 +487,8 @@ int backlog_peek(const struct backlog *b, struct backlog_slot *slot, struct ueve
 
         if (!e)
                 return -ENOENT;
-        return entry_read(e, slot, ret);
+        /* An arena entry's key is in its own chunk, the head chunk. */
+        return entry_read(e, late ? NULL : b->head->data, slot, ret);
 }
 
 void backlog_drop_first(struct backlog *b)

@@ -7,9 +7,10 @@
  * An event in the scheduler costs its struct uevent allocation plus the
  * scheduler's item, heap slots and path index entries.  An event far back
  * in a long queue needs none of that until it can be looked at; the
- * backlog keeps only its bytes, and gives it back as a struct uevent (as
- * uevent_dup() made it) when the manager moves it into the scheduler.  A
- * pure module: no clock, no loop, no logging.
+ * backlog keeps only its bytes (of an event much like an earlier one, as
+ * a burst's are, only those that set it apart), and gives it back as a
+ * struct uevent (as uevent_dup() made it) when the manager moves it into
+ * the scheduler.  A pure module: no clock, no loop, no logging.
  *
  * Invariants:
  *  - events leave lowest SEQNUM first, whatever order they came in

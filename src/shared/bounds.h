@@ -38,7 +38,8 @@
  * the backlog, compactly, and moves in, lowest SEQNUM first, as events are
  * done.  Late events (a SEQNUM below what waits) go in at once.  An event
  * in the window costs about 670 bytes (its parsed copy and the scheduler's
- * item with a link per path level), one in the backlog about 190: 1024 is
+ * item with a link per path level), one in the backlog 45 to 210 (what
+ * sets it apart from an earlier event of the chunk, or all of it): 1024 is
  * fifty times the default max-children of a small machine and keeps a
  * 10,000-event burst's peak RSS 1.6 MiB below what 4096 did. */
 #define HP_QUEUE_WINDOW 1024

@@ -7,6 +7,7 @@
  * its order.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,12 +52,17 @@ static void tdg_net(struct tdg *t, uint64_t seq, const char *dev)
         t->view.received_real = 1700000000000000ULL + 3 * seq;
 }
 
-static void push_net(struct backlog *b, uint64_t seq)
+static void push_net_on(struct backlog *b, uint64_t seq, const char *dev)
 {
         struct tdg t;
 
-        tdg_net(&t, seq, "lo");
+        tdg_net(&t, seq, dev);
         check_int(backlog_push(b, &t.view), 0);
+}
+
+static void push_net(struct backlog *b, uint64_t seq)
+{
+        push_net_on(b, seq, "lo");
 }
 
 static uint64_t pop_seq(struct backlog *b)
@@ -278,8 +284,9 @@ static void test_bytes(void)
         for (uint64_t s = 1; s <= n; s++)
                 push_net(b, s);
         full = backlog_bytes(b);
-        /* Compact: far less than a malloc'd struct uevent per event. */
-        check(full >= n * 150 && full <= n * 250);
+        /* Events of one device that differ in SEQNUM and SYNTH_UUID's last
+         * digits: each stores little more than its head and those digits. */
+        check(full <= n * 48);
         for (uint64_t s = 1; s <= n / 2; s++)
                 check(pop_seq(b) == s);
         half = backlog_bytes(b);
@@ -295,6 +302,15 @@ static void test_bytes(void)
         for (uint64_t s = n + 1; s <= 2 * n; s++)
                 push_net(b, s);
         check(backlog_bytes(b) <= full + 64 * 1024);
+        backlog_free(b);
+
+        /* Round robin over four devices: as little, each against a key of its own device. */
+        check_int(backlog_new(&b), 0);
+        for (uint64_t s = 1; s <= n; s++)
+                push_net_on(b, s, (const char *[]){ "lo", "veth0", "veth1", "eth0" }[s % 4]);
+        check(backlog_bytes(b) <= n * 48);
+        for (uint64_t s = 1; s <= n; s++)
+                check(pop_seq(b) == s);
         backlog_free(b);
 }
 
@@ -366,6 +382,175 @@ static void test_large(void)
         free(ref.v);
 }
 
+/* Events with nothing in common with one another (each its own device and
+ * variables): still compact, about their datagram's size. */
+static void test_bytes_unlike(void)
+{
+        size_t n = 20000, full;
+        struct backlog *b;
+
+        check_int(backlog_new(&b), 0);
+        for (uint64_t s = 1; s <= n; s++) {
+                char body[256], devpath[64];
+                struct tdg t;
+                int len;
+
+                snprintf(devpath, sizeof(devpath), "/devices/%llx", (unsigned long long)(s * 2654435761u));
+                len = snprintf(body, sizeof(body), "ACTION=add%cDEVPATH=%s%cSUBSYSTEM=%llx%cV%llX=%0120llu%c"
+                               "SEQNUM=%llu%c", 0, devpath, 0, (unsigned long long)s, 0, (unsigned long long)s,
+                               (unsigned long long)s * 7919, 0, (unsigned long long)s, 0);
+                tdg_parse(&t, "add", devpath, body, (size_t)len);
+                check(t.view.size >= 150);
+                check_int(backlog_push(b, &t.view), 0);
+        }
+        full = backlog_bytes(b);
+        check(full >= n * 150 && full <= n * 250);
+        for (uint64_t s = 1; s <= n; s++)
+                check(pop_seq(b) == s);
+        backlog_free(b);
+}
+
+/*
+ * What is stored against a key comes back byte for byte, whatever the
+ * events share: the same device and another, a core that is the key's
+ * start or end or the key itself or longer, SEQNUM not last, more
+ * devices than a chunk holds keys, across chunks, late ones (no key)
+ * among them, and a chunk that emptied and took new keys.
+ */
+/* Append "KEY=VALUE\0" (printed from @fmt) to @body at *@len. */
+static void __attribute__((format(printf, 3, 4))) add_var(char *body, size_t *len, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vsnprintf(body + *len, 512 - *len, fmt, ap);
+        va_end(ap);
+        check(r > 0 && (size_t)r < 512 - *len);
+        *len += (size_t)r + 1;
+}
+
+/* The body of shape @k on net device @dev with SEQNUM @seq (512 bytes of room); its size. */
+static size_t shape_body(unsigned k, unsigned dev, uint64_t seq, char *body)
+{
+        unsigned long long q = (unsigned long long)seq;
+        size_t len = 0;
+
+        add_var(body, &len, "ACTION=%s", k == 5 ? "add" : k == 6 ? "remove" : "change");
+        if (k == 5)
+                add_var(body, &len, "DEVPATH=/devices/virtual/mem/null");
+        else
+                add_var(body, &len, "DEVPATH=/devices/virtual/net/d%u", dev);
+        add_var(body, &len, "SUBSYSTEM=%s", k == 5 ? "mem" : "net");
+        switch (k) {
+        case 0: /* a burst's: SYNTH_UUID differs in its last digits */
+                add_var(body, &len, "SYNTH_UUID=0b2c5d0e-%llu", q);
+                add_var(body, &len, "INTERFACE=lo");
+                add_var(body, &len, "IFINDEX=1");
+                break;
+        case 2: /* SEQNUM not last */
+                add_var(body, &len, "SEQNUM=%llu", q);
+                add_var(body, &len, "X=%llu", q);
+                return len;
+        case 3: /* longer than the others, the same start and end as 4 */
+                add_var(body, &len, "PAD=%0200llu", q);
+                add_var(body, &len, "INTERFACE=lo");
+                add_var(body, &len, "IFINDEX=1");
+                break;
+        case 4:
+                add_var(body, &len, "INTERFACE=lo");
+                add_var(body, &len, "IFINDEX=1");
+                break;
+        case 5:
+                add_var(body, &len, "MAJOR=1");
+                add_var(body, &len, "MINOR=3");
+                add_var(body, &len, "DEVNAME=null");
+                break;
+        default: /* 1, 6: the shortest */
+                break;
+        }
+        add_var(body, &len, "SEQNUM=%llu", q);
+        return len;
+}
+
+/* Push an event of shape @k on @dev with SEQNUM @seq and argv[1] @name (NULL: SUBSYSTEM); keep a copy in *@ret. */
+static void push_shape(struct backlog *b, unsigned k, unsigned dev, uint64_t seq, const char *name,
+                       struct uevent **ret)
+{
+        char body[512];
+        size_t len = shape_body(k, dev, seq, body);
+        struct tdg t;
+
+        tdg_parse(&t, body + strlen("ACTION="), body + strlen(body) + 1 + strlen("DEVPATH="), body, len);
+        t.view.received = seq;
+        t.view.received_real = 1700000000000000ULL + seq;
+        check_int(uevent_dup(&t.view, NULL, name, ret), 0);
+        check_int(backlog_push(b, *ret), 0);
+}
+
+/* Pop one event and check it against the one of @want (N + 1 slots) with its SEQNUM; forget that one. */
+static void pop_check(struct backlog *b, struct uevent **want, size_t n)
+{
+        _cleanup_(uevent_freep) struct uevent *out = NULL;
+        size_t i;
+
+        check_int(backlog_pop(b, &out), 0);
+        for (i = 1; i <= n && (!want[i] || want[i]->seqnum != out->seqnum); i++)
+                ;
+        check(i <= n);
+        check_same(out, want[i]);
+        free(want[i]);
+        want[i] = NULL;
+}
+
+/*
+ * What is stored against a key comes back byte for byte, whatever the
+ * events share: the same device and another, a core that is the key's
+ * start or end or the key itself or longer, SEQNUM not last, more
+ * devices than a chunk holds keys, across chunks, late ones (no key)
+ * among them, and a chunk that emptied and took new keys.
+ */
+static void test_round_trip_shared(void)
+{
+        enum { N = 3000, SHAPES = 7 };
+        struct uevent **want = calloc(N + 1, sizeof(*want));
+        unsigned rnd = 7;
+        struct backlog *b;
+
+        check(want);
+        /* Each shape against each other as its key. */
+        for (unsigned key = 0; key < SHAPES; key++)
+                for (unsigned k = 0; k < SHAPES; k++) {
+                        check_int(backlog_new(&b), 0);
+                        push_shape(b, key, 0, 10, NULL, &want[1]);
+                        push_shape(b, k, 0, 20, NULL, &want[2]);
+                        push_shape(b, k, 0, 30, NULL, &want[3]);
+                        for (int i = 0; i < 3; i++)
+                                pop_check(b, want, 3);
+                        backlog_free(b);
+                }
+
+        check_int(backlog_new(&b), 0);
+        for (uint64_t s = 1; s <= N; s++) {
+                /* Every 50th comes late, below the newest (unique: odd, between the evens). */
+                uint64_t seq = s % 50 == 0 ? 2 * (s - 10) + 1 : 2 * s;
+
+                rnd = rnd * 1103515245u + 12345u;
+                /* More devices than the keys a chunk holds. */
+                push_shape(b, (rnd >> 16) % SHAPES, (rnd >> 8) % 12, seq, s % 3 ? NULL : "other", &want[s]);
+                /* Drain now and then, twice down to empty: the chunk kept takes a new key. */
+                if (s % 700 == 0)
+                        while (backlog_count(b) > (s % 1400 == 0 ? 0 : 5))
+                                pop_check(b, want, s);
+        }
+        while (backlog_count(b) > 0)
+                pop_check(b, want, N);
+        for (size_t i = 1; i <= N; i++)
+                check(want[i] == NULL);
+        backlog_free(b);
+        free(want);
+}
+
 int main(void)
 {
         run_test(test_empty);
@@ -374,6 +559,8 @@ int main(void)
         run_test(test_round_trip);
         run_test(test_round_trip_largest);
         run_test(test_bytes);
+        run_test(test_bytes_unlike);
+        run_test(test_round_trip_shared);
         run_test(test_large);
         return 0;
 }
