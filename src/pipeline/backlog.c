@@ -37,10 +37,12 @@
  *    what is left is the entry's core;
  *  - of the core, only what lies between the bytes it shares with the
  *    key's core at the start (prefix) and at the end (suffix) is stored.
- *    Of the chunk's last BACKLOG_KEYS keys, the one that leaves the least;
- *    an entry that would still store more than half of its core is stored
- *    whole and becomes a key instead (so a key's stored bytes are its
- *    core, and a burst round robin over a few devices has a key for each).
+ *    The key is the chunk's latest one for a DEVPATH of the same hash
+ *    (BACKLOG_KEYS of them, by hash: a burst round robin over dozens of
+ *    devices has a key for nearly each); an entry that would still store
+ *    more than half of its core, or has no such key, is stored whole and
+ *    becomes the key of its DEVPATH's slot instead (so a key's stored
+ *    bytes are its core).
  *    A key stays readable while any entry of its chunk is held: a chunk is
  *    unmapped or reused only once every entry in it left.  A late entry
  *    has no key.
@@ -57,12 +59,13 @@
 #include <sys/mman.h>
 
 #include "pipeline/backlog.h"
+#include "shared/hash.h"
 #include "shared/heap.h"
 #include "shared/macro.h"
 #include "uevent/uevent.h"
 
 #define BACKLOG_CHUNK_SIZE (64 * 1024)
-#define BACKLOG_KEYS 8
+#define BACKLOG_KEYS 256
 
 struct entry_head {
         uint64_t seqnum;
@@ -91,7 +94,7 @@ struct chunk {
 };
 
 #define CHUNK_DATA (BACKLOG_CHUNK_SIZE - offsetof(struct chunk, data))
-_Static_assert(CHUNK_DATA <= UINT16_MAX + 1, "an offset in a chunk fits entry_head.key");
+_Static_assert(CHUNK_DATA <= UINT16_MAX, "an offset in a chunk, and one more, fit 16 bits");
 _Static_assert(sizeof(struct entry_head) + HP_UEVENT_MAX_SIZE + HP_ENV_ADD_MAX_BYTES + HP_NAME_MAX <= CHUNK_DATA,
                "the largest entry fits a chunk");
 
@@ -103,8 +106,7 @@ struct backlog {
         uint64_t newest;        /* SEQNUM of the arena's last entry, if n_arena > 0 */
         struct heap late;       /* late entries (malloc'd, owned) by SEQNUM */
         size_t late_bytes;      /* allocated for the late entries themselves */
-        uint16_t keys[BACKLOG_KEYS]; /* the tail chunk's latest keys, offsets in its data */
-        unsigned n_keys, next_key;   /* keys held; the slot the next one takes */
+        uint16_t keys[BACKLOG_KEYS]; /* the tail chunk's keys by DEVPATH hash: offset in its data + 1, 0: none */
 };
 
 int backlog_new(struct backlog **ret)
@@ -151,11 +153,12 @@ static size_t entry_size(const struct entry_head *h)
         return sizeof(*h) + h->stored_size + h->extra_size + h->name_size;
 }
 
-/* An event on its way in: its head (prefix and suffix still 0) and its core. */
+/* An event on its way in: its head (prefix and suffix still 0), its core and its key slot. */
 struct incoming {
         struct entry_head h;
         const char *core;
         size_t core_size;
+        unsigned slot;
         const struct uevent *ev;
 };
 
@@ -182,6 +185,7 @@ static struct incoming incoming_of(const struct uevent *ev)
         assert(ev->n_extra <= HP_ENV_ADD_MAX_VARS && ev->extra_size <= HP_ENV_ADD_MAX_BYTES);
         assert(!own_name || strlen(ev->name) < HP_NAME_MAX);
         in.core = ev->buf + first;
+        in.slot = (unsigned)(hash_bytes(ev->devpath, ev->devpath_len) % BACKLOG_KEYS);
         body_size = core_size = ev->size - first;
         if (seqnum_omitted(in.core, body_size, ev->seqnum, &core_size))
                 in.h.flags = ENTRY_SEQNUM_OMITTED;
@@ -222,31 +226,24 @@ static size_t shared_with(const struct incoming *in, const char *key, size_t *re
 }
 
 /*
- * Store of @in's core only what it does not share with the best of the
- * tail chunk @c's keys; or, if that is more than half of it, all of it, as
- * a key.  Return: whether it is to be a key.
+ * Store of @in's core only what it does not share with the key of its
+ * slot in the tail chunk @c; or, if there is none or that is more than
+ * half of it, all of it, as a key.  Return: whether it is to be a key.
  */
 static bool share(const struct backlog *b, const struct chunk *c, struct incoming *in)
 {
-        size_t best = 0, best_prefix = 0, best_suffix = 0;
-        unsigned best_key = 0;
+        unsigned key = b->keys[in->slot];
+        size_t p, s;
 
-        for (unsigned i = 0; i < b->n_keys; i++) {
-                size_t p, s = shared_with(in, c->data + b->keys[i], &p);
-
-                if (p + s > best) {
-                        best = p + s;
-                        best_prefix = p;
-                        best_suffix = s;
-                        best_key = b->keys[i];
-                }
-        }
-        if (best == 0 || in->core_size - best > in->core_size / 2)
+        if (key == 0)
                 return true;
-        in->h.key = (uint16_t)best_key;
-        in->h.prefix = (uint16_t)best_prefix;
-        in->h.suffix = (uint16_t)best_suffix;
-        in->h.stored_size = (uint16_t)(in->core_size - best);
+        s = shared_with(in, c->data + key - 1, &p);
+        if (in->core_size - (p + s) > in->core_size / 2)
+                return true;
+        in->h.key = (uint16_t)(key - 1);
+        in->h.prefix = (uint16_t)p;
+        in->h.suffix = (uint16_t)s;
+        in->h.stored_size = (uint16_t)(in->core_size - p - s);
         return false;
 }
 
@@ -415,13 +412,10 @@ static int arena_push(struct backlog *b, struct incoming *in)
                         b->head = c;
                 b->tail = c;
                 b->n_chunks++;
-                b->n_keys = b->next_key = 0;
+                memset(b->keys, 0, sizeof(b->keys));
         }
-        if (key) {
-                b->keys[b->next_key] = (uint16_t)b->tail->used;
-                b->next_key = (b->next_key + 1) % BACKLOG_KEYS;
-                b->n_keys = MIN(b->n_keys + 1, (unsigned)BACKLOG_KEYS);
-        }
+        if (key)
+                b->keys[in->slot] = (uint16_t)(b->tail->used + 1);
         entry_write(b->tail->data + b->tail->used, in);
         b->tail->used += (uint32_t)size;
         assert(b->tail->used <= CHUNK_DATA);
@@ -449,7 +443,7 @@ static void arena_drop_first(struct backlog *b)
                 /* Empty: keep the chunk for what comes next, with no key. */
                 c->used = 0;
                 b->head_off = 0;
-                b->n_keys = b->next_key = 0;
+                memset(b->keys, 0, sizeof(b->keys));
                 return;
         }
         b->head = c->next;

@@ -304,14 +304,20 @@ static void test_bytes(void)
         check(backlog_bytes(b) <= full + 64 * 1024);
         backlog_free(b);
 
-        /* Round robin over four devices: as little, each against a key of its own device. */
-        check_int(backlog_new(&b), 0);
-        for (uint64_t s = 1; s <= n; s++)
-                push_net_on(b, s, (const char *[]){ "lo", "veth0", "veth1", "eth0" }[s % 4]);
-        check(backlog_bytes(b) <= n * 48);
-        for (uint64_t s = 1; s <= n; s++)
-                check(pop_seq(b) == s);
-        backlog_free(b);
+        /* Round robin over four devices, and over sixteen: as little, each against a key of its own device. */
+        for (unsigned devs = 4; devs <= 16; devs *= 4) {
+                check_int(backlog_new(&b), 0);
+                for (uint64_t s = 1; s <= n; s++) {
+                        char dev[16];
+
+                        snprintf(dev, sizeof(dev), "veth%u", (unsigned)(s % devs));
+                        push_net_on(b, s, dev);
+                }
+                check(backlog_bytes(b) <= n * 48);
+                for (uint64_t s = 1; s <= n; s++)
+                        check(pop_seq(b) == s);
+                backlog_free(b);
+        }
 }
 
 /* The reference: a plain binary min-heap of SEQNUMs. */
@@ -536,8 +542,8 @@ static void test_round_trip_shared(void)
                 uint64_t seq = s % 50 == 0 ? 2 * (s - 10) + 1 : 2 * s;
 
                 rnd = rnd * 1103515245u + 12345u;
-                /* More devices than the keys a chunk holds. */
-                push_shape(b, (rnd >> 16) % SHAPES, (rnd >> 8) % 12, seq, s % 3 ? NULL : "other", &want[s]);
+                /* More devices than a chunk holds keys for. */
+                push_shape(b, (rnd >> 16) % SHAPES, (rnd >> 8) % 400, seq, s % 3 ? NULL : "other", &want[s]);
                 /* Drain now and then, twice down to empty: the chunk kept takes a new key. */
                 if (s % 700 == 0)
                         while (backlog_count(b) > (s % 1400 == 0 ? 0 : 5))
