@@ -76,11 +76,12 @@ for b in "${BUILDS[@]}"; do
 done
 mount --make-rprivate / && mount -t sysfs sysfs /sys && ip link set lo up || exit 1
 W=$(mktemp -d /tmp/hotplugd-peers.XXXXXX)
-PID=
+PID= MADE_RUN_UDEV=
 WATCH=
 cleanup() {
         if [ -n "$WATCH" ]; then kill "$WATCH" 2>/dev/null; wait "$WATCH" 2>/dev/null; fi
         if [ -n "$PID" ]; then kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; fi
+        [ -z "$MADE_RUN_UDEV" ] || { umount /run/udev 2>/dev/null; rmdir /run/udev; }
         rm -rf "$W" # the veths and mounts go with the namespaces
 }
 trap cleanup EXIT
@@ -121,6 +122,8 @@ start() {
                         [ -d "$d" ] && mount --bind "$W/empty" "$d"
                 done
                 mount --bind "$W/rules" /etc/udev/rules.d
+                # A udev that never ran has no /run/udev to mount over: made here, removed in stop.
+                [ -d /run/udev ] || { mkdir /run/udev && MADE_RUN_UDEV=1; }
                 mount --bind "$W/run-udev" /run/udev
                 "$UDEVD" 2>>"$W/udevd.log" &
                 PID=$!
@@ -147,6 +150,8 @@ stop() {
         PID=
         if [ "$1" = udevd ]; then
                 umount /run/udev /etc/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d 2>/dev/null
+                [ -z "$MADE_RUN_UDEV" ] || rmdir /run/udev
+                MADE_RUN_UDEV=
         fi
 }
 
