@@ -38,8 +38,8 @@
  * the backlog, compactly, and moves in, lowest SEQNUM first, as events are
  * done.  Late events (a SEQNUM below what waits) go in at once.  An event
  * in the window costs about 670 bytes (its parsed copy and the scheduler's
- * item with a link per path level), one in the backlog 45 to 210 (what
- * sets it apart from an earlier event of the chunk, or all of it).  512 is
+ * item with a link per path level), one in the backlog 45 to 212 (what
+ * sets it apart from an earlier event of its device, or all of it).  512 is
  * 25 times the default max-children of a small machine (the lookahead for
  * unrelated events to run beside a long chain of one device's) and keeps
  * a 10,000-event burst's peak RSS at about 4 MiB, 0.35 MiB below what 1024
