@@ -7,7 +7,6 @@
  * its order.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,71 +422,60 @@ static void test_bytes_unlike(void)
  * devices than a chunk holds keys, across chunks, late ones (no key)
  * among them, and a chunk that emptied and took new keys.
  */
-/* Append "KEY=VALUE\0" (printed from @fmt) to @body at *@len. */
-static void __attribute__((format(printf, 3, 4))) add_var(char *body, size_t *len, const char *fmt, ...)
-{
-        va_list ap;
-        int r;
+/* Add "KEY=VALUE" to @e, the value printed from @fmt. */
+#define add_var(e, key, ...) check_int(envbuf_addf(e, key, __VA_ARGS__), 0)
 
-        va_start(ap, fmt);
-        r = vsnprintf(body + *len, 512 - *len, fmt, ap);
-        va_end(ap);
-        check(r > 0 && (size_t)r < 512 - *len);
-        *len += (size_t)r + 1;
-}
-
-/* The body of shape @k on net device @dev with SEQNUM @seq (512 bytes of room); its size. */
-static size_t shape_body(unsigned k, unsigned dev, uint64_t seq, char *body)
+/* The body of shape @k on net device @dev with SEQNUM @seq, into @e. */
+static void shape_body(unsigned k, unsigned dev, uint64_t seq, struct envbuf *e)
 {
         unsigned long long q = (unsigned long long)seq;
-        size_t len = 0;
 
-        add_var(body, &len, "ACTION=%s", k == 5 ? "add" : k == 6 ? "remove" : "change");
+        envbuf_init(e);
+        add_var(e, "ACTION", "%s", k == 5 ? "add" : k == 6 ? "remove" : "change");
         if (k == 5)
-                add_var(body, &len, "DEVPATH=/devices/virtual/mem/null");
+                add_var(e, "DEVPATH", "/devices/virtual/mem/null");
         else
-                add_var(body, &len, "DEVPATH=/devices/virtual/net/d%u", dev);
-        add_var(body, &len, "SUBSYSTEM=%s", k == 5 ? "mem" : "net");
+                add_var(e, "DEVPATH", "/devices/virtual/net/d%u", dev);
+        add_var(e, "SUBSYSTEM", "%s", k == 5 ? "mem" : "net");
         switch (k) {
         case 0: /* a burst's: SYNTH_UUID differs in its last digits */
-                add_var(body, &len, "SYNTH_UUID=0b2c5d0e-%llu", q);
-                add_var(body, &len, "INTERFACE=lo");
-                add_var(body, &len, "IFINDEX=1");
+                add_var(e, "SYNTH_UUID", "0b2c5d0e-%llu", q);
+                add_var(e, "INTERFACE", "lo");
+                add_var(e, "IFINDEX", "1");
                 break;
         case 2: /* SEQNUM not last */
-                add_var(body, &len, "SEQNUM=%llu", q);
-                add_var(body, &len, "X=%llu", q);
-                return len;
+                add_var(e, "SEQNUM", "%llu", q);
+                add_var(e, "X", "%llu", q);
+                return;
         case 3: /* longer than the others, the same start and end as 4 */
-                add_var(body, &len, "PAD=%0200llu", q);
-                add_var(body, &len, "INTERFACE=lo");
-                add_var(body, &len, "IFINDEX=1");
+                add_var(e, "PAD", "%0200llu", q);
+                add_var(e, "INTERFACE", "lo");
+                add_var(e, "IFINDEX", "1");
                 break;
         case 4:
-                add_var(body, &len, "INTERFACE=lo");
-                add_var(body, &len, "IFINDEX=1");
+                add_var(e, "INTERFACE", "lo");
+                add_var(e, "IFINDEX", "1");
                 break;
         case 5:
-                add_var(body, &len, "MAJOR=1");
-                add_var(body, &len, "MINOR=3");
-                add_var(body, &len, "DEVNAME=null");
+                add_var(e, "MAJOR", "1");
+                add_var(e, "MINOR", "3");
+                add_var(e, "DEVNAME", "null");
                 break;
         default: /* 1, 6: the shortest */
                 break;
         }
-        add_var(body, &len, "SEQNUM=%llu", q);
-        return len;
+        add_var(e, "SEQNUM", "%llu", q);
 }
 
 /* Push an event of shape @k on @dev with SEQNUM @seq and argv[1] @name (NULL: SUBSYSTEM); keep a copy in *@ret. */
 static void push_shape(struct backlog *b, unsigned k, unsigned dev, uint64_t seq, const char *name,
                        struct uevent **ret)
 {
-        char body[512];
-        size_t len = shape_body(k, dev, seq, body);
+        struct envbuf body;
         struct tdg t;
 
-        tdg_parse(&t, body + strlen("ACTION="), body + strlen(body) + 1 + strlen("DEVPATH="), body, len);
+        shape_body(k, dev, seq, &body);
+        tdg_parse(&t, envbuf_get(&body, "ACTION"), envbuf_get(&body, "DEVPATH"), body.data, body.used);
         t.view.received = seq;
         t.view.received_real = 1700000000000000ULL + seq;
         check_int(uevent_dup(&t.view, NULL, name, ret), 0);
