@@ -77,6 +77,8 @@
 /* hotplug.d files refused for their owner or mode that are remembered, so
  * that each is logged once and not once per event (the oldest is forgotten). */
 #define HP_HOTPLUG_D_REFUSED_MAX 256
+/* Symbolic links a trusted path may pass through (trust_open_at()), as the kernel's own bound. */
+#define HP_TRUST_MAX_LINKS 40
 /* Instances that may die processing one datagram before the next one sets it aside (the poison guard). */
 #define HP_INTAKE_TRIES_MAX 2
 
