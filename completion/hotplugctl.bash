@@ -69,18 +69,20 @@ _hotplugctl_value()
 
 # _hotplugctl_devices: directories below /sys; "/devices/..." (a DEVPATH)
 # below /sys/devices; files below /dev/ where the verb's help names /dev.
+# A name is one candidate as it is (mapfile, one a line): not split at a
+# blank, not expanded as a pattern ("*").
 _hotplugctl_devices()
 {
         local d
         compopt -o filenames -o nospace 2>/dev/null
         if [[ $cur == /devices* ]]; then
-                COMPREPLY=($(compgen -d -- "/sys$cur"))
+                mapfile -t COMPREPLY < <(compgen -d -- "/sys$cur")
                 COMPREPLY=("${COMPREPLY[@]#/sys}")
         elif [[ $cur == /dev/* && $help == */dev/* ]]; then
-                COMPREPLY=($(compgen -f -- "$cur"))
+                mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         else
                 [[ -z $cur || $cur == / || $cur == /s || $cur == /sy ]] && cur=/sys/
-                COMPREPLY=($(compgen -d -- "$cur"))
+                mapfile -t COMPREPLY < <(compgen -d -- "$cur")
         fi
         # A directory goes on: append its slash here, as -o filenames does
         # not for names it did not take from the file system (a DEVPATH).

@@ -63,9 +63,13 @@ _hotplugctl_specs() {
         print -rl -- $out
 }
 
+# The words are as typed, quotes and all.  _call_program evals its
+# arguments as one string, so what it gets of them is unquoted here (Q: the
+# typed quotes go, nothing is expanded) and quoted again where it is called
+# (q): a word like $(cmd) reaches hotplugctl as that text and never runs.
 _hotplugctl() {
         setopt localoptions extendedglob
-        local prog=$words[1] verb= help usage i
+        local prog=${(Q)words[1]} verb= help usage i
         local -a verbs specs
         [[ $prog == */* && -x $prog ]] || prog=hotplugctl
 
@@ -74,14 +78,14 @@ _hotplugctl() {
                 case $words[i] in
                 --socket) ((i++)) ;;
                 -*) ;;
-                *) verb=$words[i]; break ;;
+                *) verb=${(Q)words[i]}; break ;;
                 esac
         done
-        verbs=(${(f)"$(_call_program verbs $prog --help 2>/dev/null |
+        verbs=(${(f)"$(_call_program verbs ${(q)prog} --help 2>/dev/null |
                 sed -n '/^Verbs:/,/^$/s/^  *\([a-z][a-z-]*\)  *\(.*\)/\1:\2/p')"})
         if [[ -z $verb ]]; then
                 if [[ $PREFIX == -* ]]; then
-                        _arguments ${(f)"$(_hotplugctl_specs "$(_call_program options $prog --help 2>/dev/null)")"}
+                        _arguments ${(f)"$(_hotplugctl_specs "$(_call_program options ${(q)prog} --help 2>/dev/null)")"}
                 else
                         _describe -t verbs 'hotplugctl verb' verbs
                 fi
@@ -93,7 +97,7 @@ _hotplugctl() {
         fi
 
         # From here on the verb's own words, as if it were the command.
-        help=$(_call_program options $prog $verb --help 2>/dev/null)
+        help=$(_call_program options ${(q)prog} ${(q)verb} --help 2>/dev/null)
         specs=(${(f)"$(_hotplugctl_specs "$help")"})
         usage=${${(M)${(f)help}:#Usage: *}#Usage: * * }
         usage=${usage//\[-[^\]]#\]/}

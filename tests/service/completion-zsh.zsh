@@ -8,7 +8,11 @@
 #    "help VERB";
 #  - every verb's options: each long option of 'hotplugctl VERB --help';
 #  - option values: actions, subsystems from /sys;
-#  - devices below /sys for a verb whose usage names DEVICE.
+#  - devices below /sys for a verb whose usage names DEVICE;
+#  - the typed words are never evaluated: a verb or a program path holding
+#    "$(touch FILE)" creates no FILE (completion used to pass them to
+#    _call_program, which evals its arguments), and a quoted verb
+#    ('status') still completes its options.
 # Each completion is waited for by a marker the shell prints after it, not
 # by a fixed time.
 #
@@ -28,7 +32,7 @@ comp() {
         local l
         : >$OUT
         zpty z zsh -f -i || fail "cannot start zsh on a pseudo-terminal"
-        zpty -w z "PS1=; fpath=($T \$fpath); autoload -U compinit; compinit -u -d $T/zcd; path=($T/bin \$path)"
+        zpty -w z "PS1=; cd $T; fpath=($T \$fpath); autoload -U compinit; compinit -u -d $T/zcd; path=($T/bin \$path)"
         zpty -w z "compadd() { local -a h; builtin compadd -O h \"\$@\"; print -rl -- \"\${h[@]}\" >>$OUT; builtin compadd \"\$@\" }"
         # Tab completes, then says so (a message the typed line does not hold).
         zpty -w z 'complete-then-say() { zle complete-word; zle -M "completion-${(U):-over}" }; zle -N complete-then-say; bindkey "^I" complete-then-say'
@@ -65,4 +69,13 @@ if [[ -d /sys/class/net ]]; then
         line="hotplugctl trigger -s ne"; comp $line; has net
         line="hotplugctl wait /sys/class/ne"; comp $line; has net
 fi
+# A program path or verb as typed is a word, not a command: nothing runs.
+mkdir "$T/\$(touch pwned-prog)" && ln -s $HOTPLUGCTL "$T/\$(touch pwned-prog)/hotplugctl" ||
+        fail "cannot make a directory named \$(touch pwned-prog)"
+line="$T/\$(touch pwned-prog)/hotplugctl --"; comp $line
+[[ -e $T/pwned-prog ]] && fail "completing '$line' ran the command in the program's path"
+has --socket --help
+line="hotplugctl \$(touch $T/pwned-verb) --"; comp $line
+[[ -e $T/pwned-verb ]] && fail "completing '$line' ran the command in the verb"
+line="hotplugctl 'status' --"; comp $line; has --json --socket
 print "ok: zsh completes $#verbs verbs, their options, actions, subsystems and devices"

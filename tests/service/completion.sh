@@ -9,7 +9,11 @@
 #  - option values: actions, subsystems from /sys, timeline's lanes, the
 #    verb found after --socket PATH;
 #  - devices for the verbs whose usage names DEVICE: directories below
-#    /sys, and /devices/... DEVPATHs; no operand for a verb without one.
+#    /sys, and /devices/... DEVPATHs; no operand for a verb without one;
+#  - a directory's name is one candidate, as it is: neither split at a
+#    blank nor taken as a pattern ("*" offered every name beside it);
+#  - the typed words are never evaluated: a verb, option value or operand
+#    holding "$(touch FILE)" or `touch FILE` creates no FILE.
 #
 # Environment: HOTPLUGCTL (the built binary), SRCDIR.
 set -u
@@ -151,6 +155,23 @@ for v in $verbs; do
 done
 for v in test trigger; do
         [[ " ${devverbs-} " == *" $v "* ]] || fail "$v's usage names no DEVICE: no device completion"
+done
+
+# ---- names and words as they are ------------------------------------------------------------
+T=$(mktemp -d /tmp/hotplugd-completion.XXXXXX) || fail "no temporary directory"
+trap 'rm -rf "$T"' EXIT
+mkdir "$T/a b" "$T/*" && touch "$T/file" || fail "cannot make directories in $T"
+comp trigger "$T/"
+is "$T/*/" "$T/a b/"
+for w in "\$(touch $T/pwned)" "\`touch $T/pwned\`"; do
+        comp "$w" --
+        comp "$w" ""
+        comp trigger --action "$w"
+        comp trigger -s "$w"
+        comp trigger "$w"
+        comp wait "/dev/$w"
+        comp record "$w"
+        [ -e "$T/pwned" ] && fail "completing '${COMP_LINE#"$HOTPLUGCTL"}' ran the command in a word"
 done
 
 echo "ok: verbs${devverbs:+, devices for$devverbs}, options of $(echo $verbs | wc -w) verbs"
