@@ -243,11 +243,12 @@ int options_resolve_paths(struct options *o, char *why, size_t why_size)
 }
 
 /*
- * The agent in effect runs as the daemon for every event: it passes the
- * hotplug.d rule (trust_check_path()).  One that does not exist yet, or
- * that could not run (not a file), is not refused: --check-config warns
- * about it, and the daemon tries it for every event (it may be installed
- * later).
+ * The agent in effect runs as the daemon for every event: its path as given
+ * passes the trust rule (trust_check_path()).  Every error of the check is
+ * a refusal but two: an agent that does not exist yet, or is not a file,
+ * is not refused here (--check-config says so); the daemon checks it before every spawn
+ * until it exists and passes (it may be installed later, but never by
+ * another user in a directory they can write).
  */
 static int check_agent(const struct options *o, struct conf_error *err)
 {
@@ -258,12 +259,16 @@ static int check_agent(const struct options *o, struct conf_error *err)
         if (o->cfg.hotplug_d || !o->cfg.agent)
                 return 0;
         r = trust_check_path(o->cfg.agent, false, &st, &why);
-        if (r != -EPERM)
-                return 0;
+        if (r == 0 || r == -ENOENT || r == -EMEDIUMTYPE)
+                return 0; /* not refused yet: --check-config says it cannot run, the daemon at each spawn */
         err->line = 0;
-        snprintf(err->msg, sizeof(err->msg), "agent %s: %s (mode %04o, uid %u); refusing to run it as the agent",
-                 o->cfg.agent, why, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
-        return r;
+        if (why)
+                snprintf(err->msg, sizeof(err->msg), "agent %s: %s (mode %04o, uid %u); refusing to run it as the "
+                         "agent", o->cfg.agent, why, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+        else
+                snprintf(err->msg, sizeof(err->msg), "agent %s: cannot be checked (%s); refusing to run it as "
+                         "the agent", o->cfg.agent, strerror(-r));
+        return -EPERM;
 }
 
 int options_load(struct options *o, struct conf *conf, struct conf_error *err)

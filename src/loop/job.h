@@ -32,6 +32,10 @@ struct manager_jobs {
         bool paused;                    /* pause: events queue, no agent starts */
         bool dispatching;               /* inside manager_dispatch(): nested calls return at once */
         bool agent_missing_reported;
+        /* The agent's path passed the trust rule since the last start or reload
+         * (agent_verify()); until it does, it is checked before every spawn. */
+        bool agent_trusted;
+        bool agent_refusal_reported;    /* its refusal was logged (once until it passes) */
         struct concurrency conc;        /* how many may run at once (the scheduler's max_running) */
         sd_event_source *look;          /* while events wait for a slot: look which agents sleep */
         struct list_node idle_outputs;  /* struct job_output.link: pipes kept for the next runs */

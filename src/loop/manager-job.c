@@ -36,6 +36,7 @@
 #include "loop/manager-internal.h"
 #include "loop/manager-observe.h"
 #include "pipeline/spawner.h"
+#include "shared/trust.h"
 #include "uevent/uevent.h"
 
 /* ---- jobs ---------------------------------------------------------------- */
@@ -365,6 +366,50 @@ static void log_exec_failure(struct job *j, int r)
 }
 
 /*
+ * The single agent runs as the daemon: its path as given passes the trust
+ * rule (shared/trust.h) before it is executed.  Once it passed, nobody but
+ * root can change what the path names, so the check is not repeated per
+ * event (it costs 20-40 us, a fifth of an event's CPU): it is made again
+ * after a reload and after an exec that found no file.  One that did not
+ * pass (missing at start, or refused) is checked before every spawn, and
+ * every error of the check refuses: another user creating a missing agent
+ * in a directory they can write never gets it run.  A refusal is logged
+ * once until the agent passes again.  Return: 0, or negative errno.
+ */
+static int agent_verify(struct job *j)
+{
+        struct manager *m = j->m;
+        const char *why = NULL;
+        struct log_fields f;
+        struct stat st;
+        int r;
+
+        if (m->jobs->agent_trusted)
+                return 0;
+        r = trust_check_path(j->program, false, &st, &why);
+        if (r == 0) {
+                m->jobs->agent_trusted = true;
+                m->jobs->agent_refusal_reported = false;
+                return 0;
+        }
+        if (r == -ENOENT)
+                return r; /* log_exec_failure() says so, once */
+        job_log_fields(j, &f);
+        f.agent_status = "exec failed";
+        if (m->jobs->agent_refusal_reported)
+                log_internal(LOG_DEBUG, r, &f, "agent %s refused", j->program);
+        else if (why)
+                log_internal(LOG_ERR, 0, &f, "agent %s: %s (mode %04o, uid %u); refusing to run it, events are "
+                             "dropped until it passes (reported once)", j->program, why,
+                             (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+        else
+                log_internal(LOG_ERR, r, &f, "agent %s cannot be checked; refusing to run it, events are "
+                             "dropped until it passes (reported once)", j->program);
+        m->jobs->agent_refusal_reported = true;
+        return r;
+}
+
+/*
  * The child source goes before the program was reaped (the job is freed:
  * the daemon stops): kill and reap it.  Not reaped, its PID is still its own.
  */
@@ -418,7 +463,7 @@ static int job_start_next(struct job *j)
         struct manager_agent agent;
         struct spawn_env env;
         struct spawn_result sr;
-        int r;
+        int r, refused;
 
         for (;;) {
                 if (m->cfg.hotplug_d) {
@@ -445,7 +490,9 @@ static int job_start_next(struct job *j)
                         j->starting_sent = true;
                 }
                 spawn_env_build(j->ev, &env);
-                r = j->out ? 0 : job_output_get(j);
+                r = refused = m->cfg.hotplug_d ? 0 : agent_verify(j);
+                if (r >= 0 && !j->out)
+                        r = job_output_get(j);
                 /* Stamped before the spawn: the program cannot have started yet, so a
                  * run's time is never shorter than the program's own (a busy machine
                  * can hold us between the spawn and a later stamp for milliseconds). */
@@ -454,7 +501,10 @@ static int job_start_next(struct job *j)
                         r = spawn_agent_to(j->program, j->ev->name, &env, j->out->wfd, &sr);
                 if (r < 0) {
                         j->failed = true;
-                        log_exec_failure(j, r);
+                        if (r == -ENOENT && !m->cfg.hotplug_d)
+                                m->jobs->agent_trusted = false; /* gone: check what comes in its place */
+                        if (refused == 0 || refused == -ENOENT)
+                                log_exec_failure(j, r); /* else agent_verify() said why */
                         agent = job_agent(j);
                         agent.pid = 0;
                         observe_exec_failed(m, &agent, r);
@@ -595,6 +645,8 @@ bool manager_paused(const struct manager *m)
 void manager_jobs_reconfigured(struct manager *m)
 {
         m->jobs->agent_missing_reported = false;
+        m->jobs->agent_trusted = false;
+        m->jobs->agent_refusal_reported = false;
         concurrency_reconfigure(&m->jobs->conc, m->cfg.max_children, m->cfg.concurrency);
         jobs_apply_limit(m);
 }

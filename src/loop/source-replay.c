@@ -19,9 +19,11 @@
  * agent time (one run or an event's sum) passes HP_REPLAY_MAX_RUN_USEC.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shared/log.h"
 #include "shared/trust.h"
@@ -85,7 +87,7 @@ static void add_duration(struct run_time *t, usec_t d)
 }
 
 /* Pair each recorded AGENT_START with the next AGENT_END of the same SEQNUM; sum per SEQNUM. */
-static void load_durations(struct replay_state *st, const char *path)
+static void load_durations(struct replay_state *st, int fd)
 {
         struct run_time *starts = NULL, *ends = NULL;
         size_t ns = 0, cs = 0, ne = 0, ce = 0, i = 0, j = 0, out = 0;
@@ -93,8 +95,10 @@ static void load_durations(struct replay_state *st, const char *path)
         struct record rec;
         int k;
 
-        if (record_reader_open(path, &r) < 0)
-                return; /* replay_open() reports it */
+        /* A descriptor of its own on the same file (the reader reads at offsets, never moves the file's). */
+        k = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (k < 0 || record_reader_open_fd(k, &r) < 0)
+                return; /* replay_open_fd() reports it */
         while ((k = record_reader_next(r, &rec)) != 0) {
                 if (k < 0)
                         break;
@@ -305,37 +309,50 @@ static const struct manager_source_ops replay_ops = {
 };
 
 /*
- * Root replays a recording to real agents only if nobody else can have
- * written it: the hotplug.d rule for the file and every directory above it
- * (trust_check_path()).  With every directory on the way trusted, nobody
- * else can change what the path names between this check and the open.
- * A dry run runs nothing, so it may read any recording, with a warning.
- * Return: 0, or -EPERM (logged).
+ * Open the recording.  Root replays it to real agents only if nobody else
+ * can have written it: its path as given passes the trust rule (every
+ * directory and link on the way, trust_open_at()), and the replay reads
+ * the descriptor that was checked.  A dry run runs nothing, so it may read
+ * any recording, with a warning.  Either way only a regular file, opened
+ * without blocking: a FIFO would hold the daemon in open() with its
+ * signals blocked.  Return: the descriptor, or negative errno (logged).
  */
-static int replay_trusted(const struct manager_config *cfg)
+static int replay_open_checked(const struct manager_config *cfg)
 {
         const char *path = cfg->replay_path, *why = NULL;
         struct stat st;
-        int r;
+        int fd = -1, r;
 
-        r = trust_check_path(path, false, &st, &why);
-        if (r != -EPERM && r != -EMEDIUMTYPE)
-                return 0; /* a missing file: replay_open() says so */
-        if (cfg->dry_run) {
+        r = trust_open_at(AT_FDCWD, path, TRUST_READ, &fd, &st, &why);
+        if (r == 0)
+                return fd;
+        if (r == -EMEDIUMTYPE)
+                return log_error_errno(r, "cannot replay %s: %s", path, why);
+        if (!cfg->dry_run) {
+                if (r != -EPERM)
+                        return log_error_errno(r, "cannot replay %s", path);
+                return log_error_errno(r, "refusing to replay %s to agents: %s (mode %04o, uid %u); a --dry-run "
+                                          "may read it", path, why, (unsigned)(st.st_mode & 07777),
+                                       (unsigned)st.st_uid);
+        }
+        if (r == -EPERM)
                 log_warning("%s: %s (mode %04o, uid %u): it could hold records planted by another user; "
                             "read for a dry run only", path, why, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
-                return 0;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return log_error_errno(negative_errno(), "cannot replay %s", path);
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(fd);
+                return log_error_errno(-EMEDIUMTYPE, "cannot replay %s: not a regular file", path);
         }
-        return log_error_errno(-EPERM, "refusing to replay %s to agents: %s (mode %04o, uid %u); a --dry-run "
-                                       "may read it", path, why, (unsigned)(st.st_mode & 07777),
-                               (unsigned)st.st_uid);
+        return fd;
 }
 
 int source_replay_new(struct manager *m, sd_event *event, const struct manager_config *cfg,
                       const struct manager_source_ops **ret_ops, void **ret_data)
 {
         struct replay_state *st;
-        int r;
+        int fd, r;
 
         st = calloc(1, sizeof(*st));
         if (!st)
@@ -345,14 +362,14 @@ int source_replay_new(struct manager *m, sd_event *event, const struct manager_c
         st->speed = cfg->replay_speed;
         *ret_ops = &replay_ops;
         *ret_data = st;
-        r = replay_trusted(cfg);
-        if (r < 0)
-                return r;
-        r = replay_open(cfg->replay_path, cfg->replay_speed, &st->rp);
+        fd = replay_open_checked(cfg);
+        if (fd < 0)
+                return fd;
+        if (cfg->dry_run && cfg->replay_speed > 0)
+                load_durations(st, fd);
+        r = replay_open_fd(fd, cfg->replay_speed, &st->rp);
         if (r < 0)
                 return log_error_errno(r, "cannot replay %s", cfg->replay_path);
-        if (cfg->dry_run && cfg->replay_speed > 0)
-                load_durations(st, cfg->replay_path);
         r = sd_event_add_time(event, &st->timer, CLOCK_MONOTONIC, 0, 1, on_replay_timer, st);
         if (r < 0)
                 return r;

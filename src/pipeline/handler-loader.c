@@ -2,9 +2,10 @@
 /*
  * Loading external handlers: every "*.so" of the handler directory, in
  * strcmp order of the file names, with dlopen(RTLD_NOW | RTLD_LOCAL).
- * Only files that root alone can have written are loaded: the directory
- * and the file must be owned by uid 0 and not writable by group or others,
- * and the file must be a regular file (a symbolic link is refused).  The
+ * Only files that root alone can have written are loaded: the directory's
+ * whole path passes the trust rule (every directory and link on the way),
+ * the file must be owned by uid 0 and not writable by group or others,
+ * and it must be a regular file (a symbolic link is refused).  The
  * file is opened once (O_NOFOLLOW), checked through that descriptor and
  * mapped through it (/proc/self/fd/N), so what is loaded is the file that
  * was checked even if the name is replaced in between.  Every refusal is
@@ -178,26 +179,29 @@ static int list_dir(DIR *d, char ***ret, size_t *ret_n)
 int handler_load_dir(const char *dir, handler_accept_fn accept, void *userdata)
 {
         const struct loader l = { .accept = accept, .userdata = userdata };
-        DIR *d = opendir(dir);
+        const char *why = NULL;
         char **names = NULL;
         struct stat st;
-        const char *why;
         size_t n = 0;
-        int r, loaded = 0;
+        int r, fd, loaded = 0;
+        DIR *d;
 
-        if (!d)
-                return errno == ENOENT ? 0 : negative_errno();
-        if (fstat(dirfd(d), &st) < 0) {
-                r = negative_errno();
-                closedir(d);
-                return r;
-        }
-        why = trust_reason(&st);
-        if (why) {
-                closedir(d);
+        /* The whole path as given: every directory and link on the way, not the last one alone. */
+        r = trust_open_at(AT_FDCWD, dir, TRUST_DIR | TRUST_READ, &fd, &st, &why);
+        if (r == -ENOENT)
+                return 0;
+        if (r == -EPERM || r == -EMEDIUMTYPE) {
                 log_error("handler directory %s: %s (mode %04o, uid %u); no handler loaded from it", dir, why,
                           (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
                 return 0;
+        }
+        if (r < 0)
+                return r;
+        d = fdopendir(fd);
+        if (!d) {
+                r = negative_errno();
+                close(fd);
+                return r;
         }
         r = list_dir(d, &names, &n);
         if (r < 0) {

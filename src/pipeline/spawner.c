@@ -490,41 +490,32 @@ static void passed_over(const struct hd_walk *w, const char *path, const char *w
 }
 
 /*
- * Check DIR/SUB (or DIR itself, @dirfd, when @sub is NULL).  Return 1 if it
- * is trusted (with DIR/SUB opened in @ret), 0 if it is missing or refused
- * (refusals are logged once, or told to w->skip), negative errno on other errors.
+ * Open DIR/SUB (@sub in the trusted @dirfd), or DIR itself (@sub NULL: its
+ * whole path as given, every directory and link on the way, by the trust
+ * rule).  Return 1 if it is trusted (opened in @ret), 0 if it is missing or
+ * refused (refusals are logged once, or told to w->skip), negative errno on
+ * other errors.
  */
 static int open_trusted_dir(const struct hd_walk *w, int dirfd, const char *path, const char *sub, int *ret)
 {
         const char *why = NULL;
         struct stat st;
-        int fd, r;
+        int r;
 
         *ret = -1;
-        if (sub)
-                r = trust_check_at(dirfd, sub, true, &st, &why);
-        else
-                r = fstat(dirfd, &st) < 0 ? negative_errno() : S_ISDIR(st.st_mode) ? 0 : -EINVAL;
-        if (r == 0 && !sub && (why = trust_reason(&st)))
-                r = -EPERM;
+        r = trust_open_at(dirfd, sub ? sub : path, TRUST_DIR | TRUST_READ, ret, &st, &why);
         if (r == -EPERM) {
                 passed_over(w, path, why, &st, true);
                 return 0;
         }
         if (r < 0) {
-                if (r != -ENOENT && r != -ENOTDIR && r != -EINVAL && r != -EMEDIUMTYPE)
+                if (r != -ENOENT && r != -ENOTDIR && r != -EMEDIUMTYPE)
                         return r;
                 passed_over(w, path, why ? why : r == -ENOENT ? "does not exist" : "not a directory", NULL, false);
                 return 0;
         }
         if (!w->skip)
                 refused_forget(path);
-        if (!sub)
-                return 1;
-        fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
-        *ret = fd;
         return 1;
 }
 
@@ -619,21 +610,15 @@ int hotplug_d_list_explained(const char *dir, const char *name, hotplug_d_skip_f
                              char ***ret_paths, size_t *ret_n)
 {
         struct hd_walk w = { .skip = skip, .userdata = userdata };
-        int r, topfd, fd;
+        int r, topfd;
 
         if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
                 return -EINVAL;
         w.paths = calloc(HP_HOTPLUG_D_MAX_FILES, sizeof(char *));
         if (!w.paths)
                 return -ENOMEM;
-        /* DIR itself must be trusted too; a missing or refused DIR lists nothing. */
-        topfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (topfd < 0) {
-                r = errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
-                if (r == 0)
-                        passed_over(&w, dir, errno == ENOENT ? "does not exist" : "not a directory", NULL, false);
-        } else
-                r = open_trusted_dir(&w, topfd, dir, NULL, &fd);
+        /* DIR's whole path must be trusted too; a missing or refused DIR lists nothing. */
+        r = open_trusted_dir(&w, AT_FDCWD, dir, NULL, &topfd);
         if (r > 0) {
                 r = list_one(&w, topfd, dir, name);
                 if (r >= 0 && strcmp(name, "default") != 0 && w.n < HP_HOTPLUG_D_MAX_FILES)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "shared/macro.h"
@@ -379,18 +380,29 @@ static int decode(struct record_reader *r, unsigned type, const uint8_t *p, size
         }
 }
 
-int record_reader_open(const char *path, struct record_reader **ret)
+int record_reader_open_fd(int fd, struct record_reader **ret)
 {
         _cleanup_free_ struct record_reader *r = NULL;
+        struct stat st;
         ssize_t k;
         int hsize;
 
+        if (fstat(fd, &st) < 0) {
+                hsize = negative_errno();
+                close(fd);
+                return hsize;
+        }
+        /* Read with pread() at any offset: a FIFO or a device cannot be one. */
+        if (!S_ISREG(st.st_mode)) {
+                close(fd);
+                return -EMEDIUMTYPE;
+        }
         r = calloc(1, sizeof(*r));
-        if (!r)
+        if (!r) {
+                close(fd);
                 return -ENOMEM;
-        r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (r->fd < 0)
-                return negative_errno();
+        }
+        r->fd = fd;
         k = window(r, 0, RECORD_FILE_HEADER_SIZE);
         hsize = k < 0 ? (int)k : k == 0 ? -ENODATA : record_check_header(r->buf, (size_t)k, &r->version);
         if (hsize < 0) {
@@ -400,6 +412,16 @@ int record_reader_open(const char *path, struct record_reader **ret)
         r->pos = (uint64_t)hsize;
         *ret = TAKE_PTR(r);
         return 0;
+}
+
+int record_reader_open(const char *path, struct record_reader **ret)
+{
+        /* O_NONBLOCK: opening a FIFO does not wait for a writer (it is refused above). */
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+        if (fd < 0)
+                return negative_errno();
+        return record_reader_open_fd(fd, ret);
 }
 
 /* A damaged region starts at r->pos (reason already set): report it and move past it. */

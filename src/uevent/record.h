@@ -251,11 +251,22 @@ struct record_reader;
  * @path: file (borrowed)
  * @ret: the reader, owned by the caller (record_reader_free())
  *
+ * Opened without blocking (a FIFO is refused, not waited on).
  * Return: 0; -ENODATA for an empty file; -EBADMSG if it is not a recording
- * (bad magic or short header); -EPROTONOSUPPORT for a newer version; other
- * negative errno from open/read.
+ * (bad magic or short header); -EPROTONOSUPPORT for a newer version;
+ * -EMEDIUMTYPE if it is not a regular file; other negative errno from
+ * open/read.
  */
 int record_reader_open(const char *path, struct record_reader **ret);
+
+/**
+ * record_reader_open_fd() - record_reader_open() of an open file.
+ * @fd: the recording, open for reading (consumed: the reader's, or closed on failure)
+ * @ret: as record_reader_open()
+ *
+ * Return: as record_reader_open().
+ */
+int record_reader_open_fd(int fd, struct record_reader **ret);
 
 /**
  * record_reader_next() - the next record, or the next problem.

@@ -8,8 +8,10 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shared/macro.h"
 #include "uevent/replay.h"
@@ -85,13 +87,24 @@ struct replay {
 
 int replay_open(const char *path, double speed, struct replay **ret)
 {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+        if (fd < 0)
+                return negative_errno();
+        return replay_open_fd(fd, speed, ret);
+}
+
+int replay_open_fd(int fd, double speed, struct replay **ret)
+{
         struct replay *rp;
         int r;
 
         rp = calloc(1, sizeof(*rp));
-        if (!rp)
+        if (!rp) {
+                close(fd);
                 return -ENOMEM;
-        r = record_reader_open(path, &rp->reader);
+        }
+        r = record_reader_open_fd(fd, &rp->reader);
         if (r < 0) {
                 free(rp);
                 return r;

@@ -95,6 +95,16 @@ struct replay;
 int replay_open(const char *path, double speed, struct replay **ret);
 
 /**
+ * replay_open_fd() - replay_open() of an open file.
+ * @fd: the recording, open for reading (consumed: the replay's, or closed on failure)
+ * @speed: as replay_open()
+ * @ret: as replay_open()
+ *
+ * Return: as replay_open().
+ */
+int replay_open_fd(int fd, double speed, struct replay **ret);
+
+/**
  * replay_next() - the next datagram or overflow.
  * @rp: replay
  * @ret: the item (pointers borrowed until the next call)

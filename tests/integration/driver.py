@@ -578,6 +578,33 @@ def case_missing_agent(c):
     print("ok: missing agent reported once; the daemon survived and ran the next event")
 
 
+def case_agent_trust(c):
+    """An agent missing at start is checked by the trust rule before every spawn until it passes: planted in
+    a directory others can write, it never runs; once that directory is trusted, it runs."""
+    late = c.path("late")
+    agent = os.path.join(late, "agent")
+    os.makedirs(c.path("runs"))
+    d = c.daemon(f"--agent={agent}")
+    d.send(uevent(1, "change", "/devices/virtual/net/hpt1", "net"))
+    d.wait_log(r"cannot execute agent .*reported once", "the missing agent reported")
+    os.mkdir(late)
+    os.chmod(late, 0o777)
+    os.symlink(env("AGENT_DUMP"), agent)
+    d.send(*[uevent(i, "change", f"/devices/virtual/net/hpt{i}", "net") for i in range(2, 5)])
+    d.wait_log(rf"agent {re.escape(agent)}: in a directory others can write \(mode 0777.*refusing to run it",
+               "the agent in a directory others can write refused")
+    c.settle()
+    check(not c.runs(), f"an agent in a directory others can write ran: {sorted(c.runs())}")
+    n = d.log_text().count("refusing to run it")
+    check(n == 1, f"the refused agent reported {n} times, expected once")
+    os.chmod(late, 0o755)
+    d.send(uevent(5, "change", "/devices/virtual/net/hpt5", "net"))
+    c.wait(lambda: 5 in c.runs(), "the agent running once its directory is trusted")
+    check(sorted(c.runs()) == [5], f"runs: {sorted(c.runs())}, expected only event 5")
+    d.stop()
+    print("ok: an agent missing at start was refused while others could write its directory, then ran")
+
+
 def case_reload(c):
     """Reload (hotplugctl reload, then SIGHUP) during a burst: every event runs exactly once."""
     a = c.agent("a", sleep_ms=30)
@@ -772,6 +799,23 @@ def case_record_trust(c):
     refused(f"--replay={moved}", "--speed=0", f"--agent={ragent}", log="replay-open-dir.log",
             want=f"refusing to replay {moved} to agents: in a directory others can write")
     check(not c.runs("replay"), "a refused replay ran agents")
+    # The path as given: a link others can repoint, though it leads to a trusted recording today.
+    safe = c.path("safe")
+    os.mkdir(safe, 0o755)
+    kept = os.path.join(safe, "kept.rec")
+    shutil.copyfile(moved, kept)
+    os.chmod(kept, 0o600)
+    link = os.path.join(open_dir, "link.rec")
+    os.symlink(kept, link)
+    refused(f"--replay={link}", "--speed=0", f"--agent={ragent}", log="replay-link.log",
+            want=f"refusing to replay {link} to agents: in a directory others can write")
+    check(not c.runs("replay"), "a replay through a link others can repoint ran agents")
+    # A FIFO is refused at once, in a dry run too: never a daemon held in open() until SIGKILL.
+    fifo = c.path("fifo.rec")
+    os.mkfifo(fifo, 0o600)
+    for extra in ([], ["--dry-run"]):
+        refused(f"--replay={fifo}", "--speed=0", f"--agent={ragent}", *extra, log="replay-fifo.log",
+                want=f"cannot replay {fifo}: not a regular file")
     if os.geteuid() == 0:
         os.chown(moved, 65534, 65534)
         os.chmod(open_dir, 0o755)
@@ -1193,6 +1237,7 @@ CASES = {
     "timeout": case_timeout,
     "crash": case_crash,
     "missing-agent": case_missing_agent,
+    "agent-trust": case_agent_trust,
     "reload": case_reload,
     "pause-resume": case_pause_resume,
     "settle": case_settle,

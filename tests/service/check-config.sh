@@ -172,6 +172,16 @@ expect 2 "hotplugd: agent $tmp/open/agent: in a directory others can write" \
         --check-config --config "$conf" --agent "$tmp/open/agent"
 expect 2 "hotplugd: agent $tmp/trusted/link-agent: link target in a directory others can write" \
         --check-config --config "$conf" --agent "$tmp/trusted/link-agent"
+# The path as given: a link in a directory others can write is refused though
+# it leads to a trusted agent today (they could repoint it), and every error
+# of the check refuses (a loop of links).
+ln -s "$tmp/agent" "$tmp/open/link-to-trusted"
+expect 2 "hotplugd: agent $tmp/open/link-to-trusted: in a directory others can write" \
+        --check-config --config "$conf" --agent "$tmp/open/link-to-trusted"
+ln -s loop-b "$tmp/trusted/loop-a"
+ln -s loop-a "$tmp/trusted/loop-b"
+expect 2 "hotplugd: agent $tmp/trusted/loop-a: cannot be checked (Too many levels of symbolic links)" \
+        --check-config --config "$conf" --agent "$tmp/trusted/loop-a"
 printf 'agent = %s\n' "$tmp/trusted/gw-agent" >"$conf"
 expect 2 "hotplugd: agent $tmp/trusted/gw-agent: writable by group or others" --check-config --config "$conf"
 expect 2 "hotplugd: agent $tmp/trusted/gw-agent: writable by group or others" --config "$conf" --dry-run \

@@ -205,6 +205,24 @@ static void test_unsafe_directory(void)
         check(!loaded(c, "/50-example.so"));
         check_int(chmod(dir, 0755), 0);
         handler_chain_free(c);
+
+        /* The whole path as given: the directory reached through a link others can repoint. */
+        char saved[sizeof(dir)], open_dir[] = "/tmp/hpo.XXXXXX";
+
+        check(mkdtemp(open_dir));
+        check_int(chmod(open_dir, 0777), 0);
+        memcpy(saved, dir, sizeof(dir));
+        check((size_t)snprintf(dir, sizeof(dir), "%s/h", open_dir) < sizeof(dir));
+        check_int(symlink(saved, dir), 0);
+        c = NULL;
+        log = new_chain(&c);
+        check(strstr(log, "in a directory others can write"));
+        check(strstr(log, "no handler loaded from it"));
+        check(!loaded(c, "/50-example.so"));
+        handler_chain_free(c);
+        check_int(unlink(dir), 0);
+        check_int(rmdir(open_dir), 0);
+        memcpy(dir, saved, sizeof(dir));
 }
 
 static void test_overflow_and_errors(void)

@@ -662,6 +662,19 @@ static void test_hotplug_d(void)
         snprintf(p, sizeof(p), "%s/nonexistent", tmpdir);
         check_list(p, "net", want_none);
 
+        /* The whole path of DIR: nothing runs when a directory above it, or a link
+         * on the way, is one others can change (they could swap the tree). */
+        check_int(chmod(tmpdir, 0777), 0);
+        check_list(dir, "net", want_none);
+        check_int(chmod(tmpdir, 0700), 0);
+        mkd("open");
+        snprintf(p, sizeof(p), "%s/open", tmpdir);
+        check_int(chmod(p, 0777), 0);
+        snprintf(p, sizeof(p), "%s/open/hd", tmpdir);
+        check_int(symlink(dir, p), 0);
+        check_list(p, "net", want_none);
+        check_list(dir, "net", want_net);
+
         /* A NAME that is a file, not a directory, contributes nothing. */
         mk("hotplug.d/plain", 0755);
         check_list(dir, "plain", want_default);
