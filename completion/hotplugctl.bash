@@ -117,8 +117,8 @@ _hotplugctl()
                 return
         fi
 
-        help=$(_hotplugctl_help "$prog" $verb)
-        opts=$(_hotplugctl_options "$prog" $verb)
+        help=$(_hotplugctl_help "$prog" "$verb")
+        opts=$(_hotplugctl_options "$prog" "$verb")
 
         # An option's argument: --opt=VALUE, or the word after an option
         # that takes one.

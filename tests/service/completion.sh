@@ -12,8 +12,9 @@
 #    /sys, and /devices/... DEVPATHs; no operand for a verb without one;
 #  - a directory's name is one candidate, as it is: neither split at a
 #    blank nor taken as a pattern ("*" offered every name beside it);
-#  - the typed words are never evaluated: a verb, option value or operand
-#    holding "$(touch FILE)" or `touch FILE` creates no FILE.
+#  - the typed words are never evaluated nor expanded: a verb, option value
+#    or operand holding "$(touch FILE)" or `touch FILE` creates no FILE,
+#    and a verb "st*" is not "status" where a file of that name lies.
 #
 # Environment: HOTPLUGCTL (the built binary), SRCDIR.
 set -u
@@ -160,9 +161,14 @@ done
 # ---- names and words as they are ------------------------------------------------------------
 T=$(mktemp -d /tmp/hotplugd-completion.XXXXXX) || fail "no temporary directory"
 trap 'rm -rf "$T"' EXIT
-mkdir "$T/a b" "$T/*" && touch "$T/file" || fail "cannot make directories in $T"
+mkdir "$T/a b" "$T/*" && touch "$T/status" || fail "cannot make directories in $T"
 comp trigger "$T/"
 is "$T/*/" "$T/a b/"
+# A verb is the word typed, not a pattern matched against the directory.
+cd "$T" || fail "cannot enter $T"
+comp 'st*' --
+is
+cd - >/dev/null || fail "cannot go back"
 for w in "\$(touch $T/pwned)" "\`touch $T/pwned\`"; do
         comp "$w" --
         comp "$w" ""
