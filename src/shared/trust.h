@@ -40,8 +40,10 @@ enum {
 
 /**
  * trust_open_at() - walk @path by the trust rule, and open what it names.
- * @dirfd: where a relative @path starts (AT_FDCWD: the working directory);
- *         it is checked as the first directory on the way
+ * @dirfd: where a relative @path starts: AT_FDCWD, the working directory,
+ *         checked as the first directory on the way; or a directory the
+ *         caller found trusted (a single name in it that is no link is
+ *         judged by one lookup, its directory not looked at again)
  * @path: the path as given (borrowed); every component and every symbolic
  *        link on the way is checked (at most HP_TRUST_MAX_LINKS links, the
  *        walked path at most PATH_MAX bytes)
