@@ -214,8 +214,9 @@ static int open_in_trusted(struct walk *w, int dirfd, const char *name, unsigned
         /* A directory to read can be opened as such at once: opening one does nothing to it. */
         if ((flags & (TRUST_DIR | TRUST_READ)) == (TRUST_DIR | TRUST_READ) && ret_fd) {
                 fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                /* A link fails with ENOTDIR (O_DIRECTORY is looked at first) or ELOOP: walk it. */
                 if (fd < 0)
-                        return errno == ELOOP ? 1 : negative_errno(); /* ELOOP: a link */
+                        return errno == ENOTDIR || errno == ELOOP ? 1 : negative_errno();
                 r = fstat(fd, &w->st) < 0 ? negative_errno() : walk_verdict(w, flags);
                 if (r < 0)
                         close(fd);

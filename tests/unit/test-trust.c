@@ -175,6 +175,16 @@ static void test_open(void)
         close(fd);
         check_int(trust_open_at(dfd, "..", TRUST_DIR | TRUST_READ, &fd, &st, &why), 0);
         close(fd);
+        /* A directory to read, named by a link: followed by the rule, not taken for a file. */
+        check_int(symlink(".", at("trusted/self")), 0);
+        fd = -1;
+        check_int(trust_open_at(dfd, "self", TRUST_DIR | TRUST_READ, &fd, &st, &why), 0);
+        check(fd >= 0);
+        close(fd);
+        check_int(trust_open_at(dfd, "open-dir", TRUST_DIR | TRUST_READ, &fd, &st, &why), -EPERM);
+        check_str(why, "link target writable by group or others");
+        check_int(trust_open_at(dfd, "agent", TRUST_DIR | TRUST_READ, &fd, &st, &why), -EMEDIUMTYPE);
+        check_str(why, "not a directory");
         check_int(trust_check_at(dfd, "up-open", false, &st, &why), -EPERM);
         close(dfd);
 }
