@@ -22,6 +22,13 @@
  * when it was checked; if the file then has more bytes, or fewer, it
  * changed while being copied and the request fails ("loading" -1).
  *
+ * A fork without exec holds every descriptor of the daemon, O_CLOEXEC or
+ * not (the uevent socket, the control listener and its clients, epoll,
+ * signalfd, agents' pipes).  The copy keeps 0-2, the device directory and
+ * the file (moved to 3 and 4), and closes the rest before anything else.
+ * The journal's socket goes with them: its log lines go to stderr (under
+ * systemd, the journal's stream).
+ *
  * In a dry run (handler_config.dry_run: hotplugd -n, a dry-run replay,
  * hotplugctl test) the file is looked for and checked the same way, the
  * file and its size are logged, and nothing is written to the device: the
@@ -39,6 +46,7 @@
 #include <unistd.h>
 
 #include "handlers/builtin.h"
+#include "shared/log.h"
 #include "shared/sysfs.h"
 
 static const char *const firmware_subsystems[] = { "firmware", NULL };
@@ -141,12 +149,49 @@ static int copy_data(int dirfd, int src, size_t size)
         return n < 0 ? negative_errno() : n > 0 ? -EFBIG : 0;
 }
 
+/*
+ * Keep, of the descriptors from 3 up, only @fds: moved to 3, 4, ... (@fds
+ * updated), every other one closed.  Each is first copied above all the
+ * targets, so that no move lands on one still to be moved.
+ * Return: 0, or negative errno (@fds then name each where it is now).
+ */
+static int keep_only(int *fds, size_t n)
+{
+        int low = 3, high = 3 + (int)n;
+
+        for (size_t i = 0; i < n; i++) {
+                int fd = fcntl(fds[i], F_DUPFD_CLOEXEC, high);
+
+                if (fd < 0)
+                        return negative_errno();
+                fds[i] = fd;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (dup3(fds[i], low + (int)i, O_CLOEXEC) < 0)
+                        return negative_errno();
+                fds[i] = low + (int)i;
+        }
+        closefrom(high);
+        return 0;
+}
+
 /* The copy, in the grandchild: the kernel's "data" and the final "loading". */
 static _Noreturn void copy_child(const struct hotplugd_host *host, int dirfd, int src, size_t size, const char *name)
 {
+        int fds[2] = { dirfd, src };
         sigset_t none;
         int r;
 
+        r = keep_only(fds, ELEMENTSOF(fds));
+        dirfd = fds[0];
+        src = fds[1];
+        log_open(LOG_TARGET_STDERR, NULL); /* the journal's socket may be closed */
+        if (r < 0) {
+                (void)write_str(dirfd, "loading", "-1");
+                host->log(host, HOTPLUGD_LOG_ERR, "firmware %s: loading failed: cannot close the daemon's "
+                          "descriptors: %s", name, strerror(-r));
+                _exit(1);
+        }
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_IGN); /* a closed sink is an error to report, not a silent death */

@@ -685,6 +685,19 @@ static void *sink_run(void *arg)
         return NULL;
 }
 
+/*
+ * True if a process other than ours holds the write end of the pipe @rd
+ * reads: no end of file within 5 s of ours being closed (well before the
+ * sink gives up waiting, at 10 s, and lets a blocked copy end).
+ */
+static bool write_end_held(int rd)
+{
+        struct pollfd pfd = { .fd = rd, .events = POLLIN };
+        char c;
+
+        return poll(&pfd, 1, 5000) != 1 || read(rd, &c, 1) != 0;
+}
+
 static void firmware_copy_case(bool grow)
 {
         struct handler_config cfg = { .firmware_loader = true };
@@ -693,7 +706,8 @@ static void firmware_copy_case(bool grow)
         struct handler_chain *c = NULL;
         struct sink k = { 0 };
         pthread_t t;
-        int r;
+        int r, probe[2];
+        bool held;
 
         copy_fixture(root, sizeof(root));
         cfg.sysfs_root = root;
@@ -708,11 +722,18 @@ static void firmware_copy_case(bool grow)
         check_int(handler_chain_new(&cfg, &c), 0);
         check_int(pthread_create(&t, NULL, sink_run, &k), 0);
 
+        /* A descriptor without O_CLOEXEC, as every one of the daemon's is to a fork without exec. */
+        check_int(pipe(probe), 0);
+
         /* The request is answered without waiting for the copy... */
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         (void)run_logged(c, &r, fw, "fw.bin");
         clock_gettime(CLOCK_MONOTONIC, &t1);
+        /* ...by a copy (blocked on the FIFO until the sink reads) that holds none of our descriptors. */
+        close(probe[1]);
+        held = write_end_held(probe[0]);
+        close(probe[0]);
         check_int(r, HANDLER_FILTERED);
         fprintf(stderr, "firmware event handled in %.3f ms\n",
                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
@@ -721,6 +742,7 @@ static void firmware_copy_case(bool grow)
         check_str(agent_env(&R, "PRODUCT"), "46d/c31c/6400");
         atomic_store(&k.go, true);
         check_int(pthread_join(t, NULL), 0);
+        check(!held); /* checked once the copy could end: a failure leaves no process behind */
         check(!k.blocked);
         check(!k.stalled);
         check(k.pattern_ok);
