@@ -271,7 +271,7 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
                 "received", "rejected", "filtered", "started", "finished", "failed", "timeouts", "queued",
                 "running", "resyncs", "resync_changed", "resync_added", "resync_removed", "resync_left_alone",
                 "devices", "limit", "limit_max", "awake_max", "asleep", "raised", "lowered",
-                "taken_over", "reruns", "set_aside",
+                "taken_over", "reruns", "set_aside", "dropped_keys",
                 "events", "runs", "run_usec", "order_wait_usec", "slot_wait_usec", "total_usec", "slowest_usec",
                 "slowest_seqnum", "left_out",
         };

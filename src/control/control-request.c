@@ -287,6 +287,7 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "received", s->received);
         ctlmsg_add_u64(m, "rejected", s->rejected);
         ctlmsg_add_u64(m, "filtered", s->filtered);
+        ctlmsg_add_u64(m, "dropped_keys", s->dropped_keys);
         ctlmsg_add_u64(m, "started", s->started);
         ctlmsg_add_u64(m, "finished", s->finished);
         ctlmsg_add_u64(m, "failed", s->failed);

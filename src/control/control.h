@@ -70,7 +70,7 @@
  * Records:
  *   status processed= gaps= gaps_overflow= missing= duplicates= late=
  *          overflows= baseline= last= received= rejected= filtered= started=
- *          finished= failed= timeouts= queued= running= paused=0|1
+ *          finished= failed= timeouts= queued= running= paused=0|1 dropped_keys=
  *          resync=0|1 resyncs= resync_changed= resync_added= resync_removed=
  *          resync_left_alone= devices= ordering= concurrency=fixed|adaptive
  *          limit= limit_max= awake_max= asleep= raised= lowered=
@@ -155,6 +155,8 @@ struct control_status {
         size_t running;
         bool paused;
         uint64_t received, rejected, filtered, started, finished, failed, timeouts;
+        /* Variables left out of events read from a recording (--replay): keys no kernel sends. */
+        uint64_t dropped_keys;
         /* Handover: events taken over from the previous instance, and those run a second time. */
         uint64_t taken_over, reruns;
         /* Poison guard: datagrams set aside because instances died processing them. */

@@ -51,9 +51,12 @@ static void print_limit(const char *rec)
 
 static void print_counters(const char *rec)
 {
-        printf("Events:   %" PRIu64 " processed, %" PRIu64 " received, %" PRIu64 " rejected, %" PRIu64
-               " filtered\n",
+        printf("Events:   %" PRIu64 " processed, %" PRIu64 " received, %" PRIu64 " rejected, %" PRIu64 " filtered",
                num(rec, "processed"), num(rec, "received"), num(rec, "rejected"), num(rec, "filtered"));
+        if (num(rec, "dropped_keys") > 0)
+                printf(", %" PRIu64 " variables dropped from the recording (keys no kernel sends)",
+                       num(rec, "dropped_keys"));
+        printf("\n");
         printf("SEQNUMs:  baseline %" PRIu64 ", last %" PRIu64 "\n", num(rec, "baseline"), num(rec, "last"));
         printf("Ledger:   %" PRIu64 " gaps (%" PRIu64 " from overflow), %" PRIu64 " missing, %" PRIu64
                " duplicates, %" PRIu64 " late, %" PRIu64 " overflows\n",

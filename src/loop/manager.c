@@ -318,6 +318,11 @@ void manager_feed_refused(struct manager *m)
         m->stats.dropped_sender++;
 }
 
+void manager_feed_dropped_keys(struct manager *m, size_t n)
+{
+        m->stats.dropped_keys += n;
+}
+
 void manager_feed_log_full(const struct manager *m)
 {
         log_notice("%zu events held (the limit): reading paused until %zu", manager_held(m), m->resume_mark);

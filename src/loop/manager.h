@@ -80,6 +80,7 @@ struct manager_stats {
         uint64_t rejected;     /* failed validation */
         uint64_t rejected_by_class[32];
         uint64_t dropped_sender;  /* dropped by the source's trust policy or truncated */
+        uint64_t dropped_keys; /* variables left out of events read from a recording: keys no kernel sends */
         uint64_t filtered;     /* a handler's filter() said no */
         uint64_t aborted;      /* environment overflow or out of memory */
         uint64_t queued;       /* accepted into the queue (the scheduler or its backlog) */

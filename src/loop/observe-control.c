@@ -61,6 +61,7 @@ static void ctl_status(void *userdata, struct control_status *ret)
                 .received = st->received,
                 .rejected = st->rejected,
                 .filtered = st->filtered,
+                .dropped_keys = st->dropped_keys,
                 .started = st->started,
                 .finished = st->finished,
                 .failed = st->failed,

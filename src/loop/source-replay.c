@@ -7,6 +7,11 @@
  * datagram as they do from the socket, so a --record of the replay holds
  * the events beside their agent runs.
  *
+ * A recording is a file, not the kernel: an event read from one keeps only
+ * the keys a kernel sends (uevent/kernel-keys.h) before it is fed; each
+ * key left out is counted (manager_feed_dropped_keys()) and logged the
+ * first time it is seen.
+ *
  * With --dry-run (and a speed above 0) the replay hands the dry-run spawner
  * (spawner-dry.c) each event's recorded agent time, scaled the same way, so
  * the scheduler meets the same overlaps and the order and waits it prints
@@ -21,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +35,7 @@
 #include "shared/trust.h"
 #include "loop/manager.h"
 #include "loop/source.h"
+#include "uevent/kernel-keys.h"
 #include "uevent/record.h"
 #include "uevent/replay.h"
 #include "uevent/uevent.h"
@@ -51,7 +58,13 @@ struct replay_state {
         usec_t start;              /* CLOCK_MONOTONIC of the first item */
         struct run_time *durations; /* seqnum -> total recorded agent time, sorted */
         size_t n_durations;
-        uint64_t fed, problems;
+        uint64_t fed, problems, dropped;
+        char stripped[HP_UEVENT_MAX_SIZE];  /* the datagram fed, when keys were left out */
+        /* Keys left out and logged so far: the first HP_UEVENT_MAX_VARS are each logged once, later
+         * ones at most once per HP_REJECT_LOG_INTERVAL_USEC. */
+        char logged[HP_UEVENT_MAX_VARS][HP_UEVENT_KEY_MAX + 1];
+        size_t n_logged;
+        struct ratelimit drop_log;
 };
 
 static int cmp_run(const void *a, const void *b)
@@ -159,9 +172,60 @@ static usec_t recorded_duration(const struct replay_state *st, uint64_t seqnum, 
         return 0;
 }
 
+/* One line for the first drop of each key (a key is at most HP_UEVENT_KEY_MAX bytes of [A-Z0-9_]). */
+static void log_dropped(struct replay_state *st, const struct log_fields *f, const char *entry)
+{
+        size_t len = strcspn(entry, "=");
+        uint64_t suppressed = 0;
+        char more[64] = "";
+
+        for (size_t i = 0; i < st->n_logged; i++)
+                if (memcmp(st->logged[i], entry, len) == 0 && st->logged[i][len] == '\0')
+                        return;
+        if (st->n_logged < ELEMENTSOF(st->logged)) {
+                memcpy(st->logged[st->n_logged], entry, len);
+                st->logged[st->n_logged++][len] = '\0';
+        } else if (!ratelimit_pass(&st->drop_log, HP_REJECT_LOG_INTERVAL_USEC, &suppressed))
+                return;
+        if (suppressed > 0)
+                snprintf(more, sizeof(more), "; %" PRIu64 " drops of other keys not logged", suppressed);
+        log_internal(LOG_WARNING, 0, f, "variable %.*s dropped: no kernel sends it, and an event from a recording "
+                                        "keeps only the keys kernels send (logged once per key%s)", (int)len, entry,
+                     more);
+}
+
+/*
+ * The datagram to feed for @data: itself, or a copy in st->stripped without
+ * the keys no kernel sends (*@size updated).  One that does not parse is
+ * fed as it is, for the manager to reject and count.
+ */
+static const char *keep_kernel_keys(struct replay_state *st, const char *data, size_t *size)
+{
+        uint16_t vars[HP_UEVENT_MAX_VARS];
+        const char *dropped[HP_UEVENT_MAX_VARS];
+        struct uevent view;
+        struct log_fields f;
+        size_t n, stripped_size;
+
+        if (uevent_parse(data, *size, vars, &view, NULL) < 0)
+                return data;
+        n = uevent_strip_unsent(&view, st->stripped, &stripped_size, dropped);
+        if (n == 0)
+                return data;
+        st->dropped += n;
+        manager_feed_dropped_keys(st->m, n);
+        uevent_log_fields(&view, &f);
+        for (size_t i = 0; i < n; i++)
+                log_dropped(st, &f, dropped[i]);
+        *size = stripped_size;
+        return st->stripped;
+}
+
 static void feed(struct replay_state *st)
 {
         usec_t mono = now_usec(CLOCK_MONOTONIC);
+        const char *data;
+        size_t size;
 
         st->fed++;
         if (st->item.kind == REPLAY_OVERFLOW) {
@@ -169,15 +233,17 @@ static void feed(struct replay_state *st)
                 log_warning("replayed receive-buffer overflow");
                 return;
         }
+        size = st->item.size;
+        data = keep_kernel_keys(st, st->item.data, &size);
         /* A --record of the replay holds the datagrams as this run fed them, beside its agent runs. */
-        (void)manager_feed(st->m, st->item.data, st->item.size, mono, now_usec(CLOCK_REALTIME), st->item.realtime);
+        (void)manager_feed(st->m, data, size, mono, now_usec(CLOCK_REALTIME), st->item.realtime);
 }
 
 static void finish(struct replay_state *st)
 {
         st->finished = true;
-        log_info("replay of %s read to the end: %" PRIu64 " item(s) fed, %" PRIu64 " problem(s)", st->path,
-                 st->fed, st->problems);
+        log_info("replay of %s read to the end: %" PRIu64 " item(s) fed, %" PRIu64 " problem(s), %" PRIu64
+                 " variable(s) dropped (keys no kernel sends)", st->path, st->fed, st->problems, st->dropped);
         manager_feed_finished(st->m);
 }
 

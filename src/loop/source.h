@@ -60,6 +60,8 @@ enum manager_feed manager_feed(struct manager *m, const char *data, size_t size,
 void manager_feed_overflow(struct manager *m);
 /* The socket's trust policy dropped a datagram (counted). */
 void manager_feed_refused(struct manager *m);
+/* @n keys no kernel sends were left out of a datagram read from a recording before it was fed (counted). */
+void manager_feed_dropped_keys(struct manager *m, size_t n);
 /* The live source stopped reading at MANAGER_FEED_FULL: say so in the log. */
 void manager_feed_log_full(const struct manager *m);
 /* A batch is over (@drained: the socket was read to the end, observers hear input_drained()): start what may run. */

@@ -7,6 +7,8 @@
  * bounded.  Dry run, so nothing is executed.  Also: one wakeup of the
  * loop reads at most HP_INPUT_PER_WAKEUP datagrams from the uevent socket,
  * and manager_drain_input() says 1 only once the socket was read to the end.
+ * And: an event read from a recording keeps only the keys kernels send
+ * (counted), one from the socket keeps every key.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include "loop/manager-internal.h"
 #include "loop/manager.h"
 #include "loop/observer.h"
+#include "pipeline/spawner.h"
 #include "shared/bounds.h"
 #include "uevent/record.h"
 #include "uevent/uevent.h"
@@ -176,32 +179,51 @@ static void test_input_per_wakeup(void)
         close(sv[1]);
 }
 
-/* A replay as fast as possible feeds at most HP_INPUT_PER_WAKEUP items per turn too. */
-static void test_replay_per_wakeup(void)
+/* A new recording at @path (a mkstemp() template, filled in), open for writing. */
+static struct record_writer *new_recording(char *path)
 {
-        char path[] = "/tmp/test-manager-observer.XXXXXX";
-        const unsigned total = 3 * HP_INPUT_PER_WAKEUP + 5;
-        struct manager_config cfg;
         struct record_writer *w;
-        struct manager *m = NULL;
         int fd = mkstemp(path);
 
         check(fd >= 0);
         close(fd);
         unlink(path);
         check_int(record_writer_open(path, &w), 0);
-        for (unsigned i = 0; i < total; i++)
-                check_int(record_append(w, &(struct record){ .type = RECORD_DATAGRAM,
-                                                             .datagram = { 100 + i, 1000 + i, "junk", 5 } }),
-                          0);
-        record_writer_free(w);
+        return w;
+}
+
+/* A dry-run manager replaying @path as fast as possible, holding at most @max_queue events (0: the default). */
+static struct manager *replay_manager(const char *path, size_t max_queue)
+{
+        struct manager_config cfg;
+        struct manager *m = NULL;
 
         options_defaults(&cfg);
         cfg.dry_run = true;
         cfg.control_path = "";
         cfg.replay_path = path;
         cfg.replay_speed = 0;
+        if (max_queue > 0)
+                cfg.max_queue = max_queue;
         check_int(manager_new(&cfg, &m), 0);
+        return m;
+}
+
+/* A replay as fast as possible feeds at most HP_INPUT_PER_WAKEUP items per turn too. */
+static void test_replay_per_wakeup(void)
+{
+        char path[] = "/tmp/test-manager-observer.XXXXXX";
+        const unsigned total = 3 * HP_INPUT_PER_WAKEUP + 5;
+        struct record_writer *w = new_recording(path);
+        struct manager *m;
+
+        for (unsigned i = 0; i < total; i++)
+                check_int(record_append(w, &(struct record){ .type = RECORD_DATAGRAM,
+                                                             .datagram = { 100 + i, 1000 + i, "junk", 5 } }),
+                          0);
+        record_writer_free(w);
+
+        m = replay_manager(path, 0);
         while (manager_stats(m)->received == 0)
                 check(sd_event_run(m->event, 0) >= 0);
         check_int(manager_stats(m)->received, HP_INPUT_PER_WAKEUP);
@@ -254,13 +276,8 @@ static void test_reconfigure(void)
 /* A recording of @n valid events of distinct devices (SEQNUM 1..n) at @path. */
 static void write_events(char *path, unsigned n)
 {
-        struct record_writer *w;
-        int fd = mkstemp(path);
+        struct record_writer *w = new_recording(path);
 
-        check(fd >= 0);
-        close(fd);
-        unlink(path);
-        check_int(record_writer_open(path, &w), 0);
         for (unsigned i = 1; i <= n; i++) {
                 char dg[256];
                 int len = snprintf(dg, sizeof(dg),
@@ -302,17 +319,10 @@ static bool all_finished(struct manager *m)
 static void test_replay_full_queue(void)
 {
         char path[] = "/tmp/test-manager-observer.XXXXXX";
-        struct manager_config cfg;
-        struct manager *m = NULL;
+        struct manager *m;
 
         write_events(path, 40);
-        options_defaults(&cfg);
-        cfg.dry_run = true;
-        cfg.control_path = "";
-        cfg.replay_path = path;
-        cfg.replay_speed = 0;
-        cfg.max_queue = 8;
-        check_int(manager_new(&cfg, &m), 0);
+        m = replay_manager(path, 8);
         manager_pause(m); /* nothing is done: the queue fills */
         run_until(m, eight_fed, 1000);
         for (int i = 0; i < 5; i++)
@@ -327,6 +337,85 @@ static void test_replay_full_queue(void)
         unlink(path);
 }
 
+/* A datagram of lo carrying keys no kernel sends, as a recording could hold it. */
+static size_t hostile_datagram(char *dg, size_t size, unsigned seqnum)
+{
+        int n = snprintf(dg, size,
+                         "change@/devices/virtual/net/lo%cACTION=change%cDEVPATH=/devices/virtual/net/lo%c"
+                         "SUBSYSTEM=net%cGTK_MODULES=/tmp/x.so%cINTERFACE=lo%cTZ=/tmp/zone%cSYNTH_ARG_NOTE=kept%c"
+                         "SEQNUM=%u",
+                         0, 0, 0, 0, 0, 0, 0, 0, seqnum);
+
+        check(n > 0 && (size_t)n < size);
+        return (size_t)n + 1;
+}
+
+static unsigned queued_events;
+static bool want_all_keys;
+
+/* What the agent would get: the kernel's keys, and the others only if the event came from the kernel. */
+static void on_queued_env(void *userdata, const struct uevent *ev)
+{
+        struct spawn_env env;
+        bool gtk = false, tz = false, iface = false, note = false;
+
+        spawn_env_build(ev, &env);
+        for (size_t i = 0; i < env.n; i++) {
+                gtk = gtk || strncmp(env.envp[i], "GTK_MODULES=", 12) == 0;
+                tz = tz || strcmp(env.envp[i], "TZ=/tmp/zone") == 0;
+                iface = iface || strcmp(env.envp[i], "INTERFACE=lo") == 0;
+                note = note || strcmp(env.envp[i], "SYNTH_ARG_NOTE=kept") == 0;
+        }
+        check(iface && note);
+        check(gtk == want_all_keys && tz == want_all_keys);
+        queued_events++;
+}
+
+static const struct manager_observer_ops env_ops = { .queued = on_queued_env };
+
+static void test_replay_kernel_keys(void)
+{
+        char path[] = "/tmp/test-manager-observer.XXXXXX", dg[512];
+        struct record_writer *w = new_recording(path);
+        struct manager_config cfg;
+        struct manager *m;
+        int sv[2];
+
+        /* From a recording: GTK_MODULES and TZ are left out of both events, and counted. */
+        for (unsigned i = 1; i <= 2; i++) {
+                size_t n = hostile_datagram(dg, sizeof(dg), i);
+
+                check_int(record_append(w, &(struct record){ .type = RECORD_DATAGRAM, .datagram = { i, i, dg, n } }),
+                          0);
+        }
+        record_writer_free(w);
+        m = replay_manager(path, 0);
+        check_int(manager_add_observer(m, &env_ops, NULL), 0);
+        queued_events = 0;
+        want_all_keys = false;
+        while (queued_events < 2)
+                check(sd_event_run(m->event, 100 * USEC_PER_MSEC) >= 0);
+        check_int(manager_stats(m)->dropped_keys, 4);
+        check_int(manager_stats(m)->rejected, 0);
+        manager_free(m);
+        unlink(path);
+
+        /* From the kernel's socket: the same datagram keeps every key (the block list alone applies). */
+        check(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == 0);
+        options_defaults(&cfg);
+        cfg.dry_run = true;
+        m = manager_on_socket(&cfg, sv[0]);
+        check_int(manager_add_observer(m, &env_ops, NULL), 0);
+        queued_events = 0;
+        want_all_keys = true;
+        check(send(sv[1], dg, hostile_datagram(dg, sizeof(dg), 1), 0) > 0);
+        while (queued_events < 1)
+                check(sd_event_run(m->event, 100 * USEC_PER_MSEC) >= 0);
+        check_int(manager_stats(m)->dropped_keys, 0);
+        manager_free(m);
+        close(sv[1]);
+}
+
 int main(void)
 {
         log_open(LOG_TARGET_STDERR, "test-manager-observer");
@@ -335,6 +424,7 @@ int main(void)
         run_test(test_input_per_wakeup);
         run_test(test_replay_per_wakeup);
         run_test(test_replay_full_queue);
+        run_test(test_replay_kernel_keys);
         run_test(test_reconfigure);
         return 0;
 }

@@ -3,6 +3,8 @@
  * uevent_parse(): real datagrams captured from a 6.18 kernel (veth, lo,
  * zram, a serial port's synthetic bind/unbind/offline, a rename), one case
  * per reject class, the SEQNUM bounds, and uevent_dup()/uevent_get().
+ * Also the keys kernels send (uevent/kernel-keys.h): what an event read
+ * from a recording keeps.
  *
  * Every datagram is parsed from an exactly sized heap copy, so ASan sees any
  * read past its end.
@@ -16,6 +18,7 @@
 #include "shared/envbuf.h"
 #include "shared/macro.h"
 #include "test.h"
+#include "uevent/kernel-keys.h"
 #include "uevent/subsystem-list.h"
 #include "uevent/uevent.h"
 
@@ -727,6 +730,120 @@ static void test_subsystem_list(void)
         check(!subsystem_list_has("net,block", "tty"));
 }
 
+/* The table: sorted, each name once, [A-Z0-9_]+, none of them a name the block list refuses. */
+static void test_kernel_key_table(void)
+{
+        size_t n;
+        const char *const *keys = uevent_kernel_keys(&n);
+
+        check(n > 200);
+        for (size_t i = 0; i < n; i++) {
+                check(strspn(keys[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(keys[i]));
+                check(!env_key_refused(keys[i], strlen(keys[i])));
+                check(uevent_key_sent_by_kernel(keys[i], strlen(keys[i])));
+                check(i == 0 || strcmp(keys[i - 1], keys[i]) < 0);
+        }
+}
+
+static void test_kernel_keys(void)
+{
+        static const char *const sent[] = {
+                "ACTION", "DEVPATH", "SUBSYSTEM", "SEQNUM", "DEVPATH_OLD", "SYNTH_UUID", "MODALIAS", "DRIVER",
+                "INTERFACE", "IFINDEX", "PCI_SLOT_NAME", "DISKSEQ", "HID_NAME", "EV", "KEY", "ABS",
+                /* The legacy keys the handlers rebuild. */
+                "PHYSDEVPATH", "PHYSDEVBUS", "PHYSDEVDRIVER", "DEVICE",
+                /* Families. */
+                "SYNTH_ARG_NOTE", "SYNTH_ARG_HOTPLUGD", "SYNTH_ARG_X1", "POWER_SUPPLY_ONLINE", "OF_COMPATIBLE_0",
+                "OF_COMPATIBLE_N", "OF_ALIAS_0", "SDIO_INFO1",
+        };
+        static const char *const unsent[] = {
+                /* Issue 40, N4: code loaded, files read, proxies and buses chosen by other programs. */
+                "GIO_EXTRA_MODULES", "GTK_MODULES", "GST_PLUGIN_PATH", "QT_PLUGIN_PATH", "LIBGL_DRIVERS_PATH",
+                "SASL_PATH", "ALSA_CONFIG_PATH", "PYTHONPYCACHEPREFIX", "SSL_CERT_FILE", "HTTPS_PROXY", "WGETRC",
+                "CURL_HOME", "HGRCPATH", "TZ", "XDG_CONFIG_HOME", "DBUS_SYSTEM_BUS_ADDRESS",
+                /* The uevent helper's, hotplugd's own, and the block list's. */
+                "HOME", "PATH", "HOTPLUGD_RESYNC", "LD_PRELOAD", "BASH_ENV",
+                /* Not what the kernel makes of a uevent file, or named after a refused variable. */
+                "SYNTH_ARG_", "SYNTH_ARG_LD_PRELOAD", "SYNTH_ARG_PYTHONPATH", "SYNTH_ARG_IFS", "SYNTH_ARG_HOME",
+                "SYNTH_ARG", "POWER_SUPPLY_", "OF_COMPATIBLE_",
+                /* A table name's prefix or extension. */
+                "MODALIA", "MODALIASX", "DEVPAT", "A", "ZZZ",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(sent); i++) {
+                if (!uevent_key_sent_by_kernel(sent[i], strlen(sent[i])))
+                        fprintf(stderr, "not taken for a kernel's: %s\n", sent[i]);
+                check(uevent_key_sent_by_kernel(sent[i], strlen(sent[i])));
+        }
+        for (size_t i = 0; i < ELEMENTSOF(unsent); i++) {
+                if (uevent_key_sent_by_kernel(unsent[i], strlen(unsent[i])))
+                        fprintf(stderr, "taken for a kernel's: %s\n", unsent[i]);
+                check(!uevent_key_sent_by_kernel(unsent[i], strlen(unsent[i])));
+        }
+        /* Only @len bytes count. */
+        check(uevent_key_sent_by_kernel("MODALIAS=pci:v1", 8));
+        check(!uevent_key_sent_by_kernel("MODALIAS=pci:v1", 7));
+        check(!uevent_key_sent_by_kernel("TZ=/tmp/zone", 2));
+        check(!uevent_key_sent_by_kernel("SYNTH_ARG_LANG=/x", 14));
+        check(!uevent_key_sent_by_kernel("", 0));
+        check(!uevent_key_sent_by_kernel(NULL, 0));
+}
+
+/* An event as read from a recording: what no kernel sends is left out, the rest kept in order. */
+static void test_strip_unsent(void)
+{
+        static const char dg[] =
+                "change@/devices/virtual/net/lo\0"
+                "ACTION=change\0"
+                "DEVPATH=/devices/virtual/net/lo\0"
+                "GTK_MODULES=/tmp/x.so\0"
+                "SUBSYSTEM=net\0"
+                "INTERFACE=lo\0"
+                "TZ=/tmp/zone\0"
+                "LD_PRELOAD=/tmp/y.so\0"
+                "SYNTH_ARG_LD_PRELOAD=/tmp/y.so\0"
+                "SYNTH_ARG_NOTE=kept\0"
+                "SEQNUM=77\0";
+        static const char want[] =
+                "change@/devices/virtual/net/lo\0"
+                "ACTION=change\0"
+                "DEVPATH=/devices/virtual/net/lo\0"
+                "SUBSYSTEM=net\0"
+                "INTERFACE=lo\0"
+                "LD_PRELOAD=/tmp/y.so\0" /* left to the block list, which logs it */
+                "SYNTH_ARG_NOTE=kept\0"
+                "SEQNUM=77\0";
+        uint16_t vars[HP_UEVENT_MAX_VARS], vars2[HP_UEVENT_MAX_VARS];
+        const char *dropped[HP_UEVENT_MAX_VARS];
+        char *copy = malloc(sizeof(dg) - 1), out[sizeof(dg)];
+        struct uevent view, again;
+        size_t size;
+
+        check(copy);
+        memcpy(copy, dg, sizeof(dg) - 1);
+        check_int(uevent_parse(copy, sizeof(dg) - 1, vars, &view, NULL), 0);
+        check_int(uevent_strip_unsent(&view, out, &size, dropped), 3);
+        check_str(dropped[0], "GTK_MODULES=/tmp/x.so");
+        check_str(dropped[1], "TZ=/tmp/zone");
+        check_str(dropped[2], "SYNTH_ARG_LD_PRELOAD=/tmp/y.so");
+        check_int(size, sizeof(want) - 1);
+        check(memcmp(out, want, size) == 0);
+        check_int(uevent_parse(out, size, vars2, &again, NULL), 0);
+        check_int(again.seqnum, 77);
+        check(!uevent_get(&again, "GTK_MODULES") && !uevent_get(&again, "TZ"));
+        free(copy);
+
+        /* A kernel's datagram loses nothing, byte for byte. */
+        copy = malloc(sizeof(real_net_add) - 1);
+        check(copy);
+        memcpy(copy, real_net_add, sizeof(real_net_add) - 1);
+        check_int(uevent_parse(copy, sizeof(real_net_add) - 1, vars, &view, NULL), 0);
+        check_int(uevent_strip_unsent(&view, out, &size, dropped), 0);
+        check_int(size, sizeof(real_net_add) - 1);
+        check(memcmp(out, real_net_add, size) == 0);
+        free(copy);
+}
+
 int main(void)
 {
         run_test(test_real_datagrams);
@@ -739,5 +856,8 @@ int main(void)
         run_test(test_dup);
         run_test(test_devpath_is_prefix);
         run_test(test_subsystem_list);
+        run_test(test_kernel_key_table);
+        run_test(test_kernel_keys);
+        run_test(test_strip_unsent);
         return 0;
 }
