@@ -16,6 +16,7 @@
 #include "ctl/client.h"
 #include "config.h"
 #include "ctl/ctl.h"
+#include "shared/escape.h"
 #include "shared/macro.h"
 
 static const char *socket_override;
@@ -91,13 +92,14 @@ int ctl_recv(int fd, char *buf, int timeout_ms)
 
 int ctl_report_error(const char *verb, const char *rec)
 {
-        char msg[HP_CONTROL_RECORD_MAX];
+        char msg[HP_CONTROL_RECORD_MAX], esc[4 * HP_CONTROL_RECORD_MAX];
         uint64_t e = 0;
 
         if (ctlmsg_get(rec, "message", msg, sizeof(msg)) < 0)
                 snprintf(msg, sizeof(msg), "unexpected reply");
         (void)ctlmsg_get_u64(rec, "errno", &e);
-        ctl_err(verb, "%s", msg);
+        /* The server is whatever --socket names: its text reaches the terminal escaped. */
+        ctl_err(verb, "%s", escape_cstr(msg, esc, sizeof(esc)));
         return e == EPERM || e == EBUSY ? CTL_EXIT_NO_DAEMON : CTL_EXIT_FAILURE;
 }
 

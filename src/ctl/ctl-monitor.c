@@ -163,13 +163,14 @@ static const char *field(const char *rec, const char *key, char *buf, size_t siz
         return escape_cstr(raw, buf, size);
 }
 
+/* "HH:MM:SS.UUUUUU " of the record's time (SECONDS.MICROSECONDS); "-" if it has none of that form. */
 static void print_time(const char *rec)
 {
         char t[48], stamp[32];
         time_t sec;
         struct tm tm;
 
-        if (ctlmsg_get(rec, "time", t, sizeof(t)) < 0) {
+        if (ctlmsg_get(rec, "time", t, sizeof(t)) < 0 || !t[0] || t[strspn(t, "0123456789.")]) {
                 printf("%-15s ", "-");
                 return;
         }
@@ -182,12 +183,13 @@ static void print_time(const char *rec)
 static void print_human(const char *rec)
 {
         char a[FIELD_MAX], b[FIELD_MAX], c[FIELD_MAX], d[FIELD_MAX];
-        char word[16];
+        char word[16], esc[4 * sizeof(word)];
 
+        /* The record's word in capitals, escaped as every field is: a server's word may be anything. */
         snprintf(word, sizeof(word), "%.*s", (int)MIN(strcspn(rec, " "), sizeof(word) - 1), rec);
         for (char *w = word; *w; w++)
                 *w = (char)(*w >= 'a' && *w <= 'z' ? *w - 32 : *w);
-        printf("%-9s", word);
+        printf("%-9s", escape_cstr(word, esc, sizeof(esc)));
         print_time(rec);
         if (ctlmsg_is(rec, "gap")) {
                 printf("GAP %s-%s: %s events missing (%s)\n", field(rec, "first", a, sizeof(a)),

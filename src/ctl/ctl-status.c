@@ -30,7 +30,7 @@ static uint64_t num(const char *rec, const char *key)
 /* "Limit:" how many agents may run at once, and how that was chosen. */
 static void print_limit(const char *rec)
 {
-        char ordering[32] = "", how[32] = "";
+        char ordering[32] = "", how[32] = "", esc[4 * sizeof(how)];
 
         (void)ctlmsg_get(rec, "ordering", ordering, sizeof(ordering));
         if (ctlmsg_get(rec, "concurrency", how, sizeof(how)) < 0 || !how[0])
@@ -43,8 +43,8 @@ static void print_limit(const char *rec)
         else {
                 printf(" (%s up to %" PRIu64 ": %" PRIu64 " awake (the CPUs and one) and %" PRIu64
                        " asleep; raised %" PRIu64 ", lowered %" PRIu64 " times)",
-                       how, num(rec, "limit_max"), num(rec, "awake_max"), num(rec, "asleep"), num(rec, "raised"),
-                       num(rec, "lowered"));
+                       escape_cstr(how, esc, sizeof(esc)), num(rec, "limit_max"), num(rec, "awake_max"),
+                       num(rec, "asleep"), num(rec, "raised"), num(rec, "lowered"));
         }
         printf("\n");
 }
@@ -80,16 +80,17 @@ static void print_counters(const char *rec)
 
 static void print_gap(const char *rec, bool first)
 {
-        char class[32] = "?";
+        char class[32] = "?", esc[4 * sizeof(class)];
 
         if (first)
                 printf("Recent gaps (newest first):\n");
         (void)ctlmsg_get(rec, "class", class, sizeof(class));
+        escape_cstr(class, esc, sizeof(esc));
         if (num(rec, "first") == num(rec, "last"))
-                printf("  %" PRIu64 " (%s)\n", num(rec, "first"), class);
+                printf("  %" PRIu64 " (%s)\n", num(rec, "first"), esc);
         else
                 printf("  %" PRIu64 "-%" PRIu64 " (%" PRIu64 " events, %s)\n", num(rec, "first"), num(rec, "last"),
-                       num(rec, "count"), class);
+                       num(rec, "count"), esc);
 }
 
 static void print_agent(const char *rec, bool first)
