@@ -6,7 +6,9 @@
  * Invariants: READY=1 and the --ready-fd line are sent only after the
  * manager's uevent socket is bound (events arriving from then on wait in
  * it), and after the events a previous instance held were queued again;
- * the handover journal is put into the fd store once, when it is new.
+ * the handover journal is put into the fd store once, when it is new, and
+ * one handed back that could not be taken over leaves the store before the
+ * new one (of the same name) goes in.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +36,15 @@ static bool is_netlink(int fd)
 static bool is_control(int fd)
 {
         return sd_is_socket_unix(fd, SOCK_SEQPACKET, 1, NULL, 0) > 0;
+}
+
+/* Take every descriptor named @name out of the service manager's fd store. */
+static void unstore(const char *name)
+{
+        char msg[64];
+
+        snprintf(msg, sizeof(msg), "FDSTOREREMOVE=1\nFDNAME=%s", name);
+        (void)sd_notify(false, msg);
 }
 
 /* Keep one descriptor the service manager passed, or close it. */
@@ -88,7 +99,7 @@ void service_take_fds(struct service *svc, struct manager_config *cfg)
                 free(names[i]);
         free(names);
         if (drop_stored)
-                (void)sd_notify(false, "FDSTOREREMOVE=1\nFDNAME=" NAME_UEVENT);
+                unstore(NAME_UEVENT);
 }
 
 static void store_fd(int fd, const char *name)
@@ -123,14 +134,32 @@ static void signal_ready(struct service *svc)
         svc->ready_fd = safe_close(svc->ready_fd);
 }
 
+/*
+ * Take over the journal handed back, or start one, and keep it in the store.
+ * A handed-back one is there already.  A new one goes in once; if it
+ * replaces one that could not be read, that one leaves first: it would
+ * fail the next instance too, and without the new one stored a restart
+ * loses every event held (and the poison guard with it).  Both have the
+ * same name, and FDSTOREREMOVE=1 removes every descriptor of a name, so
+ * the removal must come before the store.
+ */
+static void keep_journal(struct service *svc, struct manager *m)
+{
+        bool handed_back = svc->queue_fd >= 0;
+        int r;
+
+        r = manager_handover(m, take_fd(&svc->queue_fd));
+        if (r <= 0)
+                return;
+        if (handed_back)
+                unstore(NAME_QUEUE);
+        store_fd(manager_handover_fd(m), NAME_QUEUE);
+}
+
 void service_started(struct service *svc, struct manager *m)
 {
-        bool adopted = svc->queue_fd >= 0;
-
         if (svc->notify) {
-                /* The journal goes into the store once; a handed-back one is already there. */
-                if (manager_handover(m, take_fd(&svc->queue_fd)) >= 0 && !adopted)
-                        store_fd(manager_handover_fd(m), NAME_QUEUE);
+                keep_journal(svc, m);
                 if (!svc->socket_kept && manager_source_fd(m) >= 0)
                         store_fd(manager_source_fd(m), NAME_UEVENT);
                 manager_set_status(m, on_status, svc);

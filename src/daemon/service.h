@@ -45,6 +45,7 @@ void service_take_fds(struct service *svc, struct manager_config *cfg);
  *
  * Under a service manager: take over the handover journal (which may run
  * held events again), put the journal and a self-opened socket into the fd
- * store.  Then READY=1, and the readiness line on --ready-fd.
+ * store (a new journal in place of one handed back that could not be
+ * read).  Then READY=1, and the readiness line on --ready-fd.
  */
 void service_started(struct service *svc, struct manager *m);

@@ -165,8 +165,11 @@ int manager_inject(struct manager *m, const char *data, size_t size);
  * With a previous journal the ledger continues after its highest SEQNUM
  * and every event it still held is run again, lowest SEQNUM first, before
  * the socket is read.  The caller hands manager_handover_fd() to whoever
- * keeps it across a restart (the service manager's fd store).
- * Return: 0, or negative errno (logged) and the manager runs without one.
+ * keeps it across a restart (the service manager's fd store); when a new
+ * journal was started for one that could not be read, in its place.
+ * Return: 0 @fd was taken over (read, or reset in place: not a journal),
+ * 1 a new journal was started (@fd was -1, or could not be read: logged,
+ * and closed), or negative errno (logged) and the manager runs without one.
  */
 int manager_handover(struct manager *m, int fd);
 

@@ -275,7 +275,7 @@ int manager_handover(struct manager *m, int fd)
         r = handover_new(&h->journal);
         if (r < 0)
                 return log_error_errno(r, "cannot create the handover journal");
-        return 0;
+        return 1;
 }
 
 int manager_handover_fd(const struct manager *m)

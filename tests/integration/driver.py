@@ -33,6 +33,7 @@ import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -1128,8 +1129,10 @@ class FdStore:
         self.peer = os.dup2(peer.fileno(), 20)  # the daemon's end, at a fixed number
         peer.close()
         self.queue = None   # the stored journal memfd
+        self.actions = []   # what was done to "queue" in the store, in order: "remove", "store"
         self.status = []    # STATUS= lines, oldest first
         self.ready = 0
+        self.procs = []     # every instance started
 
     def poll(self):
         while True:
@@ -1138,9 +1141,18 @@ class FdStore:
             except BlockingIOError:
                 return
             text = msg.decode(errors="replace")
-            if "FDSTORE=1" in text and "FDNAME=queue" in text and fds:
+            lines = text.splitlines()
+            if "FDSTOREREMOVE=1" in lines and "FDNAME=queue" in lines:
+                self.actions.append("remove")
+                if self.queue is not None:
+                    os.close(self.queue)
+                self.queue = None
+            if "FDSTORE=1" in lines and "FDNAME=queue" in lines and fds:
                 check(self.queue is None, "the journal was put into the fd store twice")
-                self.queue = os.dup2(fds.pop(0), 9)  # dash redirects single digits only
+                self.actions.append("store")
+                fd = fds.pop(0)
+                self.queue = os.dup2(fd, 9)  # dash redirects single digits only
+                os.close(fd)
             for fd in fds:
                 os.close(fd)
             self.ready += text.count("READY=1")
@@ -1161,6 +1173,7 @@ class FdStore:
             p = subprocess.Popen(["/bin/sh", "-c", pre + 'exec "$@"', "sh", *argv], stdin=subprocess.DEVNULL,
                                  stdout=logf, stderr=subprocess.STDOUT, pass_fds=fds,
                                  env=dict(os.environ, NOTIFY_SOCKET=self.path))
+        self.procs.append(p)
 
         def up():
             dead = p.poll() is not None  # before reading: READY=1 may come just before a crash
@@ -1177,6 +1190,19 @@ class FdStore:
         for dg in datagrams:
             self.sock.send(dg)
 
+    def stop(self, p):
+        """SIGTERM to instance p, which must exit 0."""
+        p.send_signal(signal.SIGTERM)
+        self.case.wait(lambda: p.poll() is not None, "hotplugd exit")
+        check(p.returncode == 0, f"hotplugd exited {p.returncode} after SIGTERM")
+
+    def close(self):
+        """Kill every instance still running (also after a failure)."""
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
 
 def case_poison(c):
     """A datagram that kills hotplugd: run once more at most after a restart, then set aside."""
@@ -1185,10 +1211,8 @@ def case_poison(c):
     shutil.copy(env("HANDLER_ABORT"), so)
     os.chmod(so, 0o644)
     store = FdStore(c)
-    procs = []
     try:
         p = store.start(c.path("1.log"), f"--agent={agent}")
-        procs.append(p)
         check(store.queue is not None, "hotplugd put no handover journal into the fd store")
         net = "/devices/virtual/net/{}".format
         store.send(uevent(1, "add", net("hpa"), "net"), uevent(2, "add", net("hppoison"), "net"),
@@ -1199,7 +1223,6 @@ def case_poison(c):
                   f"instance {n} exited with {p.returncode}, not by SIGABRT")
             check(not (set(c.runs()) - {1}), f"instance {n} ran {sorted(c.runs())} before dying on 2")
             p = store.start(c.path(f"{n + 1}.log"), f"--agent={agent}", f"--record={c.path('rec')}")
-            procs.append(p)
         log = c.path("3.log")
         c.wait(lambda: set(c.runs()) == {1, 3, 4, 5, 6} or p.poll() is not None,
                "the third instance running the events after SEQNUM=2")
@@ -1215,17 +1238,51 @@ def case_poison(c):
         store.send(uevent(7, "change", net("hpa"), "net"))
         c.wait(lambda: 7 in c.runs(), "an event after the set-aside one")
         check(2 not in c.runs(), "the poison event ran an agent")
-        p.send_signal(signal.SIGTERM)
-        c.wait(lambda: p.poll() is not None, "hotplugd exit")
-        check(p.returncode == 0, f"hotplugd exited {p.returncode} after SIGTERM")
+        store.stop(p)
         rc, out = c.tool("timeline", "--text", c.path("rec"), check=False)
         check("set aside" in out, f"the recording lacks the set-aside event: {out}")
     finally:
-        for q in procs:
-            if q.poll() is None:
-                q.kill()
-                q.wait()
+        store.close()
     print("ok: a datagram killing hotplugd twice was set aside by the third instance; every later event ran")
+
+
+def unreadable_journal():
+    """A memfd with a journal header this version checks but cannot take over (its start is past any end)."""
+    fd = os.memfd_create("hotplugd-queue", os.MFD_CLOEXEC)
+    os.write(fd, b"HPDQUEUE" + struct.pack("=IIQQ", 3, 64, 2**64 - 1, 0) + bytes(32))
+    return fd
+
+
+def case_journal_unreadable(c):
+    """A handed-back journal hotplugd cannot read is replaced in the fd store (removed, then the new one
+    stored under the same name), so an event queued when hotplugd is killed still runs after the restart."""
+    agent = c.agent(sleep_ms=3000)  # long enough to see SEQNUM=2 wait behind it on a busy machine
+    store = FdStore(c)
+    fd = unreadable_journal()
+    store.queue = os.dup2(fd, 9)
+    os.close(fd)
+    try:
+        p = store.start(c.path("1.log"), f"--agent={agent}")
+        check("cannot read the handover journal; starting a new one" in open(c.path("1.log")).read(),
+              "the unreadable journal was read")
+        dev = "/devices/virtual/net/hpj"
+        store.send(uevent(1, "add", dev, "net"), uevent(2, "change", dev, "net"))
+        c.wait(lambda: (lambda st: st.get("running") == 1 and st.get("queued") == 1)(c.status()),
+               "SEQNUM=1 running, SEQNUM=2 queued behind it")
+        p.kill()
+        p.wait()
+        store.poll()
+        p = store.start(c.path("2.log"), f"--agent={agent}")
+        log = open(c.path("2.log"), errors="replace").read()
+        check("took over 2 event(s)" in log, f"the instance after the crash took over nothing (the fd store "
+              f"held {store.actions}):\n{log}")
+        check(store.actions == ["remove", "store"], f"fd store: {store.actions}, expected the unreadable journal "
+              f"removed, then the new one stored, once")
+        c.wait(lambda: 2 in c.runs(), "the queued event running after the restart")
+        store.stop(p)
+    finally:
+        store.close()
+    print("ok: an unreadable journal was replaced in the fd store; a queued event survived SIGKILL")
 
 
 CASES = {
@@ -1247,6 +1304,7 @@ CASES = {
     "record-trust": case_record_trust,
     "monitor-json": case_monitor_json,
     "poison": case_poison,
+    "journal-unreadable": case_journal_unreadable,
     "replay-record": case_replay_record,
 }
 

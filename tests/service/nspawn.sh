@@ -28,6 +28,11 @@
 #     do 20 crashes (SIGKILL to hotplugd at random moments, restarted by
 #     systemd) during another burst of the same size: every event runs at
 #     least once, and each one that runs twice was counted as a re-run;
+#  f. a handover journal in the fd store that hotplugd cannot read (damaged
+#     through hotplugd's own descriptor, then hotplugd killed) is replaced
+#     there by the new one the next instance starts: the instance after it
+#     takes that one over, and an event queued behind a slow agent when
+#     hotplugd is killed again runs after the restart;
 #  d. systemctl stop is clean: exit status 0, the running agent finished,
 #     nothing left running;
 #  e. journalctl SEQNUM=N finds the event's lines with their fields;
@@ -616,6 +621,63 @@ echo "crashes: last instance's status: $status_handover"
 [ "$cdups" = 0 ] || fail "the ledger counted duplicates across crashes"
 [ -n "$status_handover" ] || fail "hotplugctl status has no Handover: line"
 echo "ok (c): $crashes crashes during a $COUNT-event burst lost none of them; every event run twice was counted"
+
+# ---- f. an unreadable journal is replaced in the fd store ---------------------------------------
+# The journal systemd keeps is damaged through the running hotplugd's
+# descriptor (its header's start, bytes 16-23, made to point past any end)
+# and hotplugd is killed at once: the next instance cannot take it over and
+# starts a new one, which must go into the store in its place
+# (FDSTOREREMOVE=1, then FDSTORE=1 under the same name).  Otherwise systemd
+# hands the damaged one to every later instance, and a crash loses the
+# events held: here one queued behind a slow agent when hotplugd is killed
+# again.
+
+unreadable() { in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -c "cannot read the handover journal" || true; }
+unreadable_before=$(unreadable)
+damaged=0
+for ((try = 1; try <= 3 && !damaged; try++)); do
+        old_pid=$(svc_show MainPID)
+        host_pid=$(ct_pgrep -o -f "^$SBINDIR/hotplugd") || fail "no hotplugd process to damage the journal of"
+        memfd=$(find "/proc/$host_pid/fd" -lname '/memfd:hotplugd-queue*' | head -n 1)
+        [ -n "$memfd" ] || fail "hotplugd (pid $host_pid on the host) holds no handover journal"
+        printf '\377\377\377\377\377\377\377\377' | dd of="$memfd" bs=8 seek=2 conv=notrunc status=none ||
+                fail "cannot write to the handover journal through $memfd"
+        kill -KILL "$host_pid" || fail "cannot kill hotplugd (pid $host_pid on the host)"
+        wait_progress "restart after damaging the journal" restarted "$old_pid"
+        sleep 0.5 # journald
+        # A host uevent between the write and the kill may have cut the
+        # journal back (start rewritten): then it was readable; again.
+        (($(unreadable) > unreadable_before)) && damaged=1
+done
+((damaged)) || fail "no instance found the damaged journal unreadable in 3 tries"
+unreadable_before=$(unreadable)
+echo 3000 >"$S/sleep_ms"
+u1=$(cat /proc/sys/kernel/random/uuid)
+u2=$(cat /proc/sys/kernel/random/uuid)
+echo "change $u1" >/sys/class/net/lo/uevent
+echo "change $u2" >/sys/class/net/lo/uevent
+agent_of() { # agent_of UUID: its agent runs now
+        local p
+        for p in $(ct_pgrep -f "^$AGENT "); do
+                tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SYNTH_UUID=$1" && return 0
+        done
+        return 1
+}
+# The second event waits behind the first (the same device) while its agent sleeps.
+UNTIL_POLL=0.05 wait_progress "the first event's slow agent" agent_of "$u1"
+old_pid=$(svc_show MainPID)
+host_pid=$(ct_pgrep -o -f "^$SBINDIR/hotplugd") || fail "no hotplugd process to kill"
+kill -KILL "$host_pid" || fail "cannot kill hotplugd (pid $host_pid on the host)"
+wait_progress "restart after the kill" restarted "$old_pid"
+sleep 0.5 # journald
+(($(unreadable) == unreadable_before)) ||
+        fail "the damaged journal was handed back once more: the new one was not stored in its place"
+wait_progress "the event queued when hotplugd was killed" ran "$u2"
+echo 0 >"$S/sleep_ms"
+store=$(in_ct journalctl --no-pager -u hotplugd.service -o cat | grep "fd store" || true)
+[ -z "$store" ] || fail "hotplugd could not use the fd store: $store"
+echo "ok (f): a journal hotplugd could not read was replaced in the fd store; an event queued when hotplugd" \
+        "was killed after that ran after the restart"
 
 # ---- d. a clean stop, with an agent running -------------------------------------------------
 
