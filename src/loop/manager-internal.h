@@ -161,6 +161,21 @@ size_t manager_queue_drop_all(struct manager *m);
  */
 void manager_queue_refill(struct manager *m);
 
+/**
+ * manager_start_begin() - the poison guard at an event's start (the intake guard's start_begin()).
+ * @m: manager
+ * @ev: a held event about to be started (borrowed)
+ *
+ * Marks @ev from its dispatch until its program was spawned (manager-job.c),
+ * so that an event that kills the daemon on that way does not restart it
+ * into the same crash forever.  Without a guard nothing happens.
+ * Return: 0 to go on (end with manager_start_end()), or the tries of an
+ * event that killed that many instances there: not marked, to set aside.
+ */
+uint32_t manager_start_begin(struct manager *m, const struct uevent *ev);
+/* The event begun last was started, or its start failed: clear its mark. */
+void manager_start_end(struct manager *m);
+
 /* ---- manager-job.c: jobs -------------------------------------------------- */
 
 /* The empty job list and the concurrency controller, once m->cfg is set (manager_free() may follow).

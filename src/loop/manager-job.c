@@ -17,6 +17,7 @@
  * the idle ones (job-output.c) only when the program left nothing behind in
  * its process group and nothing unread in the pipe.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -251,6 +252,24 @@ void manager_event_done(struct manager *m, struct uevent *ev)
         manager_dispatch(m);
 }
 
+/*
+ * @ev (consumed) killed @tries instances as they started it (the poison
+ * guard, manager_start_begin()): done without a run, loudly (logged,
+ * counted, announced set_aside() and done()), as the intake sets a
+ * datagram aside.
+ */
+static void start_set_aside(struct manager *m, struct uevent *ev, uint32_t tries)
+{
+        struct log_fields f;
+
+        m->stats.set_aside++;
+        uevent_log_fields(ev, &f);
+        log_internal(LOG_ERR, 0, &f, "set aside, not run: %" PRIu32 " instance(s) of hotplugd died starting its "
+                                    "agent; the events after it run", tries);
+        observe_set_aside(m, ev, tries);
+        manager_event_done(m, ev);
+}
+
 static void status_string(const siginfo_t *si, bool timed_out, char *buf, size_t size)
 {
         if (si->si_code == CLD_EXITED)
@@ -273,7 +292,9 @@ static int on_job_exit(sd_event_source *s, int fd, uint32_t revents, void *userd
         struct log_fields f;
         char status[96];
         siginfo_t si = { .si_pid = 0 };
+        _unused_ uint32_t aside;
         bool ok, more;
+        int r;
 
         if (waitid(P_PID, (id_t)j->pid, &si, WEXITED | WNOHANG) < 0) {
                 /* Not ours to wait for any more (reaped elsewhere): say so, and end the run. */
@@ -315,7 +336,13 @@ static int on_job_exit(sd_event_source *s, int fd, uint32_t revents, void *userd
         if (!ok)
                 j->failed = true;
 
-        if (job_start_next(j) <= 0)
+        /* The next hotplug.d program: marked as the first was.  Its event passed
+         * manager_start_begin() at dispatch, so it is not one to set aside. */
+        aside = manager_start_begin(m, j->ev);
+        assert(aside == 0);
+        r = job_start_next(j);
+        manager_start_end(m);
+        if (r <= 0)
                 job_finish(j);
         return 0;
 }
@@ -582,6 +609,12 @@ void manager_dispatch(struct manager *m)
                 return;
         m->jobs->dispatching = true;
         while (!m->stopping && !m->jobs->paused && (ev = scheduler_next(m->scheduler))) {
+                uint32_t aside = manager_start_begin(m, ev);
+
+                if (aside) {
+                        start_set_aside(m, ev, aside);
+                        continue;
+                }
                 if (observe_wants_waiting(m) || m->cfg.dry_run || log_get_max_level() >= LOG_DEBUG) {
                         struct scheduler_wait w;
 
@@ -589,6 +622,7 @@ void manager_dispatch(struct manager *m)
                         observe_waited(m, ev, &w);
                 }
                 m->jobs->spawner->start(m->jobs->spawner_data, ev);
+                manager_start_end(m);
         }
         m->jobs->dispatching = false;
         jobs_watch(m);

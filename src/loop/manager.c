@@ -120,6 +120,17 @@ static void intake_end(struct manager *m)
                 m->intake.ops->end(m->intake.userdata);
 }
 
+uint32_t manager_start_begin(struct manager *m, const struct uevent *ev)
+{
+        return m->intake.ops ? m->intake.ops->start_begin(m->intake.userdata, ev) : 0;
+}
+
+void manager_start_end(struct manager *m)
+{
+        if (m->intake.ops)
+                m->intake.ops->start_end(m->intake.userdata);
+}
+
 /* Drop @view, which killed @tries instances (intake_begin()), loudly: logged, counted, announced. */
 static void set_aside(struct manager *m, const struct uevent *view, const struct log_fields *f, uint32_t tries)
 {

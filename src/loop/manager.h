@@ -90,7 +90,7 @@ struct manager_stats {
         uint64_t timeouts;
         uint64_t taken_over;   /* events run again from the previous instance's handover journal */
         uint64_t reruns;       /* of them, events whose agent that instance had started */
-        uint64_t set_aside;    /* datagrams HP_INTAKE_TRIES_MAX instances died processing, not run */
+        uint64_t set_aside;    /* datagrams HP_INTAKE_TRIES_MAX instances died processing or starting, not run */
         uint64_t peak_held;    /* most events held (queued + running) at once */
 };
 

@@ -38,9 +38,10 @@ void *manager_observer_data(const struct manager *m, const struct manager_observ
 
 /*
  * The intake guard: what looks at each valid datagram read (or restored)
- * before the ledger does.  The handover journal's poison guard
- * (observe-handover.c) is the one there is; the core calls it through these
- * hooks and does not know whose they are.
+ * before the ledger does, and at each held event before it starts.  The
+ * handover journal's poison guard (observe-handover.c) is the one there
+ * is; the core calls it through these hooks and does not know whose they
+ * are.
  */
 struct manager_intake_ops {
         /* @view (borrowed) was run already (the datagram a takeover finds in the socket again): drop it. */
@@ -50,8 +51,14 @@ struct manager_intake_ops {
         uint32_t (*begin)(void *userdata, const struct uevent *view);
         /* The datagram begun last was processed (or set aside): clear the mark. */
         void (*end)(void *userdata);
+        /* @ev (borrowed), held, is about to be started (manager-job.c: dispatched, its job set up, its
+         * program's environment built and the program spawned): mark it.  Return: as begin() (the event
+         * is then done without a run, loudly). */
+        uint32_t (*start_begin)(void *userdata, const struct uevent *ev);
+        /* The event begun last with start_begin() was started (or its start failed): clear its mark. */
+        void (*start_end)(void *userdata);
 };
-/* Install the intake guard (@ops borrowed, all three hooks set; NULL: none). */
+/* Install the intake guard (@ops borrowed, all five hooks set; NULL: none). */
 void manager_set_intake_guard(struct manager *m, const struct manager_intake_ops *ops, void *userdata);
 /**
  * manager_set_resync_uuids() - the SYNTH_UUIDs of this daemon's resync passes.

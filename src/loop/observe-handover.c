@@ -19,13 +19,16 @@
  *
  * The poison guard (the manager's intake guard, observe-builtin.h): the
  * journal's intake mark names the datagram between its begin() and end()
- * (parse is done; ledger, handlers and queueing are not), with the number
- * of instances that began it.  An instance that finds a mark left behind
- * compares every datagram it processes (restored or read) with it, by
- * SEQNUM and digest: the same one is processed once more with the tries
- * counted up, and once HP_INTAKE_TRIES_MAX instances died on it, it is set
- * aside instead.  Without a journal (manager_handover() not called) every
- * hook does nothing.
+ * (parse is done; ledger, handlers and queueing are not), and its start
+ * mark the held event between start_begin() and start_end() (dispatch,
+ * its job, its agent's environment and spawn), each with the number of
+ * instances that began that step on it.  An instance that finds a mark
+ * left behind compares every datagram it takes through that step
+ * (restored or read) with it, by SEQNUM and digest: the same one goes
+ * through once more with the tries counted up, and once
+ * HP_INTAKE_TRIES_MAX instances died on it, it is set aside instead.
+ * Without a journal (manager_handover() not called) every hook does
+ * nothing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -47,7 +50,8 @@ struct manager_handover {
          * still be in the socket (it is consumed only after journalling). */
         uint64_t takeover_last;
         bool takeover_check;        /* the first datagram after a takeover is not read yet */
-        struct handover_mark suspect; /* the datagram the previous instance died on (seqnum 0: none) */
+        /* By slot: the datagram the previous instance died on in that step (seqnum 0: none). */
+        struct handover_mark suspect[_HANDOVER_MARK_MAX];
 };
 
 static void journal_failed(struct manager_handover *h, int r)
@@ -122,30 +126,54 @@ static void on_done(void *userdata, const struct uevent *ev)
                 journal_failed(h, r);
 }
 
-/* The intake guard's begin(): write the intake mark; the datagram that killed enough instances is set aside. */
-static uint32_t on_intake_begin(void *userdata, const struct uevent *view)
+/*
+ * Write @slot's mark for @view (its datagram as received); one that killed
+ * enough instances in that step is not marked but set aside.  Return: the
+ * tries of a datagram to set aside, else 0.
+ */
+static uint32_t mark_begin(struct manager_handover *h, enum handover_slot slot, const struct uevent *view)
 {
-        struct manager_handover *h = userdata;
+        const struct handover_mark *suspect = &h->suspect[slot];
         struct handover_mark mark = { .seqnum = view->seqnum, .tries = 1 };
 
         if (!h->journal)
                 return 0;
         mark.digest = record_crc32(0, view->buf, view->size);
-        if (h->suspect.seqnum == mark.seqnum && h->suspect.digest == mark.digest) {
-                if (h->suspect.tries >= HP_INTAKE_TRIES_MAX)
-                        return h->suspect.tries;
-                mark.tries = h->suspect.tries + 1;
+        if (suspect->seqnum == mark.seqnum && suspect->digest == mark.digest) {
+                if (suspect->tries >= HP_INTAKE_TRIES_MAX)
+                        return suspect->tries;
+                mark.tries = suspect->tries + 1;
         }
-        (void)handover_mark(h->journal, &mark);
+        (void)handover_mark(h->journal, slot, &mark);
         return 0;
+}
+
+static void mark_end(struct manager_handover *h, enum handover_slot slot)
+{
+        if (h->journal)
+                (void)handover_mark(h->journal, slot, NULL);
+}
+
+/* The intake guard's begin(): write the intake mark; the datagram that killed enough instances is set aside. */
+static uint32_t on_intake_begin(void *userdata, const struct uevent *view)
+{
+        return mark_begin(userdata, HANDOVER_MARK_INTAKE, view);
 }
 
 static void on_intake_end(void *userdata)
 {
-        struct manager_handover *h = userdata;
+        mark_end(userdata, HANDOVER_MARK_INTAKE);
+}
 
-        if (h->journal)
-                (void)handover_mark(h->journal, NULL);
+/* The intake guard's start_begin(): the same with the start mark, for a held event about to start. */
+static uint32_t on_start_begin(void *userdata, const struct uevent *ev)
+{
+        return mark_begin(userdata, HANDOVER_MARK_START, ev);
+}
+
+static void on_start_end(void *userdata)
+{
+        mark_end(userdata, HANDOVER_MARK_START);
 }
 
 /* The intake guard's repeated(): only the first datagram read after a takeover is checked. */
@@ -163,6 +191,8 @@ static const struct manager_intake_ops handover_intake_ops = {
         .repeated = on_repeated,
         .begin = on_intake_begin,
         .end = on_intake_end,
+        .start_begin = on_start_begin,
+        .start_end = on_start_end,
 };
 
 static void on_close(void *userdata)
@@ -204,6 +234,24 @@ int observe_handover_open(struct manager *m)
         }
         manager_set_intake_guard(m, &handover_intake_ops, h);
         return 0;
+}
+
+/* The marks the previous instance left: what it died on, and in which step (said once here). */
+static void take_suspects(struct manager_handover *h)
+{
+        static const char *const step[_HANDOVER_MARK_MAX] = {
+                [HANDOVER_MARK_INTAKE] = "processing",
+                [HANDOVER_MARK_START] = "starting the agent of",
+        };
+
+        for (int slot = 0; slot < _HANDOVER_MARK_MAX; slot++) {
+                struct handover_mark *s = &h->suspect[slot];
+
+                handover_suspect(h->journal, (enum handover_slot)slot, s);
+                if (s->seqnum)
+                        log_warning("the previous instance died %s SEQNUM=%" PRIu64 " (try %" PRIu32 " of %d)",
+                                    step[slot], s->seqnum, s->tries, HP_INTAKE_TRIES_MAX);
+        }
 }
 
 /* Run again what the previous instance held; the ledger continues after its last SEQNUM. */
@@ -263,10 +311,7 @@ int manager_handover(struct manager *m, int fd)
                 else if (r == 1)
                         log_warning("the handed-over queue is not a handover journal; starting it anew");
                 else {
-                        handover_suspect(h->journal, &h->suspect);
-                        if (h->suspect.seqnum)
-                                log_warning("the previous instance died processing SEQNUM=%" PRIu64 " (try %" PRIu32
-                                            " of %d)", h->suspect.seqnum, h->suspect.tries, HP_INTAKE_TRIES_MAX);
+                        take_suspects(h);
                         restore(m, h);
                 }
                 if (r >= 0)

@@ -70,7 +70,8 @@ struct manager_observer_ops {
          * @reason "a free slot (limit N)".  Said before starting() (once for each of the two
          * that applies, the event first), only for events that waited. */
         void (*waited)(void *userdata, const struct uevent *ev, uint64_t blocker, const char *reason);
-        /* @view was set aside unprocessed: @tries instances died processing it (dropped() follows). */
+        /* @view was set aside unprocessed: @tries instances died processing it (dropped() follows), or
+         * starting it (a held event, which leaves through done(), no agent having run). */
         void (*set_aside)(void *userdata, const struct uevent *view, uint32_t tries);
         /* The event left the pipeline without an agent run (duplicate, filtered, aborted, set aside). */
         void (*dropped)(void *userdata, const struct uevent *view, bool filtered);

@@ -7,6 +7,7 @@
  * The list of held events is never kept in memory: adopting and compacting
  * read it back from the file, which is rare and linear.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -42,9 +43,10 @@ struct header {
         uint64_t start;
         uint64_t ledger_last;
 };
-/* Versions 1 and 2 end here; version 3 adds the intake mark (handover.h). */
+/* Versions 1 and 2 end here; version 3 adds the marks, one slot after the other (handover.h). */
 _Static_assert(sizeof(struct header) == HANDOVER_HEADER_SIZE_V2, "header layout");
-_Static_assert(OFF_MARK + sizeof(struct handover_mark) <= HANDOVER_HEADER_SIZE, "mark layout");
+_Static_assert(OFF_MARK + _HANDOVER_MARK_MAX * sizeof(struct handover_mark) <= HANDOVER_HEADER_SIZE,
+               "mark layout");
 
 /* An EVENT record found by a scan. */
 struct held {
@@ -58,8 +60,8 @@ struct handover {
         int fd;
         uint64_t hsize;           /* header size: HANDOVER_HEADER_SIZE, or _V2 for an adopted old journal */
         void *map;                /* the header's page, shared; NULL: not mapped */
-        struct handover_mark *mark;   /* the mark in @map; NULL: no mark (old journal) */
-        struct handover_mark suspect; /* the mark found by handover_adopt() */
+        struct handover_mark *marks;  /* the marks in @map, by slot; NULL: none (old journal) */
+        struct handover_mark suspect[_HANDOVER_MARK_MAX]; /* the marks found by handover_adopt() */
         uint64_t start, end;
         uint64_t ledger_last;     /* highest known */
         uint64_t ledger_written;  /* what the header says */
@@ -113,7 +115,7 @@ static int append(struct handover *h, enum handover_record type, uint64_t seqnum
         return 0;
 }
 
-/* A version 3 header with no mark. */
+/* A version 3 header with no marks. */
 static int write_header(int fd, uint64_t start, uint64_t ledger_last)
 {
         uint8_t buf[HANDOVER_HEADER_SIZE] = { 0 };
@@ -135,7 +137,7 @@ static int map_mark(struct handover *h)
                         return negative_errno();
                 h->map = p;
         }
-        h->mark = (struct handover_mark *)((uint8_t *)h->map + OFF_MARK);
+        h->marks = (struct handover_mark *)((uint8_t *)h->map + OFF_MARK);
         return 0;
 }
 
@@ -369,7 +371,7 @@ static int reset_file(struct handover *h, uint64_t ledger_last)
 {
         int r;
 
-        h->mark = NULL;
+        h->marks = NULL;
         if (ftruncate(h->fd, 0) < 0)
                 return negative_errno();
         h->hsize = HANDOVER_HEADER_SIZE;
@@ -410,7 +412,7 @@ int handover_adopt(int fd, struct handover **ret)
         }
         h->hsize = hd.size;
         if (hd.version == HANDOVER_VERSION) {
-                r = pread_all(fd, &h->suspect, sizeof(h->suspect), OFF_MARK);
+                r = pread_all(fd, h->suspect, sizeof(h->suspect), OFF_MARK);
                 if (r >= 0)
                         r = map_mark(h);
                 if (r < 0)
@@ -605,14 +607,16 @@ int handover_done(struct handover *h, uint64_t seqnum, size_t size, size_t held)
         return 0;
 }
 
-/* ---- the intake mark ------------------------------------------------------- */
+/* ---- the marks -------------------------------------------------------------- */
 
-int handover_mark(struct handover *h, const struct handover_mark *mark)
+int handover_mark(struct handover *h, enum handover_slot slot, const struct handover_mark *mark)
 {
-        struct handover_mark *m = h->mark;
+        struct handover_mark *m;
 
-        if (!m)
+        assert(slot < _HANDOVER_MARK_MAX);
+        if (!h->marks)
                 return -EOPNOTSUPP;
+        m = &h->marks[slot];
         /* SEQNUM last when marking, first when clearing: a mark read back is never torn. */
         __atomic_store_n(&m->seqnum, 0, __ATOMIC_RELEASE);
         if (!mark)
@@ -623,7 +627,8 @@ int handover_mark(struct handover *h, const struct handover_mark *mark)
         return 0;
 }
 
-void handover_suspect(const struct handover *h, struct handover_mark *ret)
+void handover_suspect(const struct handover *h, enum handover_slot slot, struct handover_mark *ret)
 {
-        *ret = h->suspect;
+        assert(slot < _HANDOVER_MARK_MAX);
+        *ret = h->suspect[slot];
 }

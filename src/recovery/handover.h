@@ -30,8 +30,12 @@
  *                         when none is (handover_mark())
  *     40  4  mark digest  record_crc32() of that datagram
  *     44  4  mark tries   how many instances began processing it
- *     48 16  0            reserved
- *   The mark is written through a shared mapping of the header's page, a
+ *     48 16  start mark   the same for the held event being started right
+ *                         now (dispatched, its job set up, its agent's
+ *                         environment built, its program spawned); zeroes
+ *                         in a journal of a hotplugd that had only the
+ *                         intake mark (these bytes were reserved): no mark
+ *   The marks are written through a shared mapping of the header's page, a
  *   few stores and no system call per datagram; a process that dies keeps
  *   what it stored (the page belongs to the memfd).
  *   Records from start, back to back, each a 16-byte frame and a payload:
@@ -179,32 +183,41 @@ int handover_done(struct handover *h, uint64_t seqnum, size_t size, size_t held)
  */
 int handover_ledger(struct handover *h, uint64_t last);
 
-/* The intake mark: a datagram being processed (handover.h, FORMAT). */
+/* A mark: a datagram being processed, or an event being started (handover.h, FORMAT). */
 struct handover_mark {
         uint64_t seqnum;  /* 0: none */
         uint32_t digest;  /* record_crc32() of the datagram */
         uint32_t tries;   /* instances that began processing it, this one included */
 };
 
+/* The header's marks, one slot each. */
+enum handover_slot {
+        HANDOVER_MARK_INTAKE,  /* parse, ledger, handlers, queueing */
+        HANDOVER_MARK_START,   /* dispatch up to the spawn of a held event's program */
+        _HANDOVER_MARK_MAX,
+};
+
 /**
  * handover_mark() - mark the datagram about to be processed, or clear the mark.
  * @h: journal
+ * @slot: which step it is about to go through
  * @mark: the datagram's SEQNUM, digest and tries; NULL clears the mark
  *
  * A few stores into the shared mapping of the header, no system call: it
  * survives the process dying while the datagram is processed.
- * Return: 0, or -EOPNOTSUPP when the journal has no mark (an adopted
+ * Return: 0, or -EOPNOTSUPP when the journal has no marks (an adopted
  * version 1 or 2 journal, until it is next cut back).
  */
-int handover_mark(struct handover *h, const struct handover_mark *mark);
+int handover_mark(struct handover *h, enum handover_slot slot, const struct handover_mark *mark);
 
 /**
- * handover_suspect() - the mark handover_adopt() found: the datagram the
- * previous instance died processing.
+ * handover_suspect() - a mark handover_adopt() found: the datagram the
+ * previous instance died processing in that step.
  * @h: journal
+ * @slot: which mark
  * @ret: filled (seqnum 0 when there was none)
  */
-void handover_suspect(const struct handover *h, struct handover_mark *ret);
+void handover_suspect(const struct handover *h, enum handover_slot slot, struct handover_mark *ret);
 
 /* Bytes from start to the end of the last record, and live EVENT bytes (for tests and status). */
 uint64_t handover_size(const struct handover *h);

@@ -79,7 +79,8 @@
 #define HP_HOTPLUG_D_REFUSED_MAX 256
 /* Symbolic links a trusted path may pass through (trust_open_at()), as the kernel's own bound. */
 #define HP_TRUST_MAX_LINKS 40
-/* Instances that may die processing one datagram before the next one sets it aside (the poison guard). */
+/* Instances that may die processing one datagram, or starting a queued event's agent, before the next one
+ * sets it aside (the poison guard). */
 #define HP_INTAKE_TRIES_MAX 2
 
 /* Netlink receive buffer requested by default (SO_RCVBUFFORCE). */

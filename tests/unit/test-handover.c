@@ -4,7 +4,7 @@
  * written down and finished, the ledger mark, cutting back when idle,
  * compaction under load, torn tails, foreign files, that events still
  * to restore are never cut away, STARTED records (re-runs), version 1 and
- * 2 journals, and the intake mark (the poison guard).
+ * 2 journals, and the intake and start marks (the poison guard).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -319,49 +319,76 @@ static void test_old_versions(void)
                 expect_restore(n, want, 2);
                 check(pread(fd, &version, sizeof(version), 8) == (ssize_t)sizeof(version));
                 check_int(version, HANDOVER_VERSION_2);
-                handover_suspect(n, &got);
-                check_int(got.seqnum, 0);
-                check_int(handover_mark(n, &mark), -EOPNOTSUPP);
+                for (int slot = 0; slot < _HANDOVER_MARK_MAX; slot++) {
+                        handover_suspect(n, (enum handover_slot)slot, &got);
+                        check_int(got.seqnum, 0);
+                        check_int(handover_mark(n, (enum handover_slot)slot, &mark), -EOPNOTSUPP);
+                }
                 done(n, 7, 1);
                 done(n, 9, 0);
                 check(fstat(fd, &st) == 0);
                 check_int(st.st_size, HANDOVER_HEADER_SIZE);
                 check(pread(fd, &version, sizeof(version), 8) == (ssize_t)sizeof(version));
                 check_int(version, HANDOVER_VERSION);
-                check_int(handover_mark(n, &mark), 0);
+                check_int(handover_mark(n, HANDOVER_MARK_INTAKE, &mark), 0);
+                check_int(handover_mark(n, HANDOVER_MARK_START, &mark), 0);
                 handover_free(n);
                 handover_free(h);
         }
 }
 
-/* The intake mark: what a process that dies while it is set leaves to the next instance. */
+/* What @h's slot holds for the next instance (a takeover of a duplicate). */
+static struct handover_mark suspect_after(struct handover *h, enum handover_slot slot)
+{
+        struct handover *n = reopen(h);
+        struct handover_mark got;
+
+        handover_suspect(n, slot, &got);
+        handover_free(n);
+        return got;
+}
+
+/*
+ * The marks, intake and start: what a process that dies while one is set
+ * leaves to the next instance, each slot apart from the other, at its
+ * place in the header (FORMAT: bytes 32 and 48).
+ */
 static void test_mark(void)
 {
         static const struct handover_mark mark = { .seqnum = 42, .digest = 0xdeadbeef, .tries = 2 };
-        struct handover *h = NULL, *n;
+        static const struct handover_mark start = { .seqnum = 41, .digest = 0xfeed, .tries = 1 };
+        struct handover *h = NULL;
         struct handover_mark got;
 
         check_int(handover_new(&h), 0);
         add(h, 41);
-        check_int(handover_mark(h, &mark), 0);
-        n = reopen(h);
-        handover_suspect(n, &got);
+        check_int(handover_mark(h, HANDOVER_MARK_INTAKE, &mark), 0);
+        got = suspect_after(h, HANDOVER_MARK_INTAKE);
         check_int(got.seqnum, 42);
         check_int(got.digest, 0xdeadbeef);
         check_int(got.tries, 2);
-        handover_free(n);
-        /* Cleared: nothing suspected; cutting back (nothing held) keeps a mark in place. */
-        check_int(handover_mark(h, NULL), 0);
-        n = reopen(h);
-        handover_suspect(n, &got);
-        check_int(got.seqnum, 0);
-        handover_free(n);
-        check_int(handover_mark(h, &mark), 0);
-        done(h, 41, 0);
-        n = reopen(h);
-        handover_suspect(n, &got);
+        check_int(suspect_after(h, HANDOVER_MARK_START).seqnum, 0);
+        check_int(handover_mark(h, HANDOVER_MARK_START, &start), 0);
+        got = suspect_after(h, HANDOVER_MARK_START);
+        check_int(got.seqnum, 41);
+        check_int(got.digest, 0xfeed);
+        check_int(got.tries, 1);
+        check(pread(handover_fd(h), &got, sizeof(got), 48) == (ssize_t)sizeof(got));
+        check_int(got.seqnum, 41);
+        check(pread(handover_fd(h), &got, sizeof(got), 32) == (ssize_t)sizeof(got));
         check_int(got.seqnum, 42);
-        handover_free(n);
+        /* Cleared: nothing suspected there, the other slot keeps its mark. */
+        check_int(handover_mark(h, HANDOVER_MARK_INTAKE, NULL), 0);
+        check_int(suspect_after(h, HANDOVER_MARK_INTAKE).seqnum, 0);
+        check_int(suspect_after(h, HANDOVER_MARK_START).seqnum, 41);
+        check_int(handover_mark(h, HANDOVER_MARK_START, NULL), 0);
+        check_int(suspect_after(h, HANDOVER_MARK_START).seqnum, 0);
+        /* Cutting back (nothing held) keeps a mark in place. */
+        check_int(handover_mark(h, HANDOVER_MARK_INTAKE, &mark), 0);
+        check_int(handover_mark(h, HANDOVER_MARK_START, &start), 0);
+        done(h, 41, 0);
+        check_int(suspect_after(h, HANDOVER_MARK_INTAKE).seqnum, 42);
+        check_int(suspect_after(h, HANDOVER_MARK_START).seqnum, 41);
         handover_free(h);
 }
 
