@@ -8,10 +8,8 @@
  */
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "shared/macro.h"
 #include "uevent/replay.h"
@@ -85,34 +83,36 @@ struct replay {
         struct replay_clock clock;
 };
 
-int replay_open(const char *path, double speed, struct replay **ret)
+/* The replay around @reader (consumed: the replay's, or freed on failure). */
+static int replay_new(struct record_reader *reader, double speed, struct replay **ret)
 {
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        struct replay *rp = calloc(1, sizeof(*rp));
 
-        if (fd < 0)
-                return negative_errno();
-        return replay_open_fd(fd, speed, ret);
-}
-
-int replay_open_fd(int fd, double speed, struct replay **ret)
-{
-        struct replay *rp;
-        int r;
-
-        rp = calloc(1, sizeof(*rp));
         if (!rp) {
-                close(fd);
+                record_reader_free(reader);
                 return -ENOMEM;
         }
-        r = record_reader_open_fd(fd, &rp->reader);
-        if (r < 0) {
-                free(rp);
-                return r;
-        }
+        rp->reader = reader;
         record_reader_set_step(rp->reader, HP_REPLAY_RESYNC_STEP);
         replay_clock_init(&rp->clock, speed, HP_REPLAY_MAX_DELAY_USEC);
         *ret = rp;
         return 0;
+}
+
+int replay_open(const char *path, double speed, struct replay **ret)
+{
+        struct record_reader *reader;
+        int r = record_reader_open(path, &reader);
+
+        return r < 0 ? r : replay_new(reader, speed, ret);
+}
+
+int replay_open_fd(int fd, double speed, struct replay **ret)
+{
+        struct record_reader *reader;
+        int r = record_reader_open_fd(fd, &reader);
+
+        return r < 0 ? r : replay_new(reader, speed, ret);
 }
 
 int replay_next(struct replay *rp, struct replay_item *ret)

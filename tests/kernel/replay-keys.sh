@@ -22,7 +22,7 @@ for kv in SYNTH_ARG_NOTE=kept SYNTH_ARG_PYTHONPATH=nonexistent SYNTH_ARG_IFS=x; 
         grep -qx "env:$kv" "$live" || t_fail "the kernel's event lost $kv: $(grep '^env:' "$live" | tr '\n' ' ')"
 done
 echo "ok: the kernel's event reached the live agent with all its keys"
-sleep 0.5
+t_settle || t_fail "the daemon did not settle"
 t_stop_daemon
 
 # Replay the recording (every event recorded, ours among them) into a second agent.
