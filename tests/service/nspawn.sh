@@ -633,6 +633,13 @@ echo "ok (c): $crashes crashes during a $COUNT-event burst lost none of them; ev
 # again.
 
 unreadable() { in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -c "cannot read the handover journal" || true; }
+# The instance now running has logged its start: what it said of the journal it
+# was handed (before it listens) is in the journal by then.
+started_logged() {
+        local pid
+        pid=$(svc_show MainPID)
+        [ "$pid" != 0 ] && in_ct journalctl --no-pager "_PID=$pid" -o cat | grep -q "^listening: "
+}
 unreadable_before=$(unreadable)
 damaged=0
 for ((try = 1; try <= 3 && !damaged; try++)); do
@@ -644,7 +651,7 @@ for ((try = 1; try <= 3 && !damaged; try++)); do
                 fail "cannot write to the handover journal through $memfd"
         kill -KILL "$host_pid" || fail "cannot kill hotplugd (pid $host_pid on the host)"
         wait_progress "restart after damaging the journal" restarted "$old_pid"
-        sleep 0.5 # journald
+        wait_progress "the new instance's start in the journal" started_logged
         # A host uevent between the write and the kill may have cut the
         # journal back (start rewritten): then it was readable; again.
         (($(unreadable) > unreadable_before)) && damaged=1
@@ -669,7 +676,7 @@ old_pid=$(svc_show MainPID)
 host_pid=$(ct_pgrep -o -f "^$SBINDIR/hotplugd") || fail "no hotplugd process to kill"
 kill -KILL "$host_pid" || fail "cannot kill hotplugd (pid $host_pid on the host)"
 wait_progress "restart after the kill" restarted "$old_pid"
-sleep 0.5 # journald
+wait_progress "the new instance's start in the journal" started_logged
 (($(unreadable) == unreadable_before)) ||
         fail "the damaged journal was handed back once more: the new one was not stored in its place"
 wait_progress "the event queued when hotplugd was killed" ran "$u2"
