@@ -401,7 +401,8 @@ static void log_exec_failure(struct job *j, int r)
  * pass (missing at start, or refused) is checked before every spawn, and
  * every error of the check refuses: another user creating a missing agent
  * in a directory they can write never gets it run.  A refusal is logged
- * once until the agent passes again.  Return: 0, or negative errno.
+ * once until the agent passes again.  Return: 0, or negative errno
+ * (logged).
  */
 static int agent_verify(struct job *j)
 {
@@ -419,8 +420,10 @@ static int agent_verify(struct job *j)
                 m->jobs->agent_refusal_reported = false;
                 return 0;
         }
-        if (r == -ENOENT)
-                return r; /* log_exec_failure() says so, once */
+        if (r == -ENOENT) {
+                log_exec_failure(j, r); /* as for an exec that found none: once */
+                return r;
+        }
         job_log_fields(j, &f);
         f.agent_status = "exec failed";
         if (m->jobs->agent_refusal_reported)
@@ -490,7 +493,7 @@ static int job_start_next(struct job *j)
         struct manager_agent agent;
         struct spawn_env env;
         struct spawn_result sr;
-        int r, refused;
+        int r, refused; /* agent_verify()'s refusal, which it logged */
 
         for (;;) {
                 if (m->cfg.hotplug_d) {
@@ -530,8 +533,8 @@ static int job_start_next(struct job *j)
                         j->failed = true;
                         if (r == -ENOENT && !m->cfg.hotplug_d)
                                 m->jobs->agent_trusted = false; /* gone: check what comes in its place */
-                        if (refused == 0 || refused == -ENOENT)
-                                log_exec_failure(j, r); /* else agent_verify() said why */
+                        if (refused == 0)
+                                log_exec_failure(j, r);
                         agent = job_agent(j);
                         agent.pid = 0;
                         observe_exec_failed(m, &agent, r);
