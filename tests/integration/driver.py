@@ -602,8 +602,20 @@ def case_agent_trust(c):
     d.send(uevent(5, "change", "/devices/virtual/net/hpt5", "net"))
     c.wait(lambda: 5 in c.runs(), "the agent running once its directory is trusted")
     check(sorted(c.runs()) == [5], f"runs: {sorted(c.runs())}, expected only event 5")
+    # Once it passed it is not checked per event, but an exec that finds it gone makes it checked again:
+    # what comes in its place in a directory others can write (by root's mistake here) does not run.
+    os.unlink(agent)
+    os.chmod(late, 0o777)
+    d.send(uevent(6, "change", "/devices/virtual/net/hpt6", "net"))
+    d.wait_log(r"SEQNUM=6 .*cannot execute agent", "the vanished agent reported")
+    os.symlink(env("AGENT_DUMP"), agent)
+    d.send(uevent(7, "change", "/devices/virtual/net/hpt7", "net"))
+    d.wait_log(r"refusing to run it", "the agent put back where others can write refused", count=2)
+    c.settle()
+    check(sorted(c.runs()) == [5], f"runs: {sorted(c.runs())}, expected only event 5")
     d.stop()
-    print("ok: an agent missing at start was refused while others could write its directory, then ran")
+    print("ok: an agent missing at start was refused while others could write its directory, then ran; "
+          "gone and put back there, it was refused again")
 
 
 def case_reload(c):
