@@ -77,6 +77,7 @@ static const char *value_text(const struct options *o, const struct option_info 
         case OPTION_ORDERING:
         case OPTION_LOG_LEVEL:
         case OPTION_LOG_TARGET:
+        case OPTION_CHOICE:
         case OPTION_FD:
                 memcpy(&i, p, sizeof(i));
                 if (oi->type == OPTION_ORDERING)
@@ -85,6 +86,8 @@ static const char *value_text(const struct options *o, const struct option_info 
                         return log_level_to_string(i);
                 if (oi->type == OPTION_LOG_TARGET)
                         return log_target_to_string((enum log_target)i);
+                if (oi->type == OPTION_CHOICE)
+                        return oi->choices[i];
                 if (i < 0)
                         return "(none)";
                 snprintf(buf, size, "%d", i);

@@ -44,6 +44,9 @@ static uint64_t default_max_children(void)
         return (uint64_t)MIN(2 * cpus + 16, (long)HP_CHILDREN_MAX);
 }
 
+static const char *const after_udev_names[] = { [AFTER_UDEV_AUTO] = "auto", [AFTER_UDEV_YES] = "yes",
+                                                [AFTER_UDEV_NO] = "no", NULL };
+
 const struct option_info option_table[] = {
         {
                 .name = "agent", .short_name = 'a', .type = OPTION_PATH,
@@ -101,6 +104,18 @@ const struct option_info option_table[] = {
                 .name = "all", .type = OPTION_BOOL,
                 KEY("all"), FIELD(cfg.handlers.pass_all),
                 .help = "no handler filters any event out",
+        },
+        {
+                .name = "after-udev", .type = OPTION_CHOICE,
+                KEY("after-udev"), FIELD(cfg.after_udev),
+                .choices = after_udev_names, .def.i = AFTER_UDEV_AUTO,
+                .arg = "WHEN", .help = "start agents after udevd broadcast the event: auto (if udevd runs), yes, no",
+        },
+        {
+                .name = "after-udev-timeout", .type = OPTION_SECONDS,
+                KEY("after-udev-timeout"), FIELD(cfg.after_udev_timeout_usec),
+                .min = 1, .max = 3600, .def.u = HP_AFTER_UDEV_TIMEOUT_DEFAULT,
+                .arg = "SEC", .help = "longest wait for udevd per event, from its arrival",
         },
         {
                 .name = "handler-dir", .type = OPTION_PATH,
@@ -283,6 +298,14 @@ static int parse_number(const char *s, bool suffix, uint64_t *ret)
         return 0;
 }
 
+int option_choice_from_string(const struct option_info *oi, const char *s)
+{
+        for (int i = 0; oi->choices[i]; i++)
+                if (strcasecmp(s, oi->choices[i]) == 0)
+                        return i;
+        return -EINVAL;
+}
+
 /* yes, true, on, 1 or no, false, off, 0, in any case (OPTION_BOOL_FORM). */
 static int parse_bool(const char *s)
 {
@@ -330,6 +353,17 @@ const char *option_form(const struct option_info *oi, char *buf, size_t size)
                 return "err, warning, notice, info, debug or 0-7";
         case OPTION_LOG_TARGET:
                 return "auto, stderr or journal";
+        case OPTION_CHOICE: {
+                size_t len = 0, n = 0;
+
+                while (oi->choices[n])
+                        n++;
+                buf[0] = '\0';
+                for (size_t i = 0; i < n && len < size; i++)
+                        len += (size_t)snprintf(buf + len, size - len, "%s%s", oi->choices[i],
+                                                i + 2 < n ? ", " : i + 1 < n ? " or " : "");
+                return buf;
+        }
         case OPTION_SPEED:
                 snprintf(buf, size, "0 or max (no waiting), or a factor from %g to %d like 1 or 2.5",
                          1.0 / HP_REPLAY_SLOWDOWN_MAX, HP_REPLAY_SPEED_MAX);
@@ -424,6 +458,9 @@ static int parse_name(const struct option_info *oi, const char *name, const char
         case OPTION_LOG_LEVEL:
                 r = log_level_from_string(text);
                 break;
+        case OPTION_CHOICE:
+                r = option_choice_from_string(oi, text);
+                break;
         default: /* OPTION_LOG_TARGET */
                 r = log_target_from_string(text);
                 break;
@@ -479,6 +516,7 @@ int option_parse(const struct option_info *oi, const char *name, const char *tex
         case OPTION_ORDERING:
         case OPTION_LOG_LEVEL:
         case OPTION_LOG_TARGET:
+        case OPTION_CHOICE:
                 r = parse_name(oi, name, text, &v.i, why, why_size);
                 break;
         case OPTION_SPEED:
@@ -608,6 +646,8 @@ static const char *default_text(const struct option_info *oi, char *buf, size_t 
                 return log_level_to_string(d->i);
         case OPTION_LOG_TARGET:
                 return log_target_to_string((enum log_target)d->i);
+        case OPTION_CHOICE:
+                return oi->choices[d->i];
         case OPTION_SPEED:
                 snprintf(buf, size, "%g", d->d);
                 return buf;

@@ -67,6 +67,7 @@ enum option_type {
         OPTION_ORDERING,   /* enum ordering */
         OPTION_LOG_LEVEL,  /* syslog level name or 0-7 */
         OPTION_LOG_TARGET, /* enum log_target */
+        OPTION_CHOICE,     /* one of the row's .choices, any case; kept as its index (int) */
         OPTION_SPEED,      /* replay pace factor (double) */
         OPTION_FD,         /* a file descriptor number (int) */
         OPTION_HELP,       /* print --help and exit */
@@ -92,6 +93,7 @@ struct option_info {
         union option_value def;      /* the default */
         uint64_t (*def_fn)(void);    /* UINT: a default computed at start, instead of .def */
         const char *def_text;        /* --help's default when .def does not say it, or NULL */
+        const char *const *choices;  /* CHOICE: the names, NULL-terminated; the value is the index */
         const char *arg;             /* --help's name for the argument; NULL: takes none */
         const char *help;
 };
@@ -115,6 +117,9 @@ static inline uint64_t option_bit(const struct option_info *oi)
 
 /* The bit of the row whose file key is @key; 0 if there is none. */
 uint64_t option_key_bit(const char *key);
+
+/* The index of @s (any case) among @oi's .choices, or -EINVAL. */
+int option_choice_from_string(const struct option_info *oi, const char *s);
 
 /* The spellings of a boolean, "yes, true, on, 1 or no, false, off, 0 (any case)". */
 #define OPTION_BOOL_FORM "yes, true, on, 1 or no, false, off, 0 (any case)"

@@ -77,6 +77,7 @@ struct job {
         bool term_sent, kill_sent;
         bool failed;
         bool starting_sent;      /* observers heard starting() */
+        bool udev_waiting;       /* its first program waits for udevd's broadcast (udev-wait.h) */
         size_t line_len;
         char line[HP_OUTPUT_LINE_MAX + 1];
         usec_t out_window;       /* CLOCK_MONOTONIC, start of the output rate-limit window */

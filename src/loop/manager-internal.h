@@ -37,6 +37,7 @@
 struct backlog;
 struct manager_jobs;
 struct manager_observers;
+struct udev_wait;
 struct manager_source_ops;
 
 /* manager.c: the source (source.h) and the rate limits of what parsing rejects. */
@@ -72,6 +73,8 @@ struct manager {
         struct manager_input in;            /* manager.c */
         struct manager_jobs *jobs;          /* manager-job.c: the running jobs and how they start */
         struct manager_observers *obs;      /* manager-observe.c: who hears what happened */
+        struct udev_wait *udev;             /* udev-wait.c: after-udev (an observer; NULL once closed) */
+        bool feeding;                       /* manager.c: inside manager_feed(), a datagram of the source */
 };
 
 /* ---- manager.c: input and pipeline; manager-queue.c: the queue ----------- */
@@ -109,6 +112,9 @@ bool manager_input_paused(const struct manager *m);
 void manager_input_maybe_resume(struct manager *m);
 /* The socket's effective receive buffer in bytes, 0 without a socket. */
 int manager_input_rcvbuf(const struct manager *m);
+/* The event being processed now came from the source (the kernel's socket or a
+ * recording), not from a resync or a takeover (udev-wait.c). */
+bool manager_feeding(const struct manager *m);
 /* The source is a recording (--replay). */
 bool manager_replaying(const struct manager *m);
 /* Exit the loop once stopping (or the replay ended) and nothing runs. */
@@ -204,4 +210,7 @@ const struct concurrency *manager_concurrency(const struct manager *m);
 void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_agent *a, void *arg), void *arg);
 /* The configuration changed: report a missing agent again, apply the ordering and the limit. */
 void manager_jobs_reconfigured(struct manager *m);
+/* Stopping: jobs still waiting for udevd go without a run, their events left for the next
+ * instance as queued ones are.  Return: how many. */
+size_t manager_jobs_drop_waiting(struct manager *m);
 

@@ -35,6 +35,7 @@
 #include "loop/job-spawner.h"
 #include "loop/job.h"
 #include "loop/manager-internal.h"
+#include "loop/udev-wait.h"
 #include "loop/manager-observe.h"
 #include "pipeline/spawner.h"
 #include "shared/trust.h"
@@ -62,6 +63,8 @@ static struct job *job_free(struct job *j)
         if (!j)
                 return NULL;
         list_unlink(&j->link);
+        if (j->udev_waiting)
+                udev_wait_abandon(j->m, j->ev);
         /* A child source that owns its process kills and reaps it if still running. */
         sd_event_source_disable_unref(j->child);
         job_output_put(j, false);
@@ -565,12 +568,31 @@ static int job_start_next(struct job *j)
         }
 }
 
+/* @j's programs: list them and start the first (or finish at once). */
+static void job_run_programs(struct job *j)
+{
+        struct manager *m = j->m;
+        struct uevent *ev = j->ev;
+        int r;
+
+        if (m->cfg.hotplug_d) {
+                r = hotplug_d_list(m->cfg.hotplug_d, ev->name, &j->scripts, &j->n_scripts);
+                if (r < 0) {
+                        struct log_fields f;
+                        uevent_log_fields(ev, &f);
+                        log_internal(LOG_ERR, r, &f, "cannot list %s for %s", m->cfg.hotplug_d, ev->name);
+                        j->failed = true;
+                }
+        }
+        if (job_start_next(j) <= 0)
+                job_finish(j);
+}
+
 /* The real spawner's start(): a job that runs the agent or the hotplug.d programs for @ev. */
 static void job_start(void *data, struct uevent *ev)
 {
         struct manager *m = data;
         struct job *j;
-        int r;
 
         j = calloc(1, sizeof(*j));
         if (!j) {
@@ -584,17 +606,51 @@ static void job_start(void *data, struct uevent *ev)
         list_add_head(&m->jobs->running, &j->link);
         j->job_started = now_usec(CLOCK_MONOTONIC);
         ev->owner_data = j;
-        if (m->cfg.hotplug_d) {
-                r = hotplug_d_list(m->cfg.hotplug_d, ev->name, &j->scripts, &j->n_scripts);
-                if (r < 0) {
-                        struct log_fields f;
-                        uevent_log_fields(ev, &f);
-                        log_internal(LOG_ERR, r, &f, "cannot list %s for %s", m->cfg.hotplug_d, ev->name);
-                        j->failed = true;
-                }
+        if (udev_wait_begin(m, ev, j) > 0) {
+                /* Held for udevd: it takes a place among max-children, not a CPU's slot. */
+                j->udev_waiting = true;
+                job_set_asleep(j, true);
+                return;
         }
-        if (job_start_next(j) <= 0)
-                job_finish(j);
+        job_run_programs(j);
+}
+
+void job_udev_go(struct job *j, bool timed_out, usec_t waited)
+{
+        struct manager *m = j->m;
+        struct uevent *ev = j->ev;
+        uint32_t aside;
+
+        j->udev_waiting = false;
+        job_set_asleep(j, false);
+        observe_udev_waited(m, ev, waited, timed_out);
+        /* Started outside the dispatch: the poison guard marks this start too. */
+        aside = manager_start_begin(m, ev);
+        if (aside) {
+                ev->owner_data = NULL;
+                job_free(j);
+                start_set_aside(m, ev, aside);
+        } else
+                job_run_programs(j);
+        manager_start_end(m);
+}
+
+size_t manager_jobs_drop_waiting(struct manager *m)
+{
+        struct job *j, *next;
+        size_t n = 0;
+
+        list_for_each_safe(j, next, &m->jobs->running, link) {
+                struct uevent *ev = j->ev;
+
+                if (!j->udev_waiting)
+                        continue;
+                job_free(j);
+                scheduler_done(m->scheduler, ev);
+                free(ev);
+                n++;
+        }
+        return n;
 }
 
 /*

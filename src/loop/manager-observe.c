@@ -31,6 +31,7 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "loop/manager-internal.h"
+#include "loop/udev-wait.h"
 #include "loop/observe-builtin.h"
 #include "loop/manager-observe.h"
 #include "pipeline/scheduler.h"
@@ -90,6 +91,7 @@ int manager_observe_open(struct manager *m)
         static int (*const builtin[])(struct manager *m) = {
                 observe_record_open, observe_rebroadcast_open, observe_handover_open,
                 observe_status_open, observe_blame_open, observe_control_open, observe_resync_open,
+                udev_wait_open,
         };
         int r;
 
@@ -218,6 +220,22 @@ void observe_waited(struct manager *m, const struct uevent *ev, const struct sch
                 for_each_observer(m, o, waited)
                         o->ops->waited(o->userdata, ev, 0, reason);
         }
+}
+
+void observe_udev_waited(struct manager *m, const struct uevent *ev, usec_t waited, bool timed_out)
+{
+        struct log_fields f;
+        char reason[64];
+
+        uevent_log_fields(ev, &f);
+        if (timed_out)
+                snprintf(reason, sizeof(reason), "udevd, not broadcast in time");
+        else
+                snprintf(reason, sizeof(reason), "udevd");
+        log_internal(manager_cfg(m)->dry_run ? LOG_INFO : LOG_DEBUG, 0, &f, "waited %" PRIu64 ".%03" PRIu64
+                     " ms for %s", waited / USEC_PER_MSEC, waited % USEC_PER_MSEC, reason);
+        for_each_observer(m, o, waited)
+                o->ops->waited(o->userdata, ev, ev->seqnum, reason);
 }
 
 void observe_set_aside(struct manager *m, const struct uevent *view, uint32_t tries)

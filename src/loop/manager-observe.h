@@ -37,6 +37,8 @@ void observe_input_drained(struct manager *m);
 void observe_queued(struct manager *m, const struct uevent *ev);
 /* @ev, about to start, waited as @w says (the scheduler's answer; nothing happens if it did not wait). */
 void observe_waited(struct manager *m, const struct uevent *ev, const struct scheduler_wait *w);
+/* @ev's first program is about to start after it waited @waited for udevd's broadcast (@timed_out: in vain). */
+void observe_udev_waited(struct manager *m, const struct uevent *ev, usec_t waited, bool timed_out);
 void observe_set_aside(struct manager *m, const struct uevent *view, uint32_t tries);
 void observe_dropped(struct manager *m, const struct uevent *view, bool filtered);
 void observe_starting(struct manager *m, const struct uevent *ev);

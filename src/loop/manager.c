@@ -50,6 +50,7 @@
 #include "shared/sysfs.h"
 #include "loop/manager.h"
 #include "loop/manager-internal.h"
+#include "loop/udev-wait.h"
 #include "loop/observe-builtin.h"
 #include "loop/manager-observe.h"
 #include "loop/source.h"
@@ -314,8 +315,15 @@ enum manager_feed manager_feed(struct manager *m, const char *data, size_t size,
         assert(manager_feed_room(m) == MANAGER_FEED_GO_ON);
         m->stats.received++;
         observe_datagram(m, data, size, mono, real);
+        m->feeding = true;
         manager_process_datagram(m, data, size, mono, sent);
+        m->feeding = false;
         return manager_feed_room(m);
+}
+
+bool manager_feeding(const struct manager *m)
+{
+        return m->feeding;
 }
 
 void manager_feed_overflow(struct manager *m)
@@ -445,7 +453,7 @@ void manager_stop(struct manager *m)
         m->stopping = true;
         if (m->in.ops->stop)
                 m->in.ops->stop(m->in.data);
-        dropped = manager_queue_drop_all(m);
+        dropped = manager_queue_drop_all(m) + manager_jobs_drop_waiting(m);
         log_info("stopping: %zu queued event(s) not run, waiting up to %" PRIu64 "s for %zu running agent(s)",
                  dropped, m->cfg.shutdown_grace_usec / USEC_PER_SEC, scheduler_running(m->scheduler));
         observe_stopping(m);
@@ -675,6 +683,7 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         m->max_queue = n.max_queue;
         m->resume_mark = m->max_queue - m->max_queue / 4;
         manager_jobs_reconfigured(m); /* the ordering and the limit too */
+        udev_wait_reconfigured(m);
         manager_queue_refill(m); /* the window follows max_children */
         manager_input_maybe_resume(m);
         manager_dispatch(m);

@@ -26,6 +26,13 @@ struct uevent;
  * the manager keeps owns its strings (manager_config_copy(), whose list of
  * text members is the one to extend with a new string member).
  */
+/* When agents wait for udevd's broadcast of their event (after-udev). */
+enum after_udev {
+        AFTER_UDEV_AUTO, /* when udevd's control socket exists at start or reload */
+        AFTER_UDEV_YES,
+        AFTER_UDEV_NO,
+};
+
 struct manager_config {
         const char *agent;          /* program run per event (single-agent mode) */
         const char *hotplug_d;      /* multiplexer directory; overrides agent when set */
@@ -50,6 +57,8 @@ struct manager_config {
         unsigned rebroadcast_group; /* re-send processed events on this netlink group; 0: off */
         bool resync;                /* resync after a receive-buffer overflow */
         const char *resync_subsystems; /* subsystems a resync writes to; NULL or "": all */
+        enum after_udev after_udev;  /* agents start after udevd broadcast their event */
+        usec_t after_udev_timeout_usec; /* longest wait for that, from the event's arrival */
 };
 
 /**

@@ -37,8 +37,8 @@ struct manager;
 struct spawn_env;
 struct uevent;
 
-/* Observers at most per manager (there are six built in). */
-#define MANAGER_OBSERVERS_MAX 8
+/* Observers at most per manager (there are eight built in). */
+#define MANAGER_OBSERVERS_MAX 10
 
 /* One agent run, as observers see it. */
 struct manager_agent {
@@ -68,7 +68,9 @@ struct manager_observer_ops {
         /* @ev, about to start, waited: for the event @blocker to finish (the last of those it
          * waited for), @reason e.g. "parent /devices/..."; or, @blocker 0, for a free slot,
          * @reason "a free slot (limit N)".  Said before starting() (once for each of the two
-         * that applies, the event first), only for events that waited. */
+         * that applies, the event first), only for events that waited.  @blocker equal to @ev's
+         * own SEQNUM: it waited for udevd's broadcast of it (after-udev), @reason "udevd" or
+         * "udevd, not broadcast in time"; said after the other two. */
         void (*waited)(void *userdata, const struct uevent *ev, uint64_t blocker, const char *reason);
         /* @view was set aside unprocessed: @tries instances died processing it (dropped() follows), or
          * starting it (a held event, which leaves through done(), no agent having run). */

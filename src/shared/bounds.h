@@ -58,6 +58,14 @@
 #define HP_TIMEOUT_MAX_SEC 86400
 #define HP_KILL_GRACE_SEC 5
 
+/* after-udev: how long an event's agents wait for udevd's broadcast of it at
+ * most, counted from the event's arrival (udevd kills a worker after 180 s;
+ * its events take milliseconds to a few seconds).  Confirmations udevd
+ * broadcast before hotplugd read the kernel's copy are kept, at most this
+ * many; older ones are forgotten first. */
+#define HP_AFTER_UDEV_TIMEOUT_DEFAULT 30
+#define HP_UDEV_EARLY_MAX 1024
+
 /* Longest agent output line kept for the log; longer lines are split. */
 #define HP_OUTPUT_LINE_MAX 1024
 

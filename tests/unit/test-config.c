@@ -63,6 +63,8 @@ static void test_all_keys(void)
                            "  # indented comment = ignored\n"
                            "timeout = 30\n"
                            "kill-grace = 2\n"
+                           "after-udev = YES\n"
+                           "after-udev-timeout = 5\n"
                            "all = yes\n"
                            "handler-dir = /usr/lib/hotplugd/handlers\n"
                            "sysfs = /tmp/fake sys\n"
@@ -83,6 +85,8 @@ static void test_all_keys(void)
         check_str(c.values.cfg.agent, "/sbin/hotplug");
         check_int(c.values.cfg.ordering, ORDERING_STRICT);
         check_int(c.values.cfg.max_children, 8);
+        check_int(c.values.cfg.after_udev, AFTER_UDEV_YES);
+        check_int((int)c.values.cfg.after_udev_timeout_usec, 5 * USEC_PER_SEC);
         check_int(c.values.cfg.concurrency, 3);
         check_int(c.values.cfg.max_queue, 1000);
         check_int(c.values.cfg.timeout_usec, 30 * USEC_PER_SEC);
@@ -104,9 +108,10 @@ static void test_all_keys(void)
         check_int(c.line[ROW("agent")], 3);
         check_int(c.line[ROW("ordering")], 4);
         check_int(c.line[ROW("concurrency")], 6);
-        check_int(c.line[ROW("resync")], 18);
-        check_int(c.line[ROW("resync-subsystems")], 23);
-        check_int(c.line[ROW("input-strip-quotes")], 24);
+        check_int(c.line[ROW("after-udev")], 11);
+        check_int(c.line[ROW("resync")], 20);
+        check_int(c.line[ROW("resync-subsystems")], 25);
+        check_int(c.line[ROW("input-strip-quotes")], 26);
 
         check_int(parse("hotplug-d = /etc/hotplug.d\n", &c, &err), 0);
         check_int(c.set, option_key_bit("hotplug-d"));

@@ -64,6 +64,8 @@ static const char *sample(const struct option_info *oi)
                 return orderings[oi->def.i == ORDERING_STRICT];
         case OPTION_LOG_LEVEL:
                 return levels[oi->def.i == LOG_DEBUG];
+        case OPTION_CHOICE:
+                return oi->choices[oi->def.i == 0]; /* a choice other than the default */
         default:
                 fprintf(stderr, "no sample value for the type of '%s': extend sample()\n", oi->name);
                 abort();
@@ -97,6 +99,8 @@ static const char *other(const struct option_info *oi)
                 return "info";
         case OPTION_BOOL:
                 return oi->def.b ? "yes" : "no"; /* the default, written out */
+        case OPTION_CHOICE:
+                return oi->choices[oi->def.i]; /* the default, written out */
         default:
                 fprintf(stderr, "no second value for the type of '%s': extend other()\n", oi->name);
                 abort();
