@@ -272,6 +272,8 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
                 "running", "resyncs", "resync_changed", "resync_added", "resync_removed", "resync_left_alone",
                 "devices", "limit", "limit_max", "awake_max", "asleep", "raised", "lowered",
                 "taken_over", "reruns", "set_aside", "dropped_keys",
+                "udev_confirmed", "udev_waited", "udev_wait_usec", "udev_timeouts", "udev_mismatched",
+                "udev_overflows", "udev_forgotten", "udev_waiting",
                 "events", "runs", "run_usec", "order_wait_usec", "slot_wait_usec", "total_usec", "slowest_usec",
                 "slowest_seqnum", "left_out",
         };

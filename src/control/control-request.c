@@ -313,6 +313,15 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "taken_over", s->taken_over);
         ctlmsg_add_u64(m, "reruns", s->reruns);
         ctlmsg_add_u64(m, "set_aside", s->set_aside);
+        ctlmsg_add_str(m, "after_udev", s->after_udev ? s->after_udev : "");
+        ctlmsg_add_u64(m, "udev_confirmed", s->udev_confirmed);
+        ctlmsg_add_u64(m, "udev_waited", s->udev_waited);
+        ctlmsg_add_u64(m, "udev_wait_usec", s->udev_wait_usec);
+        ctlmsg_add_u64(m, "udev_timeouts", s->udev_timeouts);
+        ctlmsg_add_u64(m, "udev_mismatched", s->udev_mismatched);
+        ctlmsg_add_u64(m, "udev_overflows", s->udev_overflows);
+        ctlmsg_add_u64(m, "udev_forgotten", s->udev_forgotten);
+        ctlmsg_add_u64(m, "udev_waiting", s->udev_waiting);
 }
 
 static void req_status(struct client *cl)

@@ -171,6 +171,12 @@ struct control_status {
         const char *ordering, *concurrency;
         unsigned limit, limit_max, awake_max, asleep;
         uint64_t raised, lowered;
+        /* after-udev (loop/udev-wait.h): "off", "on" or "on, udevd silent"; broadcasts paired,
+         * events that waited and their waits summed, events that went on without their broadcast,
+         * broadcasts that did not match, socket overflows, early broadcasts forgotten, waiting now. */
+        const char *after_udev;
+        uint64_t udev_confirmed, udev_waited, udev_wait_usec, udev_timeouts, udev_mismatched, udev_overflows,
+                udev_forgotten, udev_waiting;
 };
 
 /* One running agent, passed to the for_each_agent visitor (borrowed for the call). */

@@ -49,6 +49,25 @@ static void print_limit(const char *rec)
         printf("\n");
 }
 
+/* "udevd:" what after-udev did (nothing from a daemon that predates it). */
+static void print_after_udev(const char *rec)
+{
+        char state[32] = "", esc[4 * sizeof(state)];
+        uint64_t waited = num(rec, "udev_waited"), usec = num(rec, "udev_wait_usec");
+
+        if (ctlmsg_get(rec, "after_udev", state, sizeof(state)) < 0 || !state[0])
+                return;
+        printf("udevd:    after-udev %s; %" PRIu64 " events waited for its broadcast (%" PRIu64 ".%03" PRIu64
+               " ms on average), %" PRIu64 " waiting now, %" PRIu64 " went on without it",
+               escape_cstr(state, esc, sizeof(esc)), waited, waited ? usec / waited / 1000 : 0,
+               waited ? usec / waited % 1000 : 0, num(rec, "udev_waiting"), num(rec, "udev_timeouts"));
+        if (num(rec, "udev_mismatched") || num(rec, "udev_overflows") || num(rec, "udev_forgotten"))
+                printf("; %" PRIu64 " broadcasts not matching the kernel's event ignored, %" PRIu64
+                       " overflows, %" PRIu64 " early broadcasts forgotten",
+                       num(rec, "udev_mismatched"), num(rec, "udev_overflows"), num(rec, "udev_forgotten"));
+        printf("\n");
+}
+
 static void print_counters(const char *rec)
 {
         printf("Events:   %" PRIu64 " processed, %" PRIu64 " received, %" PRIu64 " rejected, %" PRIu64 " filtered",
@@ -73,6 +92,7 @@ static void print_counters(const char *rec)
                num(rec, "resync") ? "on" : "off", num(rec, "resyncs"), num(rec, "resync_changed"),
                num(rec, "resync_added"), num(rec, "resync_removed"), num(rec, "resync_left_alone"),
                num(rec, "devices"));
+        print_after_udev(rec);
         printf("Handover: %" PRIu64 " events taken over from the previous instance, %" PRIu64
                " of them re-run (their agent had started), %" PRIu64 " set aside (hotplugd died processing them)\n",
                num(rec, "taken_over"), num(rec, "reruns"), num(rec, "set_aside"));

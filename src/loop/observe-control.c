@@ -20,6 +20,7 @@
 #include "control/control.h"
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/udev-wait.h"
 #include "loop/observe-builtin.h"
 #include "loop/manager-resync.h"
 #include "pipeline/scheduler.h"
@@ -51,6 +52,7 @@ static void ctl_status(void *userdata, struct control_status *ret)
         struct manager *m = userdata;
         const struct manager_stats *st = manager_stats(m);
         struct resync_stats rs;
+        struct udev_wait_status us;
 
         manager_resync_stats(m, &rs);
         *ret = (struct control_status){
@@ -78,6 +80,16 @@ static void ctl_status(void *userdata, struct control_status *ret)
                 .devices = rs.devices,
         };
         ctl_status_concurrency(m, ret);
+        udev_wait_get_status(m, &us);
+        ret->after_udev = us.state;
+        ret->udev_confirmed = us.confirmed;
+        ret->udev_waited = us.waited;
+        ret->udev_wait_usec = us.waited_usec;
+        ret->udev_timeouts = us.timeouts;
+        ret->udev_mismatched = us.mismatched;
+        ret->udev_overflows = us.overflows;
+        ret->udev_forgotten = us.forgotten;
+        ret->udev_waiting = us.waiting;
 }
 
 struct agent_walk {

@@ -18,6 +18,7 @@
 
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/udev-wait.h"
 #include "loop/observe-builtin.h"
 #include "pipeline/scheduler.h"
 
@@ -46,6 +47,9 @@ static void status_format(const struct manager *m, char *buf, size_t size)
         if (st->taken_over > 0 && n > 0 && (size_t)n < size)
                 snprintf(buf + n, size - (size_t)n, ", %" PRIu64 " taken over (%" PRIu64 " re-run)",
                          st->taken_over, st->reruns);
+        n = n > 0 ? (int)strlen(buf) : n;
+        if (udev_wait_waiting(m) > 0 && n > 0 && (size_t)n < size)
+                snprintf(buf + n, size - (size_t)n, " (%zu waiting for udevd)", udev_wait_waiting(m));
         n = n > 0 ? (int)strlen(buf) : n;
         if (st->set_aside > 0 && n > 0 && (size_t)n < size)
                 snprintf(buf + n, size - (size_t)n, ", %" PRIu64 " set aside (killed hotplugd)",
