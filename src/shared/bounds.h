@@ -213,3 +213,21 @@
 #define HP_RESYNC_DELAY_USEC (100 * 1000ULL)
 #define HP_RESYNC_DELAY_MAX_USEC (5 * 1000000ULL)
 #define HP_RESYNC_BACKOFF_MAX_USEC (300 * 1000000ULL)
+
+/* hotplug-dir usermaps (pipeline/usermap.h): longest map or blacklist line
+ * (bytes, without the newline; a longer one is reported and skipped, read
+ * no further than this), most bytes read of one file (the rest is
+ * ignored, reported), map files read (usb.usermap, usb.handmap and the
+ * lexically first of usb/ *.usermap) and blacklist files, entries kept
+ * over all maps (24 bytes each; each distinct module name is stored once),
+ * longest module or script name a map may give,
+ * blacklisted names, malformed lines reported one by one per file (the
+ * rest are counted), and the matches of one event acted on. */
+#define HP_USERMAP_LINE_MAX 512
+#define HP_USERMAP_FILE_MAX (4 * 1024 * 1024)
+#define HP_USERMAP_FILES_MAX 256
+#define HP_USERMAP_ENTRIES_MAX 16384
+#define HP_USERMAP_NAME_MAX 63
+#define HP_USERMAP_BLACKLIST_MAX 1024
+#define HP_USERMAP_ERRORS_MAX 16
+#define HP_USERMAP_MATCHES_MAX 64
