@@ -172,6 +172,22 @@ static void test_pci_and_net(void)
         check_int(run_event(c, &R, "add", KBD_IF, "usb", "DEVTYPE=usb_interface", NULL), HANDLER_RUN);
         check_str(added_by(&R, "DEVICE"), "usb");
         check_str(added_by(&R, "PHYSDEVBUS"), "physdev");
+
+        /* The kernel sends no MODALIAS with an unbind (zap_modalias_env()): none is made up, learnt or recalled. */
+        check_int(run_event(c, &R, "unbind", PCI_NIC, "pci", "PCI_CLASS=20000", "PCI_ID=8086:15BB",
+                            "PCI_SUBSYS_ID=17AA:2245", "PCI_SLOT_NAME=0000:00:1f.6", NULL),
+                  HANDLER_RUN);
+        check(!agent_env(&R, "MODALIAS"));
+        check_int(run_event(c, &R, "unbind", PCI_NIC, "pci", NULL), HANDLER_RUN);
+        check(R.trace.from_cache);
+        check_str(agent_env(&R, "PCI_ID"), "8086:15BB");
+        check(!agent_env(&R, "MODALIAS"));
+        handler_chain_free(c);
+        c = chain_for(ROOT);
+        check_int(run_event(c, &R, "unbind", PCI_NIC, "pci", NULL), HANDLER_RUN);
+        check(!R.trace.from_cache);
+        check_str(agent_env(&R, "PCI_SLOT_NAME"), "0000:00:1f.6");
+        check(!agent_env(&R, "MODALIAS"));
         run_release(&R);
         handler_chain_free(c);
 }
