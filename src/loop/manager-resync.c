@@ -100,10 +100,28 @@ static struct manager_resync *resync_of(const struct manager *m)
         return manager_observer_data(m, &resync_ops);
 }
 
+/* The device model's seeding from the listing at start (manager_seed_device()). */
+struct seeding {
+        struct manager *m;
+        size_t seeded, left_out;
+};
+
+static void seed_device(void *userdata, int dirfd, const char *devpath)
+{
+        struct seeding *s = userdata;
+        int r = manager_seed_device(s->m, dirfd, devpath);
+
+        if (r > 0)
+                s->seeded++;
+        else if (r < 0)
+                s->left_out++;
+}
+
 int observe_resync_open(struct manager *m)
 {
         struct manager_resync *rs = calloc(1, sizeof(*rs));
         usec_t t0 = now_usec(CLOCK_MONOTONIC);
+        struct seeding seeding = { .m = m };
         int r;
 
         if (!rs)
@@ -116,7 +134,9 @@ int observe_resync_open(struct manager *m)
                 resync_close(rs);
                 return log_error_errno(r, "cannot set up resync");
         }
-        r = resync_scan(manager_cfg(m)->sysfs_root, &rs->known);
+        /* One walk: the device set, and the device model (not for a replay: its devices are the recording's). */
+        r = resync_scan_visit(manager_cfg(m)->sysfs_root, &rs->known, manager_replaying(m) ? NULL : seed_device,
+                              &seeding);
         if (r == -ENOMEM)
                 return r;
         rs->listed = r >= 0;
@@ -124,8 +144,12 @@ int observe_resync_open(struct manager *m)
                 log_warning_errno(r, "cannot list devices in %s/devices; a resync will send them all 'add'",
                                   manager_cfg(m)->sysfs_root);
         else
-                log_debug("%zu devices present in %s/devices (listed in %" PRIu64 " us)", rs->known.n,
-                          manager_cfg(m)->sysfs_root, now_usec(CLOCK_MONOTONIC) - t0);
+                log_debug("%zu devices present in %s/devices, %zu physical devices seeded into the device model "
+                          "(listed in %" PRIu64 " us)", rs->known.n, manager_cfg(m)->sysfs_root, seeding.seeded,
+                          now_usec(CLOCK_MONOTONIC) - t0);
+        if (seeding.left_out > 0)
+                log_notice("device model full (handler-cache): %zu devices present at start left out; "
+                           "their class devices' removes may lack PHYSDEVPATH and PHYSDEVDRIVER", seeding.left_out);
         return 0;
 }
 

@@ -208,6 +208,11 @@ static void log_refused(const struct uevent *ev, const struct log_fields *f)
                              (int)strcspn(refused[i], "="), refused[i]);
 }
 
+int manager_seed_device(struct manager *m, int dirfd, const char *devpath)
+{
+        return handler_chain_seed(m->handlers, dirfd, devpath);
+}
+
 void manager_set_resync_uuids(struct manager *m, const char *current, const char *previous)
 {
         m->resync_uuid[0] = current;

@@ -36,6 +36,17 @@ void *manager_observer_data(const struct manager *m, const struct manager_observ
 
 /* ---- manager.c: hooks and counters the observers set ---------------------- */
 
+/**
+ * manager_seed_device() - the device model learns a device present at start.
+ * @m: manager
+ * @dirfd: the device's directory (borrowed for the call)
+ * @devpath: its DEVPATH (borrowed for the call)
+ *
+ * For the listing of sysfs at start (manager-resync.c), before any event:
+ * handler_chain_seed().  Return: as handler_chain_seed().
+ */
+int manager_seed_device(struct manager *m, int dirfd, const char *devpath);
+
 /*
  * The intake guard: what looks at each valid datagram read (or restored)
  * before the ledger does, and at each held event before it starts.  The

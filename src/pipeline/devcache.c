@@ -237,6 +237,19 @@ int devcache_put(struct devcache *c, const char *devpath, const struct devcache_
         return 0;
 }
 
+bool devcache_contains(const struct devcache *c, const char *devpath)
+{
+        struct key k = { devpath, 0 };
+        uint64_t h = hash_string(devpath, &k.len);
+
+        return find(c, &k, h) != NIL;
+}
+
+bool devcache_full(const struct devcache *c)
+{
+        return c->used == c->capacity;
+}
+
 void devcache_drop(struct devcache *c, const char *devpath)
 {
         struct key k = { devpath, 0 };

@@ -65,6 +65,12 @@ int devcache_get(struct devcache *c, const char *devpath, struct devcache_entry 
  */
 int devcache_put(struct devcache *c, const char *devpath, const struct devcache_entry *e);
 
+/* Whether @devpath has a record, without touching its place in the LRU order or the counters. */
+bool devcache_contains(const struct devcache *c, const char *devpath);
+
+/* Whether every slot holds a record (the next new record evicts the least recently used). */
+bool devcache_full(const struct devcache *c);
+
 /* Forget @devpath (no-op if absent). */
 void devcache_drop(struct devcache *c, const char *devpath);
 

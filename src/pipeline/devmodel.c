@@ -121,6 +121,26 @@ void devmodel_end(struct devcache *c, const struct uevent *ev, struct devmodel_e
         (void)devcache_put(c, ev->devpath, &m->rec);
 }
 
+int devmodel_seed(struct devcache *c, int sysfs_fd, int dirfd, const char *devpath)
+{
+        char path[PATH_MAX_], bus[DEVMODEL_NAME_MAX], driver[DEVMODEL_NAME_MAX];
+        struct devcache_entry rec = { .flags = DEVCACHE_BUS_KNOWN, .bus = bus, .driver = driver };
+        _cleanup_close_ int fd = -1;
+
+        /* A bus device's own events say its driver: only class and block devices look further. */
+        if (!is_device_path(devpath) || sysfs_bus_of(dirfd, devpath, bus, sizeof(bus)) != 0)
+                return 0;
+        if (devmodel_physical(c, sysfs_fd, devpath, path, sizeof(path), bus, sizeof(bus)) <= 0 ||
+            devcache_contains(c, path))
+                return 0;
+        if (devcache_full(c))
+                return -ENOSPC;
+        fd = sysfs_open_dir(sysfs_fd, path);
+        if (fd < 0 || sysfs_link_name(fd, path, "driver", driver, sizeof(driver)) < 0)
+                driver[0] = '\0';
+        return devcache_put(c, path, &rec) < 0 ? -E2BIG : 1;
+}
+
 /* Cut the last component off @path; false at the top of the device tree. */
 static bool to_parent(char *path)
 {

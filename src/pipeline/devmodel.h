@@ -13,8 +13,10 @@
  *     driver is bound (none: no DRIVER=);
  *   - the variables the handlers learnt from sysfs while the device was
  *     there (devcache_entry.data).
- * Sysfs is read only to seed what the stream has not said: a device seen
- * before hotplugd started, or an ancestor whose probe is under way (the
+ * Sysfs is read only to seed what the stream has not said: the devices
+ * present when hotplugd starts (devmodel_seed(): their events would have
+ * said the bus and the driver bound then), or an ancestor whose probe is
+ * under way (the
  * kernel sets the driver before probe() and announces "bind" after it, so
  * children created by the probe come before the bind that names it).  A
  * read of sysfs never overwrites what the stream said.
@@ -53,6 +55,27 @@ void devmodel_begin(struct devcache *c, int sysfs_fd, const struct uevent *ev, s
  */
 void devmodel_end(struct devcache *c, const struct uevent *ev, struct devmodel_event *m, const char *learnt,
                   size_t size);
+
+/**
+ * devmodel_seed() - what a device present at start had, before any event.
+ * @c: the store
+ * @sysfs_fd: sysfs root, borrowed
+ * @dirfd: the device's directory (borrowed), opened at @devpath below the sysfs root
+ * @devpath: its DEVPATH ("/devices/...")
+ *
+ * For a class or block device, its physical device (devmodel_physical())
+ * gets a record with its bus and the driver its "driver" link names now
+ * (none: unbound): what that device's events would have said, so that the
+ * class device's events after its directory or the link is gone (a
+ * "remove" sent from the driver's unbind) still get PHYSDEVPATH,
+ * PHYSDEVBUS and PHYSDEVDRIVER.  Nothing else is kept: a bus device's own
+ * events carry its driver, and a class device finds its physical device's
+ * record.  A device the stream told of already keeps what the stream said,
+ * and a full store is not made to evict anything.
+ * Return: 1 seeded, 0 nothing to keep, -ENOSPC the store is full, -E2BIG
+ * the record does not fit a slot.
+ */
+int devmodel_seed(struct devcache *c, int sysfs_fd, int dirfd, const char *devpath);
 
 /* True if @m is a bus device (rec.bus names its bus). */
 static inline bool devmodel_is_bus(const struct devmodel_event *m)

@@ -361,6 +361,11 @@ struct handler_chain *handler_chain_free(struct handler_chain *c)
         return NULL;
 }
 
+int handler_chain_seed(struct handler_chain *c, int dirfd, const char *devpath)
+{
+        return c->sysfs_fd < 0 ? 0 : devmodel_seed(c->cache, c->sysfs_fd, dirfd, devpath);
+}
+
 size_t handler_chain_count(const struct handler_chain *c)
 {
         return c->n;

@@ -83,6 +83,17 @@ struct handler_trace {
 int handler_chain_run_traced(struct handler_chain *c, const struct uevent *ev, struct envbuf *env,
                              char name[HP_NAME_MAX], struct handler_trace *trace);
 
+/**
+ * handler_chain_seed() - tell the device model of a device present at start.
+ * @c: chain
+ * @dirfd: the device's directory (borrowed for the call)
+ * @devpath: its DEVPATH (borrowed for the call)
+ *
+ * devmodel_seed() into the chain's store (pipeline/devmodel.h).
+ * Return: 1 seeded, 0 nothing to keep, -ENOSPC the store is full, -E2BIG.
+ */
+int handler_chain_seed(struct handler_chain *c, int dirfd, const char *devpath);
+
 struct handler_info {
         const char *id;       /* borrowed from the chain */
         const char *file;     /* shared object path, NULL for a built-in */

@@ -31,6 +31,8 @@
 
 struct scan {
         struct devset *set;
+        resync_visit_fn visit;
+        void *userdata;
         char path[PATH_MAX]; /* DEVPATH of the directory being read */
         int error;           /* first fatal error (-ENOMEM) */
 };
@@ -85,11 +87,18 @@ static void scan_dir(struct scan *sc, int fd, size_t len, unsigned depth)
                 int r = devset_put(sc->set, sc->path, sysfs_basename(link));
                 if (r == -ENOMEM)
                         sc->error = r;
+                else if (sc->visit)
+                        sc->visit(sc->userdata, dirfd(d), sc->path);
         }
         closedir(d);
 }
 
 int resync_scan(const char *root, struct devset *ret)
+{
+        return resync_scan_visit(root, ret, NULL, NULL);
+}
+
+int resync_scan_visit(const char *root, struct devset *ret, resync_visit_fn visit, void *userdata)
 {
         struct scan *sc;
         _cleanup_close_ int rootfd = -1;
@@ -107,6 +116,8 @@ int resync_scan(const char *root, struct devset *ret)
                 return -ENOMEM;
         }
         sc->set = ret;
+        sc->visit = visit;
+        sc->userdata = userdata;
         sc->error = 0;
         strcpy(sc->path, "/devices");
         scan_dir(sc, fd, strlen(sc->path), 1);

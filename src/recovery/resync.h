@@ -55,6 +55,18 @@
  */
 int resync_scan(const char *root, struct devset *ret);
 
+/* Shown each device the listing finds: its directory @dirfd (borrowed for the call) at @devpath. */
+typedef void (*resync_visit_fn)(void *userdata, int dirfd, const char *devpath);
+
+/**
+ * resync_scan_visit() - resync_scan() that also shows each device to @visit.
+ * @visit: called once per device listed (those beyond the set's bound too),
+ *         parents after their children; NULL: none
+ * @userdata: for @visit
+ * One walk serves both: the daemon seeds its device model from it at start.
+ */
+int resync_scan_visit(const char *root, struct devset *ret, resync_visit_fn visit, void *userdata);
+
 enum resync_action {
         RESYNC_REMOVE,
         RESYNC_ADD,

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "handler-test-util.h"
+#include "recovery/resync.h"
 #include "shared/sysfs.h"
 
 #define ROOT FIXTURE_DIR "/sysfs"
@@ -421,6 +422,92 @@ static void test_model_filtered(void)
         check_int(run_event(c, &R, "add", PCI_NIC "/net/enp0s31f6", "net", NULL), HANDLER_RUN);
         check_str(agent_env(&R, "PHYSDEVPATH"), PCI_NIC);
         check_str(agent_env(&R, "PHYSDEVDRIVER"), "stream-e1000e");
+        run_release(&R);
+        handler_chain_free(c);
+}
+
+/* The daemon's seeding at start: the resync listing shows each device to the chain's model. */
+static void seed_visit(void *userdata, int dirfd, const char *devpath)
+{
+        (void)handler_chain_seed(userdata, dirfd, devpath);
+}
+
+static void seed_from(struct handler_chain *c, const char *root)
+{
+        struct devset set;
+
+        devset_init(&set, 0);
+        check_int(resync_scan_visit(root, &set, seed_visit, c), 0);
+        check(set.n > 0);
+        devset_clear(&set);
+}
+
+/*
+ * A device present before hotplugd started, removed through its parent's
+ * unbind (a sound card's control device when snd_hda_intel unbinds; here
+ * the I219's net device): the kernel sends the child's remove from the
+ * driver's remove(), still bound, but by the time hotplugd handles it the
+ * child's directory and the parent's "driver" link are gone and no event
+ * told the model of the parent.  Seeded at start, the model knows the
+ * parent's bus and the driver bound then.
+ */
+static void test_model_seeded(void)
+{
+        char root[512], path[1024];
+        struct handler_chain *c;
+
+        copy_fixture(root, sizeof(root));
+        c = chain_for(root);
+        seed_from(c, root);
+        snprintf(path, sizeof(path), "%s%s/net", root, PCI_NIC);
+        remove_tree(path);
+        snprintf(path, sizeof(path), "%s%s/driver", root, PCI_NIC);
+        check_int(unlink(path), 0);
+        check_int(run_event(c, &R, "remove", PCI_NIC "/net/enp0s31f6", "net", "INTERFACE=enp0s31f6", NULL),
+                  HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVPATH"), PCI_NIC);
+        check_str(agent_env(&R, "PHYSDEVBUS"), "pci");
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "e1000e");
+        /* Then the parent's unbind: the stream's word from now on. */
+        check_int(run_event(c, &R, "unbind", PCI_NIC, "pci", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVBUS"), "pci");
+        check(!agent_env(&R, "PHYSDEVDRIVER"));
+        check_int(run_event(c, &R, "remove", PCI_NIC "/net/enp0s31f6", "net", "INTERFACE=enp0s31f6", NULL),
+                  HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVPATH"), PCI_NIC);
+        check(!agent_env(&R, "PHYSDEVDRIVER"));
+        handler_chain_free(c);
+
+        /* A device the stream told of first keeps the stream's word. */
+        c = chain_for(root);
+        check_int(run_event(c, &R, "bind", KBD_HID, "hid", "DRIVER=stream-hid", NULL), HANDLER_RUN);
+        seed_from(c, root);
+        snprintf(path, sizeof(path), "%s%s", root, KBD);
+        remove_tree(path);
+        check_int(run_event(c, &R, "remove", KBD_HID "/input/input5", "input", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVPATH"), KBD_HID);
+        check_str(agent_env(&R, "PHYSDEVBUS"), "hid");
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "stream-hid");
+        run_release(&R);
+        handler_chain_free(c);
+        remove_fixture(root);
+}
+
+/* Seeding fills free slots only: what the stream stores later may evict seeds, seeds evict nothing. */
+static void test_model_seed_bounded(void)
+{
+        struct handler_config cfg = { .sysfs_root = ROOT, .cache_size = 2 };
+        struct handler_chain *c = NULL;
+        struct devset set;
+
+        check_int(handler_chain_new(&cfg, &c), 0);
+        check_int(run_event(c, &R, "add", PCI_NIC "/net/enp0s31f6", "net", NULL), HANDLER_RUN);
+        devset_init(&set, 0);
+        check_int(resync_scan_visit(ROOT, &set, seed_visit, c), 0);
+        devset_clear(&set);
+        /* The net device's record (learnt at its add) was not evicted by a seed. */
+        check_int(run_event(c, &R, "change", PCI_NIC "/net/enp0s31f6", "net", NULL), HANDLER_RUN);
+        check(R.trace.from_cache);
         run_release(&R);
         handler_chain_free(c);
 }
@@ -855,6 +942,8 @@ int main(void)
         run_test(test_model_stream);
         run_test(test_model_gone);
         run_test(test_model_filtered);
+        run_test(test_model_seeded);
+        run_test(test_model_seed_bounded);
         run_test(test_cache_bounded);
         run_test(test_firmware_loader);
         run_test(test_firmware_refusals);
