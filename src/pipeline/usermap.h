@@ -215,7 +215,7 @@ char *usermap_describe(const struct usermap_match *match, char *buf, size_t size
  * usermap_remover_path() - the per-device REMOVER path of a usb event.
  * @base: the remover directory, e.g. "/run/hotplugd/remover/usb" (borrowed)
  * @devpath: the event's DEVPATH, starting with '/' (borrowed)
- * @buf: receives "BASE/NAME", NUL-terminated
+ * @buf: receives "BASE/NAME", NUL-terminated; undefined on failure
  * @size: room in @buf
  *
  * A setup script may leave an executable at $REMOVER for the device's
