@@ -52,6 +52,8 @@ struct udev_wait {
         bool listening;          /* after-udev is not off: broadcasts are read */
         bool alive;              /* udevd counts as running: events wait for it */
         struct udev_listen *listen;
+        bool blind;              /* listen was opened without udevd's control socket: it may hear nothing */
+        usec_t probed;           /* CLOCK_MONOTONIC udevd's control socket was last looked for */
         sd_event_source *io;
         struct hash_table entries; /* struct udev_entry by SEQNUM */
         uint64_t early[HP_UDEV_EARLY_MAX]; /* SEQNUMs of early entries, a ring; 0: free */
@@ -238,6 +240,8 @@ static int on_udev_input(sd_event_source *s, int fd, uint32_t revents, void *use
         return 0;
 }
 
+static void listener_probe(struct udev_wait *w);
+
 /* ---- the events ------------------------------------------------------------ */
 
 static void on_received(void *userdata, const struct uevent *view, enum ledger_verdict v, const struct ledger_gap *gap)
@@ -248,6 +252,7 @@ static void on_received(void *userdata, const struct uevent *view, enum ledger_v
         (void)gap;
         if (view->seqnum > w->highest)
                 w->highest = view->seqnum;
+        listener_probe(w);
 }
 
 static void on_queued(void *userdata, const struct uevent *ev)
@@ -421,6 +426,59 @@ void udev_wait_get_status(const struct manager *m, struct udev_wait_status *ret)
 
 /* ---- setting up ------------------------------------------------------------- */
 
+/* Close the listener (broadcasts are no longer read). */
+static void listener_close(struct udev_wait *w)
+{
+        w->io = sd_event_source_disable_unref(w->io);
+        w->listen = udev_listen_free(w->listen);
+}
+
+/*
+ * Listen to udevd's broadcasts, if udevd's control socket exists (or
+ * after-udev=yes).  libudev subscribes to udevd's group only where udevd
+ * runs (in a container it subscribes to nothing while the control socket
+ * is missing), so a listener opened without the socket is opened again
+ * once it exists: listener_probe() looks for it.  Return: 0 or negative errno.
+ */
+static int listener_sync(struct udev_wait *w)
+{
+        const struct manager_config *cfg = manager_cfg(w->m);
+        bool control = access(UDEV_CONTROL_SOCKET, F_OK) == 0;
+        int r;
+
+        w->probed = now_usec(CLOCK_MONOTONIC);
+        if (w->listen && !(w->blind && control))
+                return 0;
+        if (!control && cfg->after_udev != AFTER_UDEV_YES)
+                return 0; /* auto: nothing to hear until udevd runs */
+        listener_close(w);
+        r = udev_listen_open(cfg->rcvbuf, &w->listen);
+        if (r >= 0)
+                r = sd_event_add_io(manager_event(w->m), &w->io, udev_listen_fd(w->listen), EPOLLIN, on_udev_input, w);
+        if (r < 0) {
+                listener_close(w);
+                return r;
+        }
+        w->blind = !control;
+        return 0;
+}
+
+/* Without a listener that hears udevd: look again for its control socket, once per HP_UDEV_PROBE_USEC. */
+static void listener_probe(struct udev_wait *w)
+{
+        bool had = w->listen && !w->blind;
+        int r;
+
+        if (!w->listening || had || now_usec(CLOCK_MONOTONIC) - w->probed < HP_UDEV_PROBE_USEC)
+                return;
+        r = listener_sync(w);
+        if (r < 0)
+                log_warning_errno(r, "after-udev: cannot listen to udevd's broadcasts");
+        else if (w->listen && !w->blind)
+                log_info("after-udev: udevd's control socket " UDEV_CONTROL_SOCKET " appeared; listening to its "
+                         "broadcasts");
+}
+
 /* Listen (or stop) and decide whether udevd runs, as the configuration says. */
 static void udev_wait_apply(struct udev_wait *w, bool starting)
 {
@@ -431,27 +489,22 @@ static void udev_wait_apply(struct udev_wait *w, bool starting)
         if (!want) {
                 if (w->listening)
                         log_info("after-udev: off; agents no longer wait for udevd");
-                w->io = sd_event_source_disable_unref(w->io);
-                w->listen = udev_listen_free(w->listen);
+                listener_close(w);
                 w->listening = false;
                 w->alive = false;
                 release_all(w);
                 return;
         }
-        if (!w->listen) {
-                r = udev_listen_open(cfg->rcvbuf, &w->listen);
-                if (r >= 0)
-                        r = sd_event_add_io(manager_event(w->m), &w->io, udev_listen_fd(w->listen), EPOLLIN,
-                                            on_udev_input, w);
-                if (r < 0) {
-                        log_warning_errno(r, "after-udev: cannot listen to udevd's broadcasts, agents do not "
-                                             "wait for udevd");
-                        w->listen = udev_listen_free(w->listen);
-                        return;
-                }
+        r = listener_sync(w);
+        if (r < 0) {
+                log_warning_errno(r, "after-udev: cannot listen to udevd's broadcasts, agents do not wait for udevd");
+                w->listening = false;
+                set_alive(w, false, "udevd's broadcasts cannot be read");
+                return;
         }
         w->listening = true;
-        running = cfg->after_udev == AFTER_UDEV_YES || access(UDEV_CONTROL_SOCKET, F_OK) == 0;
+        running = cfg->after_udev == AFTER_UDEV_YES || !w->blind;
+        running = running && w->listen;
         if (starting) {
                 w->alive = running;
                 if (running)

@@ -65,6 +65,9 @@
  * many; older ones are forgotten first. */
 #define HP_AFTER_UDEV_TIMEOUT_DEFAULT 30
 #define HP_UDEV_EARLY_MAX 1024
+/* after-udev while udevd's control socket is missing: how often an event
+ * makes hotplugd look for it again (libudev hears udevd only once it exists). */
+#define HP_UDEV_PROBE_USEC (1 * 1000 * 1000)
 
 /* Longest agent output line kept for the log; longer lines are split. */
 #define HP_OUTPUT_LINE_MAX 1024

@@ -1,0 +1,184 @@
+#!/bin/bash
+# after-udev against a real systemd-udevd: agents start only once udevd has
+# finished the same event (its RUN programs done), a udevd that starts or
+# stops while hotplugd runs is noticed, and broadcasts that udevd did not
+# send, or that do not match the kernel's event, release nothing.
+#
+# The test runs in a mount namespace of its own, where udevd sees only the
+# test's rule (its packaged rules directories are hidden), keeps its
+# database in a tmpfs on /run/udev and its device nodes in a tmpfs on /dev:
+# it changes nothing on the machine.  The rule runs "sleep S; touch MARK"
+# for the test's change events of lo (S from the event's SYNTH_ARG_HPAU);
+# the agent writes "after" if MARK existed when it started, else "before".
+. "$(dirname "$0")/lib.sh"
+t_require_root
+
+UDEVD=$(command -v systemd-udevd || ls /lib/systemd/systemd-udevd /usr/lib/systemd/systemd-udevd 2>/dev/null | head -n 1)
+if [ -z "$UDEVD" ] || ! command -v udevadm >/dev/null; then
+        [ "${HOTPLUGD_TEST_REQUIRE_ROOT:-0}" = 1 ] && t_fail "systemd-udevd is not installed (.ci/deps installs package udev)"
+        t_skip "systemd-udevd is not installed"
+fi
+if [ -z "${AFTER_UDEV_NS:-}" ]; then
+        trap - EXIT
+        rm -rf "$T_DIR"
+        exec unshare -m env AFTER_UDEV_NS=1 bash "$0" "$@"
+fi
+
+# ---- the namespace: udevd's world ------------------------------------------
+mkdir -p "$T_DIR/empty" "$T_DIR/rules" "$T_DIR/udev" "$T_DIR/runs"
+if [ ! -d /run/udev ]; then
+        mkdir /run/udev
+        t_on_exit "rmdir /run/udev"
+fi
+mount -t tmpfs -o mode=0755 tmpfs /run/udev || t_fail "cannot mount a tmpfs on /run/udev"
+t_on_exit "umount /run/udev"
+for d in /usr/lib/udev/rules.d /lib/udev/rules.d; do
+        [ -d "$d" ] && mount --bind "$T_DIR/empty" "$d" && t_on_exit "umount $d"
+done
+mkdir -p /etc/udev/rules.d
+mount --bind "$T_DIR/rules" /etc/udev/rules.d || t_fail "cannot hide /etc/udev/rules.d"
+t_on_exit "umount /etc/udev/rules.d"
+mount -t tmpfs -o mode=0755 tmpfs /dev || t_fail "cannot mount a tmpfs on /dev"
+t_on_exit "umount /dev"
+mknod -m 666 /dev/null c 1 3
+# A synthetic event's arguments are alphanumeric: HPAU is the rule's sleep in milliseconds.
+cat >"$T_DIR/udev-run" <<EOF
+#!/bin/sh
+sleep \$(awk "BEGIN { print \$1 / 1000 }")
+touch "$T_DIR/udev/\$2"
+EOF
+chmod 755 "$T_DIR/udev-run"
+echo "ACTION==\"change\", ENV{SYNTH_ARG_HPAU}==\"?*\", RUN+=\"$T_DIR/udev-run \$env{SYNTH_ARG_HPAU} \$env{SYNTH_UUID}\"" \
+        >"$T_DIR/rules/50-after-udev-test.rules"
+
+cat >"$T_DIR/agent" <<EOF
+#!/bin/sh
+[ -n "\$SYNTH_ARG_HPAU" ] || exit 0
+if [ -e "$T_DIR/udev/\$SYNTH_UUID" ]; then r=after; else r=before; fi
+echo "\$r" >"$T_DIR/runs/\$SYNTH_UUID.tmp" && mv "$T_DIR/runs/\$SYNTH_UUID.tmp" "$T_DIR/runs/\$SYNTH_UUID"
+EOF
+chmod 755 "$T_DIR/agent"
+
+UPID=
+udevd_start() {
+        "$UDEVD" 2>>"$T_DIR/udevd.log" &
+        UPID=$!
+        t_on_exit "kill -CONT $UPID; kill $UPID; wait $UPID"
+        _pong() { udevadm control --ping -t 1; }
+        t_wait_for "$T_IDLE" _pong || t_fail "udevd did not answer a ping"
+}
+
+# send COUNT MS: COUNT change events of lo whose udev rule sleeps MS milliseconds; their UUIDs in $SENT
+send() {
+        local i u
+        SENT=()
+        for ((i = 0; i < $1; i++)); do
+                u=$(t_uuid)
+                SENT+=("$u")
+                echo "change $u HPAU=$2" >/sys/class/net/lo/uevent
+        done
+}
+_all_ran() {
+        local u
+        for u in "${SENT[@]}"; do [ -f "$T_DIR/runs/$u" ] || return 1; done
+}
+# wait_runs WHAT: every event in $SENT ran its agent; counts of "after" and "before" in $AFTER, $BEFORE
+wait_runs() {
+        local u
+        t_wait_for "$T_IDLE" _all_ran || t_fail "$1: not every agent ran (no progress for $T_IDLE s)"
+        AFTER=0 BEFORE=0
+        for u in "${SENT[@]}"; do
+                case $(cat "$T_DIR/runs/$u") in
+                after) AFTER=$((AFTER + 1)) ;;
+                *) BEFORE=$((BEFORE + 1)) ;;
+                esac
+        done
+}
+
+# ---- 1. auto, udevd not running at start, then started: noticed ------------
+t_start_daemon --agent "$T_DIR/agent"
+grep -q "after-udev: udevd is not running" "$T_LOG" || t_fail "auto without /run/udev/control: no line saying udevd does not run"
+send 1 300
+wait_runs "without udevd"
+[ "$BEFORE" = 1 ] || t_fail "without udevd an agent waited for it"
+udevd_start
+_noticed() { grep -q "after-udev: udevd broadcasts; agents start after" "$T_LOG"; }
+# hotplugd looks for udevd's control socket at an event, at most once a second (HP_UDEV_PROBE_USEC):
+# events, a fifth of a second apart, until one made it listen and udevd's broadcast of it came.
+for ((i = 0; i < 50; i++)); do
+        send 1 0
+        wait_runs "udevd started"
+        _noticed && break
+        sleep 0.2
+done
+_noticed || t_fail "a udevd started after hotplugd was not noticed (50 events over 10 s)"
+grep -q "after-udev: udevd's control socket /run/udev/control appeared" "$T_LOG" || t_fail "no line for the control socket"
+# The events until then ran before their broadcast was heard; the next ones wait.
+send 5 300
+wait_runs "udevd started, then 5 events"
+[ "$AFTER" = 5 ] || t_fail "after udevd started: $BEFORE of 5 agents ran before udevd finished their event"
+t_stop_daemon
+echo "ok: auto noticed udevd starting; then 5 of 5 agents after udevd's RUN"
+
+# ---- 2. auto with udevd running: every agent after udevd's RUN -------------
+t_start_daemon --agent "$T_DIR/agent"
+grep -q "after-udev: agents start after udevd's broadcast" "$T_LOG" || t_fail "auto with /run/udev/control: not waiting"
+send 10 300
+wait_runs "auto"
+[ "$AFTER" = 10 ] || t_fail "after-udev=auto: $BEFORE of 10 agents ran before udevd finished their event"
+status=$("$HOTPLUGCTL" status) || t_fail "status failed"
+echo "$status" | grep -q "^udevd: *after-udev on; [0-9]* events waited" || t_fail "status lacks the udevd line: $status"
+waited=$(echo "$status" | sed -n 's/^udevd: *after-udev on; \([0-9]*\) events waited.*/\1/p')
+[ "$waited" -ge 10 ] || t_fail "status counts $waited events that waited, expected at least 10"
+t_stop_daemon
+echo "ok: after-udev=auto: 10 of 10 agents after udevd's RUN ($waited waited)"
+
+# ---- 3. no: the race is back ------------------------------------------------
+t_start_daemon --agent "$T_DIR/agent" --after-udev=no
+send 10 300
+wait_runs "no"
+[ "$BEFORE" -ge 1 ] || t_fail "after-udev=no: every agent ran after udevd's 0.3 s RUN, the test shows no race"
+t_stop_daemon
+echo "ok: after-udev=no: $BEFORE of 10 agents ran before udevd finished their event"
+
+# ---- 4. forged broadcasts release nothing -------------------------------------
+t_start_daemon --agent "$T_DIR/agent" --after-udev=yes
+"$UEVENT_LISTEN" 1 60 >"$T_DIR/listen.out" 2>"$T_DIR/listen.err" &
+LPID=$!
+t_on_exit "kill $LPID"
+_ready() { grep -q ready "$T_DIR/listen.err"; }
+t_wait_for "$T_IDLE" _ready || t_fail "uevent-listen did not start"
+send 1 5000
+u=${SENT[0]}
+_seen() { grep -q " $u" "$T_DIR/listen.out"; }
+t_wait_for "$T_IDLE" _seen || t_fail "the kernel's event was not seen on group 1"
+seqnum=$(awk -v u="$u" '$4 == u { print $3 }' "$T_DIR/listen.out")
+# Not root: the kernel refuses a multicast on the uevent family (and libudev drops non-root senders).
+setpriv --reuid=65534 --regid=65534 --clear-groups "$UDEV_FORGE" "$seqnum" change /devices/virtual/net/lo net 2>/dev/null
+# Root, but not the kernel's event: another DEVPATH, another ACTION.
+"$UDEV_FORGE" "$seqnum" change /devices/virtual/net/hpforged net || t_fail "udev-forge could not send as root"
+"$UDEV_FORGE" "$seqnum" add /devices/virtual/net/lo net || t_fail "udev-forge could not send as root"
+_mismatched() { "$HOTPLUGCTL" status | grep -q "; 2 broadcasts not matching the kernel's event ignored"; }
+t_wait_for "$T_IDLE" _mismatched || t_fail "the two forged broadcasts were not counted: $("$HOTPLUGCTL" status | grep udevd)"
+[ ! -e "$T_DIR/runs/$u" ] || t_fail "a forged broadcast released the event (udevd's RUN takes 5 s)"
+wait_runs "forged"
+[ "$AFTER" = 1 ] || t_fail "the event held past forged broadcasts ran before udevd finished it"
+grep -q "names SEQNUM=$seqnum with another DEVPATH or ACTION" "$T_LOG" || t_fail "no log line for the forged broadcast"
+t_stop_daemon
+echo "ok: forged broadcasts (non-root, wrong DEVPATH, wrong ACTION) released nothing; the agent ran after udevd"
+
+# ---- 5. udevd stops: bounded, noticed, and noticed again when it goes on ----
+t_start_daemon --agent "$T_DIR/agent" --after-udev=yes --after-udev-timeout=2
+kill -STOP "$UPID"
+send 5 0
+wait_runs "udevd stopped"
+grep -q "udevd did not broadcast this event within 2 s" "$T_LOG" || t_fail "no warning for the event udevd did not broadcast"
+grep -q "agents no longer wait for udevd until it broadcasts again" "$T_LOG" || t_fail "udevd's silence not logged"
+"$HOTPLUGCTL" status | grep -q "^udevd: *after-udev on, udevd silent;" || t_fail "status does not say udevd is silent"
+kill -CONT "$UPID"
+t_wait_for "$T_IDLE" _noticed || t_fail "udevd going on was not noticed"
+send 3 300
+wait_runs "udevd continued"
+[ "$AFTER" = 3 ] || t_fail "after udevd went on: $BEFORE of 3 agents ran before udevd finished their event"
+t_stop_daemon
+echo "ok: a stopped udevd held an event for the 2 s bound only, then was noticed silent; going on, noticed again"
