@@ -18,6 +18,19 @@ settle (no event for a while, both daemons settled, the capture caught up):
      bytes are compared afterwards) and one for a missing file;
   f. removal of everything: USB surprise removal, pciehp removal, the SCSI
      disk.
+Besides (issue 39 item 6): an Intel HD Audio card (hda-duplex codec) is
+bound before the daemons start, and in step a its PCI driver is unbound
+through sysfs, so the removes of its control, PCM and hwdep devices come
+when their directories and the card's driver link are gone: their
+PHYSDEVPATH/PHYSDEVBUS/PHYSDEVDRIVER are what the daemons knew at start.
+In step b, one more keyboard is plugged while daemon A is stopped
+(SIGSTOP) and A is continued only once its input devices exist: A reads
+the input children late, B at once, and both must give what the stream
+says (the HID device's bind names the driver of the probe they came from).
+A reads that driver from the HID device's driver link, still there; a
+keyboard also unplugged before A continues would lose it (the link is
+gone when A reads the children, and the bind is read after them), which
+needs the queue to hold such children until the bind is read.
 Then the guest stops both daemons and sends its results back over 9p, and
 tests/vm/check.py compares the agents' runs with the raw netlink capture.
 
@@ -42,10 +55,11 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for vmlib
 from vmlib import (  # noqa: E402
-                   CONTROLLERS, HERE, RP1, RP2, T0, USB, VSCSI, Failure, Guest, blank_image, finish_run, log,
+                   CONTROLLERS, HDA, HERE, RP1, RP2, T0, USB, VSCSI, Failure, Guest, blank_image, finish_run, log,
                    mbr_image, preflight, qemu_base)
 
 MODULES_HARNESS = ["virtio_pci", "9pnet_virtio", "9p"]
+MODULES_BEFORE = ["snd_hda_intel", "snd_hda_codec_generic"]  # loaded by the init before the daemons start
 MODULES_SCENARIO = ["xhci_pci", "usbhid", "hid_generic", "evdev", "usb_storage", "sd_mod", "sg",
                     "cdc_ether", "virtio_net", "e1000e", "virtio_scsi"]
 MODULES_LATER = ["test_firmware"]
@@ -72,7 +86,7 @@ def build_initramfs(run, root, version):
     out = os.path.join(run, "initramfs.cpio")
     argv = [sys.executable, os.path.join(HERE, "mkinitramfs"), "--kernel-root", root, "--version", version,
             "--out", out, "--init", os.path.join(HERE, "init")]
-    for m in MODULES_HARNESS + MODULES_SCENARIO + MODULES_LATER:
+    for m in MODULES_HARNESS + MODULES_BEFORE + MODULES_SCENARIO + MODULES_LATER:
         argv += ["--module", m]
     for b in BINARIES:
         src = env[b]
@@ -94,6 +108,7 @@ def qemu_argv(run, root, version, initrd):
         "-drive", "if=none,id=disk,format=raw,file=%s" % os.path.join(run, "disk.img"),
         "-netdev", "user,id=n1,restrict=on", "-netdev", "user,id=n2,restrict=on",
         "-netdev", "user,id=n3,restrict=on",
+        "-device", "intel-hda,id=hda,bus=pcie.0,addr=0xa", "-device", "hda-duplex,bus=hda.0",
     ]
 
 
@@ -103,6 +118,10 @@ def scenario(g):
     # a. drivers, loaded while the daemons listen
     g.command("modprobe", *MODULES_SCENARIO)
     g.command("wait", USB + "/usb1", USB + "/usb2")
+    g.command("settle")
+    # the sound card, bound since before the daemons started, loses its driver
+    g.command("unbind", "snd_hda_intel", HDA.rsplit("/", 1)[1])
+    g.command("wait", "!" + HDA + "/sound/card*")
     g.command("settle")
 
     # b. USB devices (xHCI's USB 2 root hub is bus 1: port N is device 1-N;
@@ -116,6 +135,12 @@ def scenario(g):
     g.command("wait", USB + "/1-1:1.0/0003:*/input/input*/event*", USB + "/1-2:1.0/0003:*/input/input*/event*",
               USB + "/2-3:1.0/host*/target*/*/block/sd*/sd*2", USB + "/1-4:*/net/*",
               USB + "/1-5.1:1.0/0003:*/input/input*/event*")
+    g.command("settle")
+    # a keyboard daemon A reads late: plugged while A is stopped
+    g.command("stop-a")
+    g.device_add("usb-kbd", id="kbd3", bus="xhci.0", port="6")
+    g.command("wait", USB + "/1-6:1.0/0003:*/input/input*/event*")
+    g.command("cont-a")
     g.command("settle")
 
     # c. PCIe native hot-plug on the two root ports
@@ -138,10 +163,10 @@ def scenario(g):
     g.command("settle")
 
     # f. removal of everything
-    for dev in ("kbd", "tablet", "stick", "unet", "kbd2", "hub", "nic1", "nic2", "sdisk"):
+    for dev in ("kbd", "tablet", "stick", "unet", "kbd2", "kbd3", "hub", "nic1", "nic2", "sdisk"):
         g.device_del(dev)
     g.command("wait", "!" + USB + "/1-1", "!" + USB + "/1-2", "!" + USB + "/2-3", "!" + USB + "/1-4",
-              "!" + USB + "/1-5", "!" + RP1 + "/0000:*:00.0", "!" + RP2 + "/0000:*:00.0",
+              "!" + USB + "/1-5", "!" + USB + "/1-6", "!" + RP1 + "/0000:*:00.0", "!" + RP2 + "/0000:*:00.0",
               "!" + VSCSI + "/virtio*/host*/target*/*:*")
     g.wait_deleted(["nic1", "nic2"])
     g.command("settle")

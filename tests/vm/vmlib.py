@@ -293,6 +293,7 @@ USB = "/sys/bus/usb/devices"
 RP1 = "/sys/devices/pci0000:00/0000:00:06.0"
 RP2 = "/sys/devices/pci0000:00/0000:00:07.0"
 VSCSI = "/sys/devices/pci0000:00/0000:00:08.0"
+HDA = "/sys/devices/pci0000:00/0000:00:0a.0"  # vm-drivers' sound card (run-vm.py)
 
 
 def finish_run(run, ok, logs):
