@@ -9,7 +9,9 @@
  * HP_TIMELINE_MAX_EVENTS events and HP_TIMELINE_MAX_RUNS runs are kept.
  * After it, too, the first run of each event starts its wait (queued) when
  * the event was received, every run has a sub-row of its lane, and no two
- * runs of one row overlap (their waits included).
+ * runs of one row overlap (their waits included).  A WAIT record whose
+ * blocker is its own SEQNUM is a wait for udevd: it never links a run to
+ * itself, and its run has queued <= udev_from <= udev_until <= start.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -175,7 +177,10 @@ static int add_wait(struct timeline *tl, const struct record *rec)
         if (grow((void **)&tl->waits, &tl->a_waits, tl->n_waits, sizeof(*tl->waits)) < 0)
                 return -ENOMEM;
         tl->waits[tl->n_waits] = (struct tl_wait){
-                .seqnum = rec->wait.seqnum, .blocker = rec->wait.blocker,
+                .seqnum = rec->wait.seqnum, .blocker = rec->wait.blocker, .t = rec->wait.monotonic,
+                .kind = rec->wait.blocker == 0                 ? TL_WAIT_SLOT
+                        : rec->wait.blocker == rec->wait.seqnum ? TL_WAIT_UDEV
+                                                                : TL_WAIT_ORDER,
                 .reason = strdup(rec->wait.reason), .from_run = -1, .to_run = -1,
         };
         if (!tl->waits[tl->n_waits].reason)
@@ -277,6 +282,9 @@ static void rebase_times(struct timeline *tl)
         }
         for (size_t i = 0; i < tl->n_marks; i++)
                 tl->marks[i].t -= lo;
+        /* Waits do not widen the span; one recorded before everything else counts as at t0. */
+        for (size_t i = 0; i < tl->n_waits; i++)
+                tl->waits[i].t = tl->waits[i].t > lo ? tl->waits[i].t - lo : 0;
 }
 
 struct keyref {
@@ -391,31 +399,62 @@ static size_t lower_bound(const struct run_ref *refs, size_t n, uint64_t seqnum)
         return lo;
 }
 
-/* Arrows: from the blocker's last run to the waiter's first run. */
+/*
+ * The wait for udevd of each run that had one: from its dispatch (its last
+ * order or slot WAIT record, or its arrival; udev_from holds the latest of
+ * those on entry) to its udevd WAIT record, within its wait for its agent.
+ */
+static void set_udev_waits(struct timeline *tl)
+{
+        for (size_t i = 0; i < tl->n_runs; i++) {
+                struct tl_run *run = &tl->runs[i];
+
+                if (!run->udev_wait) {
+                        run->udev_from = run->udev_until = run->start;
+                        continue;
+                }
+                run->udev_from = MIN(MAX(run->udev_from, run->queued), run->start);
+                run->udev_until = MIN(MAX(run->udev_until, run->udev_from), run->start);
+        }
+}
+
+/* Arrows: from the blocker's last run to the waiter's first run; a slot's and udevd's waits go to the run. */
 static int link_waits(struct timeline *tl)
 {
         _cleanup_free_ struct run_ref *refs = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*refs));
 
         if (!refs)
                 return -ENOMEM;
-        for (size_t i = 0; i < tl->n_runs; i++)
+        for (size_t i = 0; i < tl->n_runs; i++) {
                 refs[i] = (struct run_ref){ tl->runs[i].seqnum, (long)i };
+                tl->runs[i].udev_from = tl->runs[i].queued;
+                tl->runs[i].udev_until = 0;
+        }
         qsort(refs, tl->n_runs, sizeof(*refs), cmp_run_ref);
         for (size_t i = 0; i < tl->n_waits; i++) {
                 struct tl_wait *w = &tl->waits[i];
                 size_t k = lower_bound(refs, tl->n_runs, w->seqnum);
+                struct tl_run *to = NULL;
 
-                if (k < tl->n_runs && refs[k].seqnum == w->seqnum)
+                if (k < tl->n_runs && refs[k].seqnum == w->seqnum) {
                         w->to_run = refs[k].run;
-                if (w->blocker == 0) {
-                        if (w->to_run >= 0)
-                                tl->runs[w->to_run].slot_wait = w->reason;
-                        continue;
+                        to = &tl->runs[w->to_run];
                 }
+                if (to && w->kind == TL_WAIT_UDEV) {
+                        to->udev_wait = w->reason;
+                        to->udev_until = MAX(to->udev_until, w->t);
+                } else if (to) {
+                        to->udev_from = MAX(to->udev_from, w->t); /* dispatched then, or later */
+                }
+                if (to && w->kind == TL_WAIT_SLOT)
+                        to->slot_wait = w->reason;
+                if (w->kind != TL_WAIT_ORDER)
+                        continue; /* no arrow: not a wait for another event */
                 k = lower_bound(refs, tl->n_runs, w->blocker);
                 while (k < tl->n_runs && refs[k].seqnum == w->blocker)
                         w->from_run = refs[k++].run;
         }
+        set_udev_waits(tl);
         return 0;
 }
 

@@ -3,8 +3,9 @@
  * SVG rendering of a timeline model: lanes as bands of one row per
  * sub-row, each agent run one <rect class="bar OUTCOME"> with a <title>
  * tooltip, its wait for its agent as a hatched <rect class="queued"> before
- * it, waits for other events as arrows from the blocker's bar end to the
- * waiter's bar start, events as ticks, gaps and overflows as vertical
+ * it (the part of it spent waiting for udevd's broadcast, after-udev, a
+ * <rect class="udev"> of its own, right before the bar), waits for other
+ * events as arrows from the blocker's bar end to the waiter's bar start, events as ticks, gaps and overflows as vertical
  * marks, an axis in milliseconds on top and in wall-clock time below, and a
  * legend.
  *
@@ -107,6 +108,7 @@ static void put_style(FILE *f, bool compact)
               ".exec{fill:#f0e442;stroke:#5c5400;stroke-width:1.5}\n"
               ".running{fill:#dcd7d2;stroke:#6b635d;stroke-dasharray:3 2}\n"
               ".queued{fill:url(#hatch-wait);stroke:#8c96a1;stroke-width:.6}\n"
+              ".udev{fill:url(#hatch-udev);stroke:#3d8fc4;stroke-width:.6}\n"
               ".lbl{font-size:10px;fill:#fff;pointer-events:none}\n"
               ".lbl.dark{fill:#111;stroke:#fff;stroke-width:2.5px;paint-order:stroke;stroke-linejoin:round}\n"
               ".lbl.out{fill:#333}\n"
@@ -153,6 +155,7 @@ static void put_head(const struct svg *g, const char *title, double width, doubl
               "markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#4b2e83\"/></marker>\n",
               f);
         put_hatch(f, "hatch-wait", "#eef0f3", "#aab3bd", 45);
+        put_hatch(f, "hatch-udev", "#e1f0fa", "#56b4e9", -45);
         put_hatch(f, "hatch-signal", "#cc79a7", "#8e4a73", 45);
         put_hatch(f, "hatch-timeout", "#e69f00", "#8a5f00", -45);
         fputs("</defs>\n", f);
@@ -215,7 +218,8 @@ static void put_legend(const struct svg *g)
         x += 190;
         x = put_key(f, x, y, "event", true, "event received");
         x = put_key(f, x, y, "gap", true, "SEQNUM gap");
-        put_key(f, x, y, "overflow", true, "receive buffer overflow");
+        x = put_key(f, x, y, "overflow", true, "receive buffer overflow");
+        put_key(f, x, y, "udev", false, "waiting for udevd (after-udev)");
 }
 
 /* 1, 2 or 5 times a power of ten, in ms, giving at most @max_ticks ticks over @span_ms. */
@@ -421,14 +425,34 @@ static void put_run_event(const struct svg *g, const struct tl_run *run)
         fputc(')', g->f);
 }
 
-/* The wait for the agent: from the event's arrival to the run's start. */
-static void put_queued(const struct svg *g, const struct tl_run *run)
+/* The part of the wait spent waiting for udevd: from the dispatch to the run's start. */
+static void put_udev_wait(const struct svg *g, const struct tl_run *run)
 {
-        double x = x_of(g, run->queued), w = x_of(g, run->start) - x;
+        double x = x_of(g, run->udev_from), w = x_of(g, run->start) - x;
         double y = y_of(g, run) + (g->lane_h - g->bar_h) / 2.0;
         char a[64], b[64];
 
-        if (run->start <= run->queued)
+        if (!run->udev_wait || run->start <= run->udev_from)
+                return;
+        fprintf(g->f, "<rect class=\"udev\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\"><title>", x, y + 1,
+                w, g->bar_h - 2);
+        put_run_event(g, run);
+        fprintf(g->f, "\nwaited %.3f ms for ", (double)(run->udev_until - run->udev_from) / 1000.0);
+        put_text(g->f, run->udev_wait);
+        fprintf(g->f, " (after-udev): ready %s, went on %s</title></rect>\n",
+                timeline_wall(g->tl, run->udev_from, TL_WALL_US, a, sizeof(a)),
+                timeline_wall(g->tl, run->udev_until, TL_WALL_US, b, sizeof(b)));
+}
+
+/* The wait for the agent: from the event's arrival to the run's start (to its wait for udevd, if any). */
+static void put_queued(const struct svg *g, const struct tl_run *run)
+{
+        double x = x_of(g, run->queued), w = x_of(g, run->udev_wait ? run->udev_from : run->start) - x;
+        double y = y_of(g, run) + (g->lane_h - g->bar_h) / 2.0;
+        char a[64], b[64];
+
+        put_udev_wait(g, run);
+        if (run->start <= run->queued || w <= 0)
                 return;
         fprintf(g->f, "<rect class=\"queued\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\"><title>", x, y + 1,
                 w, g->bar_h - 2);
@@ -440,6 +464,8 @@ static void put_queued(const struct svg *g, const struct tl_run *run)
                 fputs("; waited for ", g->f);
                 put_text(g->f, run->slot_wait);
         }
+        if (run->udev_wait)
+                fprintf(g->f, "; of it %.3f ms for udevd", (double)(run->udev_until - run->udev_from) / 1000.0);
         fputs("</title></rect>\n", g->f);
 }
 

@@ -2,7 +2,8 @@
 /*
  * Terminal rendering of a timeline model: first a chart of the lanes, one
  * line per sub-row, each run drawn with its outcome's character after its
- * wait for its agent ('.'); then one line per agent run in start order
+ * wait for its agent ('.', and 'u' for the part of it spent waiting for
+ * udevd, after-udev); then one line per agent run in start order
  * (start and end in ms, SEQNUM, wall-clock start, action, status, lane,
  * and the same bar on its own), waits under the run that waited, gaps and
  * overflows as separator lines at their time.  A recording with no agent
@@ -38,21 +39,29 @@ static const char outcome_char[_TL_OUTCOME_MAX] = {
         [TL_OK] = '#', [TL_EXIT] = 'x', [TL_SIGNAL] = 's', [TL_TIMEOUT] = 'T', [TL_EXEC] = '!', [TL_RUNNING] = '>',
 };
 #define WAIT_CHAR '.'
+#define UDEV_CHAR 'u'
 
 static unsigned col_of(const struct timeline *tl, usec_t t, unsigned columns)
 {
         return MIN((unsigned)((double)t * columns / (double)tl->span), columns - 1);
 }
 
-/* Draw @run into @line (@columns cells): its wait, then at least one cell of its outcome. */
+/*
+ * Draw @run into @line (@columns cells): its wait, the part of it for udevd
+ * (at least one cell when the wait has one), then at least one cell of its
+ * outcome.
+ */
 static void draw_run(const struct timeline *tl, const struct tl_run *run, unsigned columns, char *line)
 {
         unsigned q = col_of(tl, run->queued, columns), a = col_of(tl, run->start, columns);
+        unsigned u = run->udev_wait ? col_of(tl, run->udev_from, columns) : a;
         unsigned b = (unsigned)((double)run->end * columns / (double)tl->span + 0.999);
 
         b = MIN(MAX(b, a + 1), columns);
+        if (run->udev_wait && u >= a && a > q)
+                u = a - 1;
         for (unsigned i = q; i < a; i++)
-                line[i] = WAIT_CHAR;
+                line[i] = i < u ? WAIT_CHAR : UDEV_CHAR;
         memset(line + a, outcome_char[timeline_run_outcome(run)], b - a);
 }
 
@@ -65,9 +74,10 @@ static void put_bar(const struct timeline *tl, const struct tl_run *run, unsigne
 
 static void put_key(FILE *f)
 {
-        fprintf(f, "key: %c waiting for its agent, + event without an agent run; runs:", WAIT_CHAR);
+        fprintf(f, "key: %c waiting for its agent, %c of it for udevd, + event without an agent run;\n     runs:",
+                WAIT_CHAR, UDEV_CHAR);
         for (enum tl_outcome o = 0; o < _TL_OUTCOME_MAX; o++)
-                fprintf(f, "%s%c %s", o == TL_SIGNAL ? ",\n     " : o ? ", " : " ", outcome_char[o],
+                fprintf(f, "%s%c %s", o == TL_TIMEOUT ? ",\n     " : o ? ", " : " ", outcome_char[o],
                         timeline_outcome_text(o));
         fputc('\n', f);
 }
@@ -163,12 +173,18 @@ static void put_waits_of(const struct timeline *tl, long w, const long *next, FI
         char esc[512];
 
         for (; w >= 0; w = next[w]) {
-                escape_cstr(tl->waits[w].reason, esc, sizeof(esc));
-                if (tl->waits[w].blocker == 0) /* a free slot */
-                        fprintf(f, "%34s^ SEQNUM=%" PRIu64 " waited for %s\n", "", tl->waits[w].seqnum, esc);
+                const struct tl_wait *wt = &tl->waits[w];
+                const struct tl_run *run = &tl->runs[wt->to_run];
+
+                escape_cstr(wt->reason, esc, sizeof(esc));
+                if (wt->kind == TL_WAIT_SLOT)
+                        fprintf(f, "%34s^ SEQNUM=%" PRIu64 " waited for %s\n", "", wt->seqnum, esc);
+                else if (wt->kind == TL_WAIT_UDEV)
+                        fprintf(f, "%34s^ SEQNUM=%" PRIu64 " waited %.3f ms for %s\n", "", wt->seqnum,
+                                (double)(run->udev_until - run->udev_from) / 1000.0, esc);
                 else
-                        fprintf(f, "%34s^ SEQNUM=%" PRIu64 " waited for SEQNUM=%" PRIu64 " (%s)\n", "",
-                                tl->waits[w].seqnum, tl->waits[w].blocker, esc);
+                        fprintf(f, "%34s^ SEQNUM=%" PRIu64 " waited for SEQNUM=%" PRIu64 " (%s)\n", "", wt->seqnum,
+                                wt->blocker, esc);
         }
 }
 

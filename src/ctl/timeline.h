@@ -54,6 +54,12 @@ struct tl_run {               /* one agent run */
         unsigned lane;
         unsigned row;         /* sub-row within the lane, < lanes[lane].rows */
         const char *slot_wait; /* "a free slot (limit N)" if it waited for one (borrowed from waits), else NULL */
+        /* "udevd" or "udevd, not broadcast in time" if it waited for udevd's broadcast of its event
+         * (after-udev; borrowed from waits), else NULL; then it waited from udev_from (its dispatch:
+         * its last order or slot WAIT record, or its arrival) until udev_until (its udevd WAIT
+         * record), queued <= udev_from <= udev_until <= start.  Else both are start. */
+        const char *udev_wait;
+        usec_t udev_from, udev_until;
 };
 
 /*
@@ -71,10 +77,19 @@ enum tl_outcome {
         _TL_OUTCOME_MAX,
 };
 
+/* What an event waited for (a WAIT record, record.h). */
+enum tl_wait_kind {
+        TL_WAIT_ORDER,  /* another event, the blocker, to finish: an arrow from the blocker's run */
+        TL_WAIT_SLOT,   /* blocker 0: a free slot */
+        TL_WAIT_UDEV,   /* blocker its own SEQNUM: udevd's broadcast of it (after-udev) */
+};
+
 struct tl_wait {
-        uint64_t seqnum, blocker; /* blocker 0: a wait for a free slot */
+        uint64_t seqnum, blocker;
+        enum tl_wait_kind kind;
+        usec_t t;              /* when it was recorded: order and slot at the dispatch, udevd when it ended */
         char *reason;
-        long from_run, to_run; /* blocker's last run, waiter's first run; -1 if absent */
+        long from_run, to_run; /* blocker's last run (order only), waiter's first run; -1 if absent */
 };
 
 struct tl_mark {              /* a SEQNUM gap or a receive-buffer overflow */
@@ -185,7 +200,8 @@ const char *timeline_wall(const struct timeline *tl, usec_t t, enum tl_wall how,
  * @title: shown at the top (borrowed; escaped)
  * @f: output stream (borrowed)
  * Each run is one <rect class="bar OUTCOME"> element (timeline_outcome_name()),
- * preceded by a <rect class="queued"> for its wait when it had one.
+ * preceded by a <rect class="queued"> for its wait when it had one, and a
+ * <rect class="udev"> for the part of it spent waiting for udevd.
  * Return: 0, -ENOMEM or -EIO.
  */
 int timeline_render_svg(const struct timeline *tl, const char *title, FILE *f);

@@ -39,8 +39,14 @@
  *     4 WAIT         u64 seqnum, u64 blocker seqnum, u64 mono usec, text reason
  *                    (e.g. "parent /devices/..."): the event had to wait for
  *                    the blocker's agent to finish (the last of those it
- *                    waited for; written as it starts); blocker 0: it had
- *                    to wait for a free slot, reason "a free slot (limit N)".
+ *                    waited for; written as it is dispatched); blocker 0: it
+ *                    had to wait for a free slot, reason "a free slot
+ *                    (limit N)", written then too; blocker its own seqnum:
+ *                    after that its agents waited for udevd's broadcast of
+ *                    it (after-udev), reason "udevd" or "udevd, not
+ *                    broadcast in time", written when that wait ended, just
+ *                    before its first AGENT_START (the wait ran from its
+ *                    dispatch: its last other WAIT, or its arrival).
  *                    (Older recordings name the first blocker, written
  *                    when the event was queued.)
  *     5 GAP          u64 mono usec, u64 first, u64 last, u32 class

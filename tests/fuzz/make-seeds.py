@@ -175,6 +175,12 @@ def timelines():
           dgram(0, 0, 3, 1, 1, 1) + dgram(5, 0, 3, 1, 2, 2) + end(2, 20, 2, 1, 15) + end(1, 30, 1, 0, 1))
     # Found by fuzz-timeline: an unfinished run at UINT64_MAX, nothing else.
     write("corpus-timeline", "found-last-instant", bytes([0]) + start(1, 2**64 - 1, 1, b"/a"))
+    # after-udev: a wait for udevd is a WAIT whose blocker is the event itself (after a slot's wait, at
+    # once, out of order, at UINT64_MAX, and for an event that has no run).
+    write("corpus-timeline", "udev-wait", bytes([0]) + dgram(1000, 0, 2, 2, 0, 10) + wait(10, 0, 1200, b"slot") +
+          wait(10, 10, 1500, b"udevd") + start(10, 1500, 7, b"/sbin/hotplug") + end(10, 2000, 7, 0, 0) +
+          dgram(1100, 0, 1, 2, 0, 11) + wait(11, 11, 2**64 - 1, b"udevd, not broadcast in time") +
+          start(11, 1300, 8, b"/a") + wait(11, 11, 0, b"udevd") + wait(12, 12, 1400, b"udevd"))
     write("corpus-timeline", "raw-datagram", bytes([0, 0]) + n1(0) + n1(0) + bytes([255, 5]) + b"junk\0")
 
 

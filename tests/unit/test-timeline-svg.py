@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Check an SVG of hotplugctl timeline: well-formed XML (xml.etree), and
 nothing drawn in the plot hides anything else: no two run bars or wait
-segments of one row overlap.  With a second argument, also the number of
+segments (for the agent, for udevd) of one row overlap.  With a second argument, also the number of
 run bars.  Called by test-timeline-view; exit 0 when good, 1 with the
 reason on stderr."""
 
@@ -25,7 +25,7 @@ def main():
     bars = 0
     for rect in root.iter(NS + "rect"):
         cls = rect.get("class", "").split()
-        if "legend" in cls or ("bar" not in cls and "queued" not in cls):
+        if "legend" in cls or not {"bar", "queued", "udev"} & set(cls):
             continue
         bars += "bar" in cls
         x, w = float(rect.get("x")), float(rect.get("width"))

@@ -2,8 +2,9 @@
 /*
  * hotplugctl timeline, what the picture shows: overlapping runs of one lane
  * on sub-rows of their own (greedy packing, lowest free row), each run's
- * wait for its agent as a segment from its event's arrival to its start,
- * one class per outcome, wall-clock times (local time, from the datagrams'
+ * wait for its agent as a segment from its event's arrival to its start
+ * (the part of it spent waiting for udevd a segment of its own, and no
+ * arrow), one class per outcome, wall-clock times (local time, from the datagrams'
  * CLOCK_REALTIME, following a change of the clocks' offset), and the
  * choice of format: text on a terminal (a pty), SVG into a pipe, --svg and
  * --text to force either.  Every SVG goes through test-timeline-svg.py:
@@ -259,6 +260,93 @@ static void test_queued(void)
         /* 20 columns of 5 ms: 10 of waiting, 2 of running, then the second run. */
         check(strstr(txt, "|..........####      |"));
         check(strstr(txt, "key: . waiting for its agent"));
+        free(txt);
+        timeline_free(tl);
+}
+
+/* The number of times @needle is in @s. */
+static unsigned count_of(const char *s, const char *needle)
+{
+        unsigned n = 0;
+
+        for (const char *p = s; (p = strstr(p, needle)); p++)
+                n++;
+        return n;
+}
+
+/*
+ * A wait for udevd (after-udev: a WAIT record whose blocker is the event's
+ * own SEQNUM, written when the wait ended): its own segment from the
+ * dispatch (its slot WAIT record, or its arrival) to the agent's start,
+ * never an arrow from the run to itself.
+ */
+static void test_udev_wait(void)
+{
+        char path[300], *svg, *txt;
+        struct record_writer *w = rec_open("udev.rec", path, sizeof(path));
+        struct timeline *tl;
+        struct rect bar, udev, queued;
+        const char *p;
+
+        /* 20: arrives at 0, waits for a slot until 20 ms, for udevd until 70 ms, runs 10 ms. */
+        rec_event(w, 20, 100000, REAL0, "/devices/virtual/net/u0", "net");
+        /* 21: arrives at 10 ms, waits for udevd at once, in vain, until 50 ms; runs to the end. */
+        rec_event(w, 21, 110000, REAL0, "/devices/virtual/net/u1", "net");
+        tl_test_wait(w, 20, 0, 120000, "a free slot (limit 1)");
+        tl_test_wait(w, 21, 21, 150000, "udevd, not broadcast in time");
+        rec_run(w, 21, 150000, 200000, RECORD_AGENT_EXITED, 0);
+        tl_test_wait(w, 20, 20, 170000, "udevd");
+        rec_run(w, 20, 170000, 180000, RECORD_AGENT_EXITED, 0);
+        record_writer_free(w);
+
+        tl = load(path, TIMELINE_LANES_DEVICE);
+        check_int(tl->n_runs, 2);
+        check_int(tl->runs[0].seqnum, 21);
+        check_str(tl->runs[0].udev_wait, "udevd, not broadcast in time");
+        check_int(tl->runs[0].queued, 10000);
+        check_int(tl->runs[0].udev_from, 10000);
+        check_int(tl->runs[0].udev_until, 50000);
+        check_str(tl->runs[1].udev_wait, "udevd");
+        check_str(tl->runs[1].slot_wait, "a free slot (limit 1)");
+        check_int(tl->runs[1].udev_from, 20000);
+        check_int(tl->runs[1].udev_until, 70000);
+        for (size_t i = 0; i < tl->n_waits; i++)
+                check_int(tl->waits[i].from_run, -1);
+        check_int(tl->waits[1].kind, TL_WAIT_UDEV);
+        check_int(tl->waits[0].kind, TL_WAIT_SLOT);
+
+        svg = render_svg(tl, "udev.svg", 2);
+        /* No arrow but the legend's, a segment each, and the legend says what they are. */
+        check_int(count_of(svg, "<path class=\"wait\""), 1);
+        check_int(count_of(svg, "<rect class=\"udev\""), 2);
+        check(strstr(svg, "<rect class=\"legend udev\"") && strstr(svg, "waiting for udevd (after-udev)"));
+        check(strstr(svg, "waited 50.000 ms for udevd (after-udev)"));
+        check(strstr(svg, "waited 40.000 ms for udevd, not broadcast in time (after-udev)"));
+        check(strstr(svg, "waited 70.000 ms for its agent: received 22:13:20.100000, agent started "
+                          "22:13:20.170000; waited for a free slot (limit 1); of it 50.000 ms for udevd"));
+        /* 20's: the wait for its agent up to 20 ms, then the one for udevd up to its bar. */
+        check(find_bar(svg, 1, &bar));
+        p = strstr(svg, "<rect class=\"queued\" x=\"");
+        check(p && !strstr(p + 1, "<rect class=\"queued\" x=\""));
+        check_int(sscanf(p, "<rect class=\"queued\" x=\"%lf\" y=\"%*f\" width=\"%lf\"", &queued.x, &queued.w), 2);
+        p = strstr(svg, "<rect class=\"udev\" x=\"");
+        p = strstr(p + 1, "<rect class=\"udev\" x=\"");
+        check(p && sscanf(p, "<rect class=\"udev\" x=\"%lf\" y=\"%*f\" width=\"%lf\"", &udev.x, &udev.w) == 2);
+        check(queued.x + queued.w - udev.x < 0.11 && udev.x - (queued.x + queued.w) < 0.11);
+        check(udev.x + udev.w - bar.x < 0.11 && bar.x - (udev.x + udev.w) < 0.11);
+        check(udev.w > queued.w * 2.4 && udev.w < queued.w * 2.6);
+        free(svg);
+
+        txt = tl_test_text(tl, 20);
+        fputs(txt, stderr);
+        /* 20 columns of 5 ms. */
+        check(strstr(txt, "key: . waiting for its agent, u of it for udevd"));
+        check(strstr(txt, "|....uuuuuuuuuu##    |"));
+        check(strstr(txt, "|  uuuuuuuu##########|"));
+        check(strstr(txt, "^ SEQNUM=20 waited for a free slot (limit 1)\n"));
+        check(strstr(txt, "^ SEQNUM=20 waited 50.000 ms for udevd\n"));
+        check(strstr(txt, "^ SEQNUM=21 waited 40.000 ms for udevd, not broadcast in time\n"));
+        check(!strstr(txt, "waited for SEQNUM="));
         free(txt);
         timeline_free(tl);
 }
@@ -521,6 +609,7 @@ int main(int argc, char *argv[])
         run_test(test_subrows);
         run_test(test_packing_random);
         run_test(test_queued);
+        run_test(test_udev_wait);
         run_test(test_outcomes);
         run_test(test_wall_clock);
         run_test(test_format_choice);

@@ -54,6 +54,15 @@ static inline void tl_test_end(struct record_writer *w, uint64_t seqnum, usec_t 
                   0);
 }
 
+/* A WAIT record: @seqnum waited for @blocker (0: a slot; @seqnum itself: udevd), recorded at @t. */
+static inline void tl_test_wait(struct record_writer *w, uint64_t seqnum, uint64_t blocker, usec_t t,
+                                const char *reason)
+{
+        check_int(record_append(w, &(struct record){ .type = RECORD_WAIT,
+                                                     .wait = { seqnum, blocker, t, reason } }),
+                  0);
+}
+
 /* @path read into a finished model by @by; *@problems: the damaged records the reader reported and skipped. */
 static inline struct timeline *tl_test_load(const char *path, enum timeline_lanes by, size_t *problems)
 {
