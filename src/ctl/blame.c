@@ -58,10 +58,10 @@ static int add_row(struct blame *b, enum blame_group g, const struct blame_row *
 }
 
 int blame_add_event(struct blame *b, const char *subsystem, const char *devpath, uint64_t seqnum, usec_t wall,
-                    usec_t order_wait, usec_t slot_wait)
+                    const struct blame_waits *w)
 {
         struct blame_row row = { .total = wall, .count = 1, .slowest = wall, .slowest_seqnum = seqnum,
-                                 .order_wait = order_wait, .slot_wait = slot_wait };
+                                 .order_wait = w->order, .slot_wait = w->slot, .udev_wait = w->udev };
         int r;
 
         row.name = subsystem;
@@ -73,16 +73,18 @@ int blame_add_event(struct blame *b, const char *subsystem, const char *devpath,
         if (r < 0)
                 return r;
         b->events++;
-        b->order_wait += order_wait;
-        b->slot_wait += slot_wait;
+        b->order_wait += w->order;
+        b->slot_wait += w->slot;
+        b->udev_wait += w->udev;
         return 0;
 }
 
-int blame_add_run(struct blame *b, const char *program, uint64_t seqnum, usec_t duration, usec_t order_wait,
-                  usec_t slot_wait)
+int blame_add_run(struct blame *b, const char *program, uint64_t seqnum, usec_t duration,
+                  const struct blame_waits *w)
 {
         struct blame_row row = { .name = program, .total = duration, .count = 1, .slowest = duration,
-                                 .slowest_seqnum = seqnum, .order_wait = order_wait, .slot_wait = slot_wait };
+                                 .slowest_seqnum = seqnum, .order_wait = w->order, .slot_wait = w->slot,
+                                 .udev_wait = w->udev };
         int r = add_row(b, BLAME_PROGRAM, &row);
 
         if (r < 0)
@@ -123,9 +125,14 @@ static int cmp_ref(const void *a, const void *b)
         return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* The waits of the event whose waits start at @w[*k]: how long it waited for order and for a slot. */
+/*
+ * The waits of the event whose waits start at @w[*k]: how long it waited
+ * for order, for a slot and for udevd.  The model has its wait for udevd
+ * on its first run (udev_from, its dispatch, to udev_until); what is left
+ * of its wait before that was for order, then for a slot.
+ */
 static void event_waits(const struct timeline *tl, const struct ref *w, size_t n_w, size_t *k, const struct tl_run *first,
-                        usec_t *ret_order, usec_t *ret_slot)
+                        struct blame_waits *ret)
 {
         usec_t waited = first->start - first->queued, ready = 0;
         bool order = false, slot = false, ready_known = false;
@@ -133,9 +140,9 @@ static void event_waits(const struct timeline *tl, const struct ref *w, size_t n
         for (; *k < n_w && w[*k].seqnum == first->seqnum; (*k)++) {
                 const struct tl_wait *wt = &tl->waits[w[*k].i];
 
-                if (wt->blocker == 0) {
+                if (wt->kind == TL_WAIT_SLOT) {
                         slot = true;
-                } else {
+                } else if (wt->kind == TL_WAIT_ORDER) {
                         order = true;
                         if (wt->from_run >= 0) {
                                 ready = MAX(ready, tl->runs[wt->from_run].end);
@@ -143,14 +150,16 @@ static void event_waits(const struct timeline *tl, const struct ref *w, size_t n
                         }
                 }
         }
+        ret->udev = first->udev_until - first->udev_from;
+        waited -= ret->udev;
         /* Runnable once the last blocker finished (unknown: the whole wait was for order). */
-        *ret_order = !order ? 0 : ready_known ? MIN(ready > first->queued ? ready - first->queued : 0, waited) : waited;
-        *ret_slot = slot ? waited - *ret_order : 0;
+        ret->order = !order ? 0 : ready_known ? MIN(ready > first->queued ? ready - first->queued : 0, waited) : waited;
+        ret->slot = slot ? waited - ret->order : 0;
 }
 
 /* The runs @refs[lo..hi) of one event (in start order): its facts. */
 static int add_event_runs(struct blame *b, const struct timeline *tl, const struct ref *refs, size_t lo, size_t hi,
-                          usec_t order, usec_t slot)
+                          const struct blame_waits *w)
 {
         const struct tl_run *first = &tl->runs[refs[lo].i];
         const struct tl_event *ev = first->event >= 0 ? &tl->events[first->event] : NULL;
@@ -162,7 +171,7 @@ static int add_event_runs(struct blame *b, const struct timeline *tl, const stru
 
                 end = MAX(end, run->end);
                 r = blame_add_run(b, run->program ? run->program : "(not started)", run->seqnum,
-                                  run->end > run->start ? run->end - run->start : 0, order, slot);
+                                  run->end > run->start ? run->end - run->start : 0, w);
                 if (r < 0)
                         return r;
         }
@@ -170,7 +179,7 @@ static int add_event_runs(struct blame *b, const struct timeline *tl, const stru
                 b->unknown_events++;
         return blame_add_event(b, ev ? ev->subsystem : "(event not in recording)",
                                ev ? ev->devpath : "(event not in recording)", first->seqnum, end - first->start,
-                               order, slot);
+                               w);
 }
 
 int blame_add_timeline(struct blame *b, const struct timeline *tl)
@@ -191,14 +200,14 @@ int blame_add_timeline(struct blame *b, const struct timeline *tl)
         qsort(waits, tl->n_waits, sizeof(*waits), cmp_ref);
         for (lo = 0; lo < tl->n_runs; lo = hi) {
                 const struct tl_run *first = &tl->runs[runs[lo].i];
-                usec_t order, slot;
+                struct blame_waits w;
 
                 for (hi = lo + 1; hi < tl->n_runs && runs[hi].seqnum == runs[lo].seqnum; hi++)
                         ;
                 while (k < tl->n_waits && waits[k].seqnum < first->seqnum)
                         k++;
-                event_waits(tl, waits, tl->n_waits, &k, first, &order, &slot);
-                r = add_event_runs(b, tl, runs, lo, hi, order, slot);
+                event_waits(tl, waits, tl->n_waits, &k, first, &w);
+                r = add_event_runs(b, tl, runs, lo, hi, &w);
                 if (r < 0)
                         return r;
         }
@@ -236,6 +245,7 @@ static size_t merge(struct blame_row *v, size_t n)
                         o->count += v[i].count;
                         o->order_wait += v[i].order_wait;
                         o->slot_wait += v[i].slot_wait;
+                        o->udev_wait += v[i].udev_wait;
                         if (v[i].slowest > o->slowest) {
                                 o->slowest = v[i].slowest;
                                 o->slowest_seqnum = v[i].slowest_seqnum;
@@ -278,14 +288,14 @@ static void put_table(const struct blame *b, enum blame_group g, size_t top, FIL
         size_t n = top && top < b->n[g] ? top : b->n[g];
         char esc[1024];
 
-        fprintf(f, "\n%12s %7s %12s %8s %12s %12s  %s\n", "TOTAL", g == BLAME_PROGRAM ? "RUNS" : "EVENTS", "SLOWEST",
-                "SEQNUM", "WAIT ORDER", "WAIT SLOT", heads[g]);
+        fprintf(f, "\n%12s %7s %12s %8s %12s %12s %12s  %s\n", "TOTAL", g == BLAME_PROGRAM ? "RUNS" : "EVENTS",
+                "SLOWEST", "SEQNUM", "WAIT ORDER", "WAIT SLOT", "WAIT UDEVD", heads[g]);
         for (size_t i = 0; i < n; i++) {
                 const struct blame_row *r = &b->rows[g][i];
 
-                fprintf(f, "%9.1f ms %7" PRIu64 " %9.1f ms %8" PRIu64 " %9.1f ms %9.1f ms  %s\n", ms(r->total),
+                fprintf(f, "%9.1f ms %7" PRIu64 " %9.1f ms %8" PRIu64 " %9.1f ms %9.1f ms %9.1f ms  %s\n", ms(r->total),
                         r->count, ms(r->slowest), r->slowest_seqnum, ms(r->order_wait), ms(r->slot_wait),
-                        escape_cstr(r->name, esc, sizeof(esc)));
+                        ms(r->udev_wait), escape_cstr(r->name, esc, sizeof(esc)));
         }
         if (n < b->n[g])
                 fprintf(f, "%12s (%zu more)\n", "", b->n[g] - n);
@@ -294,8 +304,8 @@ static void put_table(const struct blame *b, enum blame_group g, size_t top, FIL
 int blame_render_text(const struct blame *b, size_t top, FILE *f)
 {
         fprintf(f, "%" PRIu64 " events, %" PRIu64 " agent runs: %.1f ms in agents, %.1f ms waiting for order, "
-                   "%.1f ms for a free slot\n",
-                b->events, b->runs, ms(b->run_time), ms(b->order_wait), ms(b->slot_wait));
+                   "%.1f ms for a free slot, %.1f ms for udevd\n",
+                b->events, b->runs, ms(b->run_time), ms(b->order_wait), ms(b->slot_wait), ms(b->udev_wait));
         if (b->events == 0) {
                 fputs("no agent ran\n", f);
                 return ferror(f) ? -EIO : 0;
@@ -327,6 +337,7 @@ static void put_json(struct json_writer *w, const void *arg)
         member_u64(w, "run_usec", b->run_time);
         member_u64(w, "order_wait_usec", b->order_wait);
         member_u64(w, "slot_wait_usec", b->slot_wait);
+        member_u64(w, "udev_wait_usec", b->udev_wait);
         for (int g = 0; g < _BLAME_GROUP_MAX; g++) {
                 size_t n = a->top && a->top < b->n[g] ? a->top : b->n[g];
                 static const char *const keys[_BLAME_GROUP_MAX] = { "subsystems", "programs", "devices" };
@@ -345,6 +356,7 @@ static void put_json(struct json_writer *w, const void *arg)
                         member_u64(w, "slowest_seqnum", r->slowest_seqnum);
                         member_u64(w, "order_wait_usec", r->order_wait);
                         member_u64(w, "slot_wait_usec", r->slot_wait);
+                        member_u64(w, "udev_wait_usec", r->udev_wait);
                         json_end_object(w);
                 }
                 json_end_array(w);

@@ -6,7 +6,7 @@
  * agent, or each hotplug.d script) and per device.  The model takes one
  * fact per event and one per agent run, then sums them per name: total wall
  * time, count, the slowest (and its SEQNUM), the time spent waiting for
- * order (for earlier events to finish) and for a free slot.
+ * order (for earlier events to finish), for a free slot and for udevd.
  *
  *  - an event's wall time runs from its first agent's start to its last
  *    agent's end; subsystems and devices count events;
@@ -15,7 +15,12 @@
  *    per event, so an event's wait counts once per script that ran for it);
  *  - an event waited for order from its arrival until the last event it
  *    waited for finished, and for a slot from then (or its arrival) until
- *    its first agent started.
+ *    it was dispatched (its first agent started, unless it waited for
+ *    udevd); after-udev: for udevd from its dispatch until udevd's
+ *    broadcast of it came (or its bound ran out).  In a recording the
+ *    dispatch is the time of its last order or slot WAIT record (or its
+ *    arrival), and the end of its wait for udevd that of its WAIT record
+ *    whose blocker is its own SEQNUM.
  *
  * Names are borrowed (but for blame_add_row()'s): they must outlive the
  * model.  Rows are sorted by total
@@ -45,6 +50,12 @@ struct blame_row {
         uint64_t slowest_seqnum;
         usec_t order_wait;      /* waiting for earlier events, summed */
         usec_t slot_wait;       /* waiting for a free slot, summed */
+        usec_t udev_wait;       /* waiting for udevd's broadcast (after-udev), summed */
+};
+
+/* What an event waited for, each in microseconds. */
+struct blame_waits {
+        usec_t order, slot, udev;
 };
 
 struct blame {
@@ -52,7 +63,7 @@ struct blame {
         size_t n[_BLAME_GROUP_MAX], a[_BLAME_GROUP_MAX];
         uint64_t events, runs;
         usec_t run_time;        /* all runs' wall time */
-        usec_t order_wait, slot_wait;
+        usec_t order_wait, slot_wait, udev_wait;
         uint64_t unknown_events; /* runs whose event is not in the recording */
         char **names;           /* copies made by blame_add_row(), owned */
         size_t n_names;
@@ -66,19 +77,20 @@ struct blame *blame_free(struct blame *b);
 /**
  * blame_add_event() - account one event that ran.
  * @subsystem, @devpath: its names (borrowed until blame_free())
+ * @w: its waits (borrowed for the call)
  * Return: 0 or -ENOMEM.
  */
 int blame_add_event(struct blame *b, const char *subsystem, const char *devpath, uint64_t seqnum, usec_t wall,
-                    usec_t order_wait, usec_t slot_wait);
+                    const struct blame_waits *w);
 
 /**
  * blame_add_run() - account one agent run.
  * @program: the program that ran (borrowed until blame_free())
- * @order_wait, @slot_wait: its event's waits
+ * @w: its event's waits (borrowed for the call)
  * Return: 0 or -ENOMEM.
  */
-int blame_add_run(struct blame *b, const char *program, uint64_t seqnum, usec_t duration, usec_t order_wait,
-                  usec_t slot_wait);
+int blame_add_run(struct blame *b, const char *program, uint64_t seqnum, usec_t duration,
+                  const struct blame_waits *w);
 
 /**
  * blame_add_timeline() - account every event and run of a finished timeline.

@@ -36,8 +36,8 @@ static const char help[] =
         "recording (from hotplugctl record, or hotplugd's record option): per\n"
         "subsystem, per program and per device, the wall time of their agents\n"
         "summed, how many events (or runs), the slowest with its SEQNUM, and the\n"
-        "time their events waited for earlier events to finish (order) and for a\n"
-        "free agent slot.\n"
+        "time their events waited for earlier events to finish (order), for a\n"
+        "free agent slot and for udevd (after-udev).\n"
         "Longest total first.\n\n"
         "Options:\n"
         "  -j, --json             one JSON object (times in microseconds)\n"
@@ -111,6 +111,18 @@ static int blame_of_recording(struct blame *b, struct timeline **tl, const char 
         return CTL_EXIT_OK;
 }
 
+/* A field a daemon older than it sends not: 0 when absent.  Return: 0 or -EBADMSG. */
+static int get_u64_or_0(const char *rec, const char *key, uint64_t *ret)
+{
+        int r = ctlmsg_get_u64(rec, key, ret);
+
+        if (r == -ENOENT) {
+                *ret = 0;
+                return 0;
+        }
+        return r;
+}
+
 /* A "row" record into @b.  Return: 0, -EBADMSG or -ENOMEM. */
 static int add_row_record(struct blame *b, const char *rec)
 {
@@ -123,7 +135,8 @@ static int add_row_record(struct blame *b, const char *rec)
             ctlmsg_get_u64(rec, "slowest_usec", &row.slowest) < 0 ||
             ctlmsg_get_u64(rec, "slowest_seqnum", &row.slowest_seqnum) < 0 ||
             ctlmsg_get_u64(rec, "order_wait_usec", &row.order_wait) < 0 ||
-            ctlmsg_get_u64(rec, "slot_wait_usec", &row.slot_wait) < 0)
+            ctlmsg_get_u64(rec, "slot_wait_usec", &row.slot_wait) < 0 ||
+            get_u64_or_0(rec, "udev_wait_usec", &row.udev_wait) < 0)
                 return -EBADMSG;
         for (g = 0; g < _BLAME_GROUP_MAX && strcmp(group, blame_group_name((enum blame_group)g)) != 0; g++)
                 ;
@@ -138,7 +151,8 @@ static int set_totals(struct blame *b, const char *rec)
         if (!ctlmsg_is(rec, "blame") || ctlmsg_get_u64(rec, "events", &b->events) < 0 ||
             ctlmsg_get_u64(rec, "runs", &b->runs) < 0 || ctlmsg_get_u64(rec, "run_usec", &b->run_time) < 0 ||
             ctlmsg_get_u64(rec, "order_wait_usec", &b->order_wait) < 0 ||
-            ctlmsg_get_u64(rec, "slot_wait_usec", &b->slot_wait) < 0)
+            ctlmsg_get_u64(rec, "slot_wait_usec", &b->slot_wait) < 0 ||
+            get_u64_or_0(rec, "udev_wait_usec", &b->udev_wait) < 0)
                 return -EBADMSG;
         return 0;
 }

@@ -153,7 +153,8 @@ def case_blame(c):
     # Nothing ran yet: the daemon says so.
     rc, out = c.tool("blame", "--json")
     check(json.loads(out) == {"events": 0, "runs": 0, "run_usec": 0, "order_wait_usec": 0, "slot_wait_usec": 0,
-                              "subsystems": [], "programs": [], "devices": []}, f"blame of an idle daemon: {out}")
+                              "udev_wait_usec": 0, "subsystems": [], "programs": [], "devices": []},
+          f"blame of an idle daemon: {out}")
     # 2 arrives while 1 runs (240 ms): it waits for it, about that long.
     d.send(uevent(1, "add", HPW, "net"), uevent(2, "change", HPW, "net"), uevent(3, "add", hpw1, "net"),
            uevent(4, "add", hpb0, "hpb"))
