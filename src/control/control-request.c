@@ -202,6 +202,7 @@ static void send_blame_row(const struct control_blame_row *r, void *arg)
         ctlmsg_add_u64(&m, "slowest_seqnum", r->slowest_seqnum);
         ctlmsg_add_u64(&m, "order_wait_usec", r->order_wait);
         ctlmsg_add_u64(&m, "slot_wait_usec", r->slot_wait);
+        ctlmsg_add_u64(&m, "udev_wait_usec", r->udev_wait);
         /* The reply stays well inside what a client may have queued (each table longest first). */
         if (m.truncated || v->sent + m.len + 2 > HP_CONTROL_OUTPUT_MAX / 2) {
                 v->left_out++;
@@ -229,6 +230,7 @@ static void req_blame(struct client *cl)
         ctlmsg_add_u64(&m, "run_usec", t.run_time);
         ctlmsg_add_u64(&m, "order_wait_usec", t.order_wait);
         ctlmsg_add_u64(&m, "slot_wait_usec", t.slot_wait);
+        ctlmsg_add_u64(&m, "udev_wait_usec", t.udev_wait);
         client_reply(cl, &m);
         if (cl->fd >= 0)
                 c->ops->for_each_blame_row(c->userdata, send_blame_row, &v);

@@ -77,11 +77,12 @@
  *          (adaptive: limit is awake_max, the CPUs and one, plus the agents seen asleep, at most limit_max)
  *   gap first= last= count= class=unexplained|overflow   (newest first)
  *   agent seqnum= pid= age_ms= devpath= program=
- *   blame events= runs= run_usec= order_wait_usec= slot_wait_usec=
+ *   blame events= runs= run_usec= order_wait_usec= slot_wait_usec= udev_wait_usec=
  *   row group=subsystem|program|device name= count= total_usec= slowest_usec=
- *       slowest_seqnum= order_wait_usec= slot_wait_usec=
+ *       slowest_seqnum= order_wait_usec= slot_wait_usec= udev_wait_usec=
  *       (each table longest total first; name=(other) sums what came
- *       past HP_BLAME_NAMES_MAX names)
+ *       past HP_BLAME_NAMES_MAX names; udev_wait_usec= is the wait for
+ *       udevd's broadcast, after-udev: daemons before it send none)
  *   Monitor (time= is CLOCK_REALTIME seconds.microseconds):
  *   received seqnum= time= action= devpath= subsystem= verdict=next|gap|late|duplicate [uuid=]
  *   gap first= last= count= class= time=
@@ -206,12 +207,13 @@ struct control_blame_row {
         uint64_t slowest_seqnum;
         usec_t order_wait;     /* waiting for earlier events, summed */
         usec_t slot_wait;      /* waiting for a free slot, summed */
+        usec_t udev_wait;      /* waiting for udevd's broadcast (after-udev), summed */
 };
 
 /* The sums over every event since the daemon started. */
 struct control_blame_totals {
         uint64_t events, runs;
-        usec_t run_time, order_wait, slot_wait;
+        usec_t run_time, order_wait, slot_wait, udev_wait;
 };
 
 /* What settle needs to know. */

@@ -78,7 +78,7 @@ static struct tally_row *tally_row(struct tally *t, const char *name)
         return &t->v[i];
 }
 
-void tally_add(struct tally *t, const char *name, uint64_t seqnum, usec_t wall, usec_t order, usec_t slot)
+void tally_add(struct tally *t, const char *name, uint64_t seqnum, usec_t wall, const struct tally_waits *w)
 {
         struct tally_row *r = tally_row(t, name ? name : "(unknown)");
 
@@ -90,8 +90,9 @@ void tally_add(struct tally *t, const char *name, uint64_t seqnum, usec_t wall, 
         }
         r->count++;
         r->total += wall;
-        r->order_wait += order;
-        r->slot_wait += slot;
+        r->waits.order += w->order;
+        r->waits.slot += w->slot;
+        r->waits.udev += w->udev;
 }
 
 static int cmp_total(const void *a, const void *b)
@@ -120,7 +121,8 @@ int tally_visit(const struct tally *t, enum control_blame_group g,
                 const struct control_blame_row row = {
                         .group = g, .name = v[i]->name ? v[i]->name : OTHER, .count = v[i]->count,
                         .total = v[i]->total, .slowest = v[i]->slowest, .slowest_seqnum = v[i]->slowest_seqnum,
-                        .order_wait = v[i]->order_wait, .slot_wait = v[i]->slot_wait,
+                        .order_wait = v[i]->waits.order, .slot_wait = v[i]->waits.slot,
+                        .udev_wait = v[i]->waits.udev,
                 };
 
                 fn(&row, arg);

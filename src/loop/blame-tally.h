@@ -3,8 +3,8 @@
 
 /*
  * A blame table of the running daemon (observe-blame.c): sums per name
- * (count, wall time, the slowest with its SEQNUM, the waits for order and
- * for a slot), at most @max names; facts under a new name past that are
+ * (count, wall time, the slowest with its SEQNUM, the waits for order, for
+ * a slot and for udevd), at most @max names; facts under a new name past that are
  * summed in one row "(other)".  Names are copied.  Lookups are a binary
  * search in the rows, kept sorted by name.
  *
@@ -16,10 +16,16 @@
 
 #include "control/control.h"
 
+/* What an event waited for, each in microseconds. */
+struct tally_waits {
+        usec_t order, slot, udev;
+};
+
 struct tally_row {
         char *name; /* owned; NULL: the "(other)" row */
         uint64_t count, slowest_seqnum;
-        usec_t total, slowest, order_wait, slot_wait;
+        usec_t total, slowest;
+        struct tally_waits waits; /* summed */
 };
 
 struct tally {
@@ -35,12 +41,13 @@ void tally_init(struct tally *t, size_t max);
 void tally_clear(struct tally *t);
 
 /**
- * tally_add() - one fact: an event or a run of @wall, whose event waited @order and @slot.
+ * tally_add() - one fact: an event or a run of @wall, whose event waited @w.
  * @name: borrowed (copied if new); NULL counts as "(unknown)"
+ * @w: borrowed for the call
  *
  * Never fails: without memory for a new name the fact goes to "(other)".
  */
-void tally_add(struct tally *t, const char *name, uint64_t seqnum, usec_t wall, usec_t order, usec_t slot);
+void tally_add(struct tally *t, const char *name, uint64_t seqnum, usec_t wall, const struct tally_waits *w);
 
 /**
  * tally_visit() - the rows of @t, longest total first ("(other)" among them), to @fn.

@@ -118,7 +118,7 @@ static int fake_reload(void *userdata, char *err, size_t size)
 static void fake_blame_totals(void *userdata, struct control_blame_totals *ret)
 {
         *ret = (struct control_blame_totals){ .events = 3, .runs = 4, .run_time = 700000, .order_wait = 250000,
-                                              .slot_wait = 1000 };
+                                              .slot_wait = 1000, .udev_wait = 212000 };
 }
 
 /* Two rows, then ((struct fake *)userdata)->blame_long rows of long names. */
@@ -127,7 +127,7 @@ static void fake_blame_rows(void *userdata, void (*fn)(const struct control_blam
         static char long_name[3001];
         struct control_blame_row r = { .group = CONTROL_BLAME_PROGRAM, .name = "/etc/hotplug.d/net/10 slow",
                                        .count = 3, .total = 600000, .slowest = 240000, .slowest_seqnum = 2,
-                                       .order_wait = 250000, .slot_wait = 1000 };
+                                       .order_wait = 250000, .slot_wait = 1000, .udev_wait = 212000 };
 
         fn(&r, arg);
         r = (struct control_blame_row){ .group = CONTROL_BLAME_DEVICE, .name = "/devices/virtual/net/hpw0",
@@ -445,6 +445,7 @@ static void test_blame(void)
         check_int(u64_of(rec, "run_usec"), 700000);
         check_int(u64_of(rec, "order_wait_usec"), 250000);
         check_int(u64_of(rec, "slot_wait_usec"), 1000);
+        check_int(u64_of(rec, "udev_wait_usec"), 212000);
         expect_word(&t, fd, "row", rec);
         check_int(ctlmsg_get(rec, "group", val, sizeof(val)), 0);
         check_str(val, "program");
@@ -456,13 +457,16 @@ static void test_blame(void)
         check_int(u64_of(rec, "slowest_seqnum"), 2);
         check_int(u64_of(rec, "order_wait_usec"), 250000);
         check_int(u64_of(rec, "slot_wait_usec"), 1000);
+        check_int(u64_of(rec, "udev_wait_usec"), 212000);
         expect_word(&t, fd, "row", rec);
         check_int(ctlmsg_get(rec, "group", val, sizeof(val)), 0);
         check_str(val, "device");
         check_int(u64_of(rec, "slowest_seqnum"), 1);
+        check_int(u64_of(rec, "udev_wait_usec"), 0);
         expect_word(&t, fd, "end", rec);
         check_int(u64_of(rec, "left_out"), 0);
         check_int(ctlmsg_field_type("total_usec"), CTLMSG_UINT);
+        check_int(ctlmsg_field_type("udev_wait_usec"), CTLMSG_UINT);
 
         /* More than half the output bound in rows: the rest are left out and counted, the
          * connection stays. */

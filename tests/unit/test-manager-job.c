@@ -3,7 +3,8 @@
  * Real agents through the manager's job spawner (loop/manager-job.c): how
  * an agent ended reaches observers once per run, every agent is reaped (no
  * zombie is left), and a job freed while its agent runs (manager_free())
- * kills and reaps it; the blame observer's sums.  The agents are small shell scripts in a temporary
+ * kills and reaps it; the blame observer's sums, its waits for udevd
+ * among them.  The agents are small shell scripts in a temporary
  * directory; no root, no kernel events (the source is a socketpair).
  */
 #include <errno.h>
@@ -20,11 +21,14 @@
 
 #include "control/control.h"
 #include "loop/manager-internal.h"
+#include "loop/manager-observe.h"
 #include "loop/observe-builtin.h"
 #include "loop/manager-resync.h"
 #include "loop/observer.h"
 #include "manager-test.h"
+#include "pipeline/scheduler.h"
 #include "shared/log.h"
+#include "uevent/uevent.h"
 
 static char tmpdir[64];
 static char statuses[1024]; /* "STATUS;" for each finished run, in order */
@@ -252,6 +256,77 @@ static void test_blame(void)
         check_int(unlink(agent), 0);
 }
 
+/* A parsed event @n of its own device, arrived @ago before now (@dg holds its datagram). */
+static void event_ago(struct manager *m, unsigned n, usec_t ago, char dg[static 256], uint16_t vars[static HP_UEVENT_MAX_VARS],
+                      struct uevent *ret)
+{
+        int len = snprintf(dg, 256, "change@/devices/virtual/net/u%u%cACTION=change%cDEVPATH=/devices/virtual/net/u%u%c"
+                                    "SUBSYSTEM=net%cSEQNUM=%llu",
+                           n, 0, 0, n, 0, 0, (unsigned long long)(manager_ledger(m)->baseline + n));
+
+        check(len > 0 && len < 256);
+        check_int(uevent_parse(dg, (size_t)len + 1, vars, ret, NULL), 0);
+        ret->received = now_usec(CLOCK_MONOTONIC) - ago;
+}
+
+/* @ev's agent ran and ended, as the job spawner tells it (an agent of pid @pid). */
+static void ran(struct manager *m, const struct uevent *ev, pid_t pid)
+{
+        struct manager_agent a = { .ev = ev, .program = "/sbin/hotplug", .pid = pid,
+                                   .started = now_usec(CLOCK_MONOTONIC) };
+        siginfo_t si = { .si_pid = pid, .si_code = CLD_EXITED };
+
+        observe_starting(m, ev);
+        observe_finished(m, &a, &si, "exit 0");
+}
+
+/*
+ * The blame observer's wait for udevd (after-udev): waited() with the
+ * event's own SEQNUM, said when that wait ended, counts from the dispatch
+ * (after its wait for a slot, said then) or from its arrival; while an
+ * event waits for udevd others are dispatched and start, each with its own
+ * waits.  Told through the core's observer calls (manager-observe.h) for
+ * events that arrived some time ago.
+ */
+static void test_blame_udev(void)
+{
+        const struct scheduler_wait slot = { .slot_limit = 4 };
+        char dg[3][256];
+        uint16_t vars[3][HP_UEVENT_MAX_VARS];
+        struct uevent a, b, c;
+        struct blame_seen s;
+        struct manager *m;
+        usec_t t0, took;
+        int sv[2];
+
+        memset(&s, 0, sizeof(s));
+        m = manager_for("/bin/true", sv);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        event_ago(m, 1, 300 * USEC_PER_MSEC, dg[0], vars[0], &a);
+        event_ago(m, 2, 100 * USEC_PER_MSEC, dg[1], vars[1], &b);
+        event_ago(m, 3, 20 * USEC_PER_MSEC, dg[2], vars[2], &c);
+        /* 1 waited 300 ms for a slot and is dispatched; it waits for udevd while 2 waits for a
+         * slot too and runs. */
+        observe_waited(m, &a, &slot);
+        observe_waited(m, &b, &slot);
+        ran(m, &b, 12302);
+        check_int(usleep(50 * USEC_PER_MSEC), 0);
+        /* udevd broadcast 1 after 50 ms; 3 waited for it from its arrival, in vain. */
+        observe_udev_waited(m, &a, 50 * USEC_PER_MSEC, false);
+        ran(m, &a, 12301);
+        observe_udev_waited(m, &c, 70 * USEC_PER_MSEC, true);
+        ran(m, &c, 12303);
+        took = now_usec(CLOCK_MONOTONIC) - t0;
+
+        check_int(manager_for_each_blame_row(m, see_row, &s), 0);
+        check_int(s.program.count, 3);
+        check_int(s.program.order_wait, 0);
+        check(s.program.slot_wait >= 400 * USEC_PER_MSEC && s.program.slot_wait <= 400 * USEC_PER_MSEC + 2 * took);
+        check(s.program.udev_wait >= 120 * USEC_PER_MSEC && s.program.udev_wait <= 20 * USEC_PER_MSEC + 2 * took);
+        manager_free(m);
+        close(sv[1]);
+}
+
 /*
  * What hotplugctl wait's "present" settle asks (manager_device_known()): a
  * device is known once the daemon received its add, not when sysfs shows
@@ -287,6 +362,7 @@ int main(void)
         run_test(test_exit_statuses);
         run_test(test_free_kills_and_reaps);
         run_test(test_blame);
+        run_test(test_blame_udev);
         run_test(test_device_known);
 
         unlink(script("status", ""));
