@@ -47,6 +47,9 @@ static uint64_t default_max_children(void)
 static const char *const after_udev_names[] = { [AFTER_UDEV_AUTO] = "auto", [AFTER_UDEV_YES] = "yes",
                                                 [AFTER_UDEV_NO] = "no", NULL };
 
+static const char *const usb_device_path_names[] = { [USB_DEVICE_PATH_PROC] = "proc",
+                                                     [USB_DEVICE_PATH_DEV] = "dev", NULL };
+
 const struct option_info option_table[] = {
         {
                 .name = "agent", .short_name = 'a', .type = OPTION_PATH,
@@ -116,6 +119,17 @@ const struct option_info option_table[] = {
                 KEY("after-udev-timeout"), FIELD(cfg.after_udev_timeout_usec),
                 .min = 1, .max = 3600, .def.u = HP_AFTER_UDEV_TIMEOUT_DEFAULT,
                 .arg = "SEC", .help = "longest wait for udevd per event, from its arrival",
+        },
+        {
+                .name = "hotplug-dir", .type = OPTION_PATH,
+                KEY("hotplug-dir"), FIELD(cfg.hotplug_dir),
+                .arg = "DIR", .help = "dispatch usb events through DIR's usermaps to DIR/usb/MODULE",
+        },
+        {
+                .name = "usb-device-path", .type = OPTION_CHOICE,
+                KEY("usb-device-path"), FIELD(cfg.handlers.usb_device_path),
+                .choices = usb_device_path_names, .def.i = USB_DEVICE_PATH_DEV,
+                .arg = "P", .help = "usb DEVICE variable: dev (/dev/bus/usb/B/D) or proc (/proc/bus/usb/B/D)",
         },
         {
                 .name = "handler-dir", .type = OPTION_PATH,

@@ -172,7 +172,7 @@ struct control_status {
         const char *ordering, *concurrency;
         unsigned limit, limit_max, awake_max, asleep;
         uint64_t raised, lowered;
-        /* after-udev (loop/udev-wait.h): "off", "on" or "on, udevd silent"; broadcasts paired,
+        /* after-udev (loop/udev-wait.h): its state (struct udev_wait_status); broadcasts paired,
          * events that waited and their waits summed, events that went on without their broadcast,
          * broadcasts that did not match, socket overflows, early broadcasts forgotten, waiting now. */
         const char *after_udev;

@@ -25,6 +25,7 @@
 #include "config/conffile.h"
 #include "config/options.h"
 #include "ctl/cli.h"
+#include "ctl/client.h"
 #include "ctl/ctl.h"
 #include "shared/envbuf.h"
 #include "shared/escape.h"
@@ -32,6 +33,8 @@
 #include "shared/macro.h"
 #include "loop/manager.h"
 #include "pipeline/spawner.h"
+#include "pipeline/usb-dispatch.h"
+#include "pipeline/usermap.h"
 #include "shared/sysfs.h"
 #include "shared/trust.h"
 #include "uevent/uevent.h"
@@ -46,7 +49,7 @@ struct test_args {
 /* hotplugd's options that test takes, parsed and described by hotplugd's option table. */
 static const char *const daemon_options[] = {
         "agent", "hotplug-d", "sysfs", "handler-dir", "all", "filter-policy", "firmware-loader", "firmware-path",
-        "handler-cache", "input-strip-quotes",
+        "handler-cache", "input-strip-quotes", "hotplug-dir", "usb-device-path",
 };
 
 /* The full usage, with the daemon options' lines as hotplugd --help has them (HELP in column 25, as ours). */
@@ -450,6 +453,63 @@ static void print_added(const struct envbuf *env, const struct handler_trace *t,
         }
 }
 
+static void usermap_said(const char *msg, void *userdata)
+{
+        char esc[1024];
+
+        (void)userdata;
+        printf("  %s\n", escape_cstr(msg, esc, sizeof(esc)));
+}
+
+static void usb_noted(void *userdata, const struct usermap_match *m, bool problem, const char *what)
+{
+        char where[HP_USERMAP_NAME_MAX + 128], esc[PATH_MAX * 4];
+
+        (void)userdata;
+        (void)problem;
+        if (m)
+                printf("  %s: %s\n", usermap_describe(m, where, sizeof(where)), escape_cstr(what, esc, sizeof(esc)));
+        else
+                printf("  %s\n", escape_cstr(what, esc, sizeof(esc)));
+}
+
+/* hotplug-dir: the usermap lines that match, and what runs after the agent. */
+static void print_usb_dispatch(const char *dir, const struct uevent *ev)
+{
+        _cleanup_(usermap_freep) struct usermap *map = NULL;
+        struct usb_plan plan;
+        const char *argv[6];
+        char esc[PATH_MAX * 4], remover[PATH_MAX];
+        int r;
+
+        if (strcmp(ev->subsystem, "usb") != 0)
+                return;
+        printf("hotplug-dir %s:\n", escape_cstr(dir, esc, sizeof(esc)));
+        r = usermap_load(dir, &map, usermap_said, NULL);
+        if (r < 0) {
+                printf("  the maps cannot be read (%s): nothing is dispatched\n", strerror(-r));
+                return;
+        }
+        r = usb_plan_build(map, dir, usb_remover_dir(ctl_socket_path(), remover, sizeof(remover)), ev, &plan,
+                           usb_noted, NULL);
+        if (r < 0) {
+                printf("  %s\n", strerror(-r));
+                return;
+        }
+        if (r == 0)
+                printf("  nothing runs\n");
+        for (size_t i = 0; i < plan.n; i++) {
+                usb_step_argv(&plan.step[i], argv);
+                printf("  argv:");
+                for (size_t k = 0; argv[k]; k++)
+                        printf(" %s", escape_cstr(argv[k], esc, sizeof(esc)));
+                printf("\n");
+        }
+        if (plan.remover[0] && strcmp(ev->action, "add") == 0)
+                printf("  REMOVER=%s\n", escape_cstr(plan.remover, esc, sizeof(esc)));
+        usb_plan_free(&plan);
+}
+
 static int print_result(const struct test_args *a, const struct uevent *view, const struct envbuf *env,
                         const char *name, const struct handler_trace *t)
 {
@@ -471,9 +531,12 @@ static int print_result(const struct test_args *a, const struct uevent *view, co
         print_choice(a);
         escape_cstr(ev->name, esc, sizeof(esc));
         if (a->o.cfg.hotplug_d)
-                return print_multiplexer(a->o.cfg.hotplug_d, ev->name);
-        print_agent(a->o.cfg.agent, esc);
-        return 0;
+                r = print_multiplexer(a->o.cfg.hotplug_d, ev->name);
+        else
+                print_agent(a->o.cfg.agent, esc);
+        if (r >= 0 && a->o.cfg.hotplug_dir)
+                print_usb_dispatch(a->o.cfg.hotplug_dir, ev);
+        return r;
 }
 
 static int run_test_event(const struct test_args *a, int rootfd, const char *devpath)

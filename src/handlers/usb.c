@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * usb: the 2.6 usb_hotplug() variables, for USB devices and interfaces.
- *   DEVICE=/proc/bus/usb/%03d/%03d    bus and device number (usbfs name)
+ *   DEVICE=/proc/bus/usb/%03d/%03d    bus and device number (usbfs name); with
+ *                                     usb-device-path=dev (the default) the
+ *                                     live node /dev/bus/usb/%03d/%03d
  *   PRODUCT=%x/%x/%x                  idVendor/idProduct/bcdDevice
  *   TYPE=%d/%d/%d                     bDeviceClass/SubClass/Protocol
  *   INTERFACE=%d/%d/%d                bInterfaceClass/SubClass/Protocol
@@ -54,6 +56,12 @@ static int parse_dec(const char *s, unsigned long *ret)
         return errno || *end ? -EINVAL : 0;
 }
 
+/* The directory DEVICE names a node in (usb-device-path). */
+static const char *usbfs(const struct hotplugd_event *e)
+{
+        return e->cfg->usb_device_path == USB_DEVICE_PATH_DEV ? "/dev/bus/usb" : "/proc/bus/usb";
+}
+
 /* DEVICE from the BUSNUM and DEVNUM a usb_device event carries: 1 added, 0 not there. */
 static int add_device_from_event(const struct hotplugd_event *e, struct hotplugd_env *env)
 {
@@ -62,7 +70,7 @@ static int add_device_from_event(const struct hotplugd_event *e, struct hotplugd
 
         if (parse_dec(builtin_get(e, "BUSNUM"), &n[0]) < 0 || parse_dec(builtin_get(e, "DEVNUM"), &n[1]) < 0)
                 return 0;
-        r = builtin_learnf(e, env, "DEVICE", "/proc/bus/usb/%03lu/%03lu", n[0], n[1]);
+        r = builtin_learnf(e, env, "DEVICE", "%s/%03lu/%03lu", usbfs(e), n[0], n[1]);
         return r < 0 ? r : 1;
 }
 
@@ -85,7 +93,7 @@ static int add_device(const struct hotplugd_event *e, struct hotplugd_env *env, 
                 return builtin_learn(e, env, "DEVICE", known);
         if (builtin_read_ulongs(e, usbdev, attrs, 10, n) < 0)
                 return 0;
-        return builtin_learnf(e, env, "DEVICE", "/proc/bus/usb/%03lu/%03lu", n[0], n[1]);
+        return builtin_learnf(e, env, "DEVICE", "%s/%03lu/%03lu", usbfs(e), n[0], n[1]);
 }
 
 static int add_missing(const struct hotplugd_event *e, struct hotplugd_env *env, const char *key,

@@ -21,6 +21,10 @@
 
 struct job_spawner_ops;
 struct log_fields;
+struct spawn_env;
+struct usb_plan;
+struct usb_step;
+struct usermap;
 struct manager;
 struct uevent;
 
@@ -38,6 +42,7 @@ struct manager_jobs {
         bool agent_refusal_reported;    /* its refusal was logged (once until it passes) */
         struct concurrency conc;        /* how many may run at once (the scheduler's max_running) */
         sd_event_source *look;          /* while events wait for a slot: look which agents sleep */
+        struct usermap *usermap;        /* hotplug-dir's maps (job-usb.c); NULL: none */
         struct list_node idle_outputs;  /* struct job_output.link: pipes kept for the next runs */
         size_t n_idle_outputs;          /* at most HP_OUTPUT_PIPES_KEPT */
 };
@@ -64,6 +69,10 @@ struct job {
         size_t n_scripts;
         size_t next_script;
         char *agent;             /* single-agent mode: our copy of cfg.agent */
+        struct usb_plan *usb;    /* hotplug-dir: the usb dispatch's steps, after the agent (job-usb.c) */
+        size_t next_usb;
+        char *remover_env;       /* "REMOVER=PATH" for the usb scripts */
+        const char *remover_ran; /* a remover that ran (in usb): removed before the next step */
         const char *program;     /* currently running */
         pid_t pid;
         sd_event_source *child;  /* on the pidfd; until the program is reaped, freeing it kills and reaps it */
@@ -84,6 +93,21 @@ struct job {
         unsigned out_lines;      /* lines logged in this window */
         uint64_t out_suppressed; /* lines not logged since the last report */
 };
+
+/* ---- job-usb.c: the linux-hotplug usb dispatch (hotplug-dir) ---- */
+/* Read hotplug-dir's maps (start, reload); problems are logged. */
+void jobs_usb_load(struct manager *m);
+void jobs_usb_close(struct manager *m);
+/* @j's usb steps, if its event has any (j->usb). */
+void job_usb_plan(struct job *j);
+/* @j's next usb step, or NULL; a remover that ran before is removed first. */
+const struct usb_step *job_usb_next(struct job *j);
+/* Add what step @s gets beside the agent's environment (REMOVER) to @env. */
+void job_usb_env(const struct job *j, const struct usb_step *s, struct spawn_env *env);
+/* Remove the remover that ran, if one did. */
+void job_usb_removed(struct job *j);
+/* Release @j's usb steps. */
+void job_usb_free(struct job *j);
 
 /* Close @o (idle or not) and free it. */
 void job_output_free(struct job_output *o);

@@ -31,6 +31,7 @@ static const size_t text_members[] = {
         offsetof(struct manager_config, record_path),
         offsetof(struct manager_config, replay_path),
         offsetof(struct manager_config, resync_subsystems),
+        offsetof(struct manager_config, hotplug_dir),
 };
 
 static const char **text_member(struct manager_config *cfg, size_t i)

@@ -38,6 +38,7 @@
 #include "loop/udev-wait.h"
 #include "loop/manager-observe.h"
 #include "pipeline/spawner.h"
+#include "pipeline/usb-dispatch.h"
 #include "shared/trust.h"
 #include "uevent/uevent.h"
 
@@ -73,6 +74,7 @@ static struct job *job_free(struct job *j)
                 free(j->scripts[i]);
         free(j->scripts);
         free(j->agent);
+        job_usb_free(j);
         free(j);
         return NULL;
 }
@@ -499,13 +501,18 @@ static int job_start_next(struct job *j)
         int r, refused; /* agent_verify()'s refusal, which it logged */
 
         for (;;) {
-                if (m->cfg.hotplug_d) {
-                        if (j->next_script >= j->n_scripts)
-                                return 0;
+                const struct usb_step *step = NULL;
+                const char *argv[6];
+
+                if (m->cfg.hotplug_d && j->next_script < j->n_scripts) {
                         j->program = j->scripts[j->next_script++];
-                } else {
-                        if (j->next_script > 0)
+                } else if (m->cfg.hotplug_d || j->next_script > 0) {
+                        /* After the agent or the hotplug.d programs: the usb dispatch's steps. */
+                        step = job_usb_next(j);
+                        if (!step)
                                 return 0;
+                        j->program = step->path;
+                } else {
                         j->next_script = 1;
                         /* Our own copy: a reload frees the configured path while the agent runs. */
                         j->agent = strdup(m->cfg.agent);
@@ -523,18 +530,22 @@ static int job_start_next(struct job *j)
                         j->starting_sent = true;
                 }
                 spawn_env_build(j->ev, &env);
-                r = refused = m->cfg.hotplug_d ? 0 : agent_verify(j);
+                if (step)
+                        job_usb_env(j, step, &env);
+                r = refused = m->cfg.hotplug_d || step ? 0 : agent_verify(j);
                 if (r >= 0 && !j->out)
                         r = job_output_get(j);
                 /* Stamped before the spawn: the program cannot have started yet, so a
                  * run's time is never shorter than the program's own (a busy machine
                  * can hold us between the spawn and a later stamp for milliseconds). */
                 j->started = now_usec(CLOCK_MONOTONIC);
-                if (r >= 0)
+                if (r >= 0 && step)
+                        r = spawn_argv_to(usb_step_argv(step, argv), &env, j->out->wfd, &sr);
+                else if (r >= 0)
                         r = spawn_agent_to(j->program, j->ev->name, &env, j->out->wfd, &sr);
                 if (r < 0) {
                         j->failed = true;
-                        if (r == -ENOENT && !m->cfg.hotplug_d)
+                        if (r == -ENOENT && !m->cfg.hotplug_d && !step)
                                 m->jobs->agent_trusted = false; /* gone: check what comes in its place */
                         if (refused == 0)
                                 log_exec_failure(j, r);
@@ -543,7 +554,7 @@ static int job_start_next(struct job *j)
                         observe_exec_failed(m, &agent, r);
                         continue; /* the next hotplug.d file, or done */
                 }
-                if (!m->cfg.hotplug_d && m->jobs->agent_missing_reported) {
+                if (!m->cfg.hotplug_d && !step && m->jobs->agent_missing_reported) {
                         log_notice("agent %s can be executed again", j->program);
                         m->jobs->agent_missing_reported = false;
                 }
@@ -575,6 +586,7 @@ static void job_run_programs(struct job *j)
         struct uevent *ev = j->ev;
         int r;
 
+        job_usb_plan(j);
         if (m->cfg.hotplug_d) {
                 r = hotplug_d_list(m->cfg.hotplug_d, ev->name, &j->scripts, &j->n_scripts);
                 if (r < 0) {
@@ -707,6 +719,7 @@ int manager_jobs_init(struct manager *m)
         if (m->cfg.dry_run)
                 cpus = (long)m->cfg.max_children;
         concurrency_init(&m->jobs->conc, m->cfg.max_children, m->cfg.concurrency, (unsigned)cpus);
+        jobs_usb_load(m);
         return 0;
 }
 
@@ -737,6 +750,7 @@ bool manager_paused(const struct manager *m)
 
 void manager_jobs_reconfigured(struct manager *m)
 {
+        jobs_usb_load(m);
         m->jobs->agent_missing_reported = false;
         m->jobs->agent_trusted = false;
         m->jobs->agent_refusal_reported = false;
@@ -804,6 +818,7 @@ void manager_jobs_close(struct manager *m)
         manager_kill_running(m);
         while ((o = list_first(&m->jobs->idle_outputs, struct job_output, link)))
                 job_output_free(o);
+        jobs_usb_close(m);
         if (m->jobs->spawner && m->jobs->spawner->free)
                 m->jobs->spawner->free(m->jobs->spawner_data);
         m->jobs->spawner = NULL;

@@ -59,6 +59,7 @@ struct manager_config {
         const char *resync_subsystems; /* subsystems a resync writes to; NULL or "": all */
         enum after_udev after_udev;  /* agents start after udevd broadcast their event */
         usec_t after_udev_timeout_usec; /* longest wait for that, from the event's arrival */
+        const char *hotplug_dir;    /* linux-hotplug directory: usb usermap dispatch; NULL: off */
 };
 
 /**

@@ -421,7 +421,10 @@ void udev_wait_get_status(const struct manager *m, struct udev_wait_status *ret)
                 return;
         }
         *ret = w->st;
-        ret->state = !w->listening ? "off" : w->alive ? "on" : "on, udevd silent";
+        ret->state = !w->listening ? "off"
+                     : w->alive    ? "on"
+                     : !w->listen  ? "auto, udevd not running"
+                                   : "on, udevd silent";
 }
 
 /* ---- setting up ------------------------------------------------------------- */
@@ -483,7 +486,11 @@ static void listener_probe(struct udev_wait *w)
 static void udev_wait_apply(struct udev_wait *w, bool starting)
 {
         const struct manager_config *cfg = manager_cfg(w->m);
-        bool want = cfg->after_udev != AFTER_UDEV_NO && !manager_replaying(w->m), running;
+        /* Only events read from the kernel's socket are udevd's too: not a replay, nor a
+         * socket of any sender (the test build's). */
+        bool want = cfg->after_udev != AFTER_UDEV_NO && !manager_replaying(w->m) &&
+                    cfg->trust == UEVENT_TRUST_KERNEL,
+             running;
         int r;
 
         if (!want) {

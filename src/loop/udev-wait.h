@@ -18,7 +18,9 @@
  *  - an event waits at most after-udev-timeout from its arrival; when one
  *    times out, udevd counts as silent: every waiting event goes on at
  *    once and new ones do not wait, until udevd broadcasts again;
- *  - synthesised (resync), taken-over and replayed events never wait;
+ *  - synthesised (resync), taken-over and replayed events never wait, nor
+ *    any when the source is not the kernel's socket (a replay, or the test
+ *    build's socket of any sender);
  *  - memory: one small entry per event held, and at most HP_UDEV_EARLY_MAX
  *    broadcasts of events not read from the kernel yet.
  */
@@ -35,7 +37,8 @@ struct uevent;
 
 /* after-udev in numbers, for status. */
 struct udev_wait_status {
-        const char *state;     /* "off", "on" (udevd broadcasts) or "on, udevd silent" */
+        const char *state;     /* "off", "on" (udevd broadcasts), "on, udevd silent" (it did not broadcast
+                                * an event in time) or "auto, udevd not running" (no control socket) */
         uint64_t confirmed;    /* broadcasts paired with an event held */
         uint64_t waited;       /* events whose agents waited for one */
         usec_t waited_usec;    /* their waits, summed */

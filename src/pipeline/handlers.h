@@ -18,6 +18,12 @@ struct uevent;
 struct envbuf;
 struct handler_chain;
 
+/* What a usb event's DEVICE names (usb-device-path). */
+enum usb_device_path {
+        USB_DEVICE_PATH_PROC, /* /proc/bus/usb/BBB/DDD, as 2.6 kernels had it (gone today) */
+        USB_DEVICE_PATH_DEV,  /* /dev/bus/usb/BBB/DDD, the same node where today's kernels have it */
+};
+
 struct handler_config {
         const char *sysfs_root;   /* "/sys" unless testing */
         const char *handler_dir;  /* external *.so handlers, NULL: none */
@@ -29,6 +35,7 @@ struct handler_config {
         bool firmware_loader;     /* built-in firmware loader (off by default) */
         const char *firmware_path;/* ':'-separated search path; NULL: HP_FIRMWARE_PATH_DEFAULT */
         size_t cache_size;        /* DEVPATH cache entries; 0: HP_DEVCACHE_DEFAULT */
+        enum usb_device_path usb_device_path; /* usb: what DEVICE names */
         /* --dry-run, a dry-run replay, hotplugctl test: handlers write nothing
          * (to sysfs or anywhere) and say what they would have done. */
         bool dry_run;

@@ -354,7 +354,13 @@ int spawn_pipe(int *ret_read, int *ret_write)
 int spawn_agent_to(const char *path, const char *name, const struct spawn_env *env, int out,
                    struct spawn_result *ret)
 {
-        char *argv[3] = { (char *)path, (char *)name, NULL };
+        const char *argv[3] = { path, name, NULL };
+
+        return spawn_argv_to(argv, env, out, ret);
+}
+
+int spawn_argv_to(const char *const *argv, const struct spawn_env *env, int out, struct spawn_result *ret)
+{
         struct child_args a;
         int pidfd = -1, r;
         pid_t pid = 0;
@@ -367,8 +373,8 @@ int spawn_agent_to(const char *path, const char *name, const struct spawn_env *e
         if (status_fd == -1)
                 status_open();
         a = (struct child_args){
-                .path = path,
-                .argv = argv,
+                .path = argv[0],
+                .argv = (char *const *)argv,
                 .envp = (char *const *)env->envp,
                 .null_fd = null_fd,
                 .status_fd = status_fd,

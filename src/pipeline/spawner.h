@@ -100,6 +100,20 @@ int spawn_agent_to(const char *path, const char *name, const struct spawn_env *e
                    struct spawn_result *ret);
 
 /**
+ * spawn_argv_to() - spawn_agent_to() with an argv of the caller's.
+ * @argv: argv[0] the absolute path of the program, then its arguments,
+ *        NULL-terminated (borrowed)
+ * @env: environment (borrowed)
+ * @out: as spawn_agent_to()
+ * @ret: as spawn_agent_to()
+ *
+ * For programs run beside the agent contract's argv (the usb dispatch's
+ * scripts, modprobe and removers); everything else is as spawn_agent_to().
+ * Return: as spawn_agent().
+ */
+int spawn_argv_to(const char *const *argv, const struct spawn_env *env, int out, struct spawn_result *ret);
+
+/**
  * hotplug_d_list() - the hotplug.d scripts for @name, in run order.
  * @dir: the multiplexer directory (e.g. /etc/hotplug.d)
  * @name: argv[1] of the event; must not be empty, ".", ".." or contain '/' (-EINVAL otherwise)

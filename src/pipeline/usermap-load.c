@@ -22,7 +22,6 @@
 #include "shared/macro.h"
 #include "shared/trust.h"
 
-DEFINE_FREEP(struct usermap, usermap_free)
 
 struct loader {
         struct usermap *m;

@@ -488,6 +488,10 @@ static bool entry_matches(const struct usermap_entry *e, const struct usermap_de
 {
         unsigned f = e->flags;
 
+        /* An interface event acts on the lines about interfaces only: a line about the
+         * device acts once per device, on its own event, not again for each interface. */
+        if (d->intf[0] >= 0 && !(f & USERMAP_MATCH_INTERFACE))
+                return false;
         if ((f & USERMAP_MATCH_VENDOR) && e->vendor != d->vendor)
                 return false;
         if ((f & USERMAP_MATCH_PRODUCT) && e->product != d->product)

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "shared/bounds.h"
+#include "shared/macro.h"
 
 /* match_flags bits, as the kernel's struct usb_device_id. */
 enum {
@@ -49,6 +50,7 @@ enum {
         USERMAP_MATCH_INT_CLASS = 0x0080,
         USERMAP_MATCH_INT_SUBCLASS = 0x0100,
         USERMAP_MATCH_INT_PROTOCOL = 0x0200,
+        USERMAP_MATCH_INTERFACE = USERMAP_MATCH_INT_CLASS | USERMAP_MATCH_INT_SUBCLASS | USERMAP_MATCH_INT_PROTOCOL,
 };
 
 /* Which kind of map a line came from. */
@@ -77,6 +79,7 @@ int usermap_new(struct usermap **ret);
 
 /* Free @m and all it holds; NULL is fine.  Return: NULL. */
 struct usermap *usermap_free(struct usermap *m);
+DEFINE_FREEP(struct usermap, usermap_free)
 
 /**
  * usermap_load() - read the maps and blacklists of the hotplug directory @dir.
@@ -158,8 +161,11 @@ struct usermap_device {
  *
  * A field that is not sent never equals a map's value (the agent gave it
  * the out-of-range value 1000): a line that asks for an interface class
- * matches no device event, and one that asks for a device class matches an
- * interface event only by the TYPE the kernel sends with it.
+ * matches no device event.  An interface event (INTERFACE sent) matches
+ * only lines that ask for an interface field, checked with the device's
+ * fields too (by the PRODUCT and TYPE the kernel sends with it): a line
+ * about the device (its ids, its class) acts once per device, on the
+ * device's own event, not once more for each of its interfaces.
  * Return: 0, or -EINVAL if a key is malformed or a value out of range.
  */
 int usermap_device_parse(const char *product, const char *type, const char *interface,

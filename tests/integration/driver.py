@@ -1110,10 +1110,13 @@ def case_monitor_json(c):
         check(sj[k] == st[k], f"status --json {k}={sj[k]}, text says {st[k]}")
     check(sj["paused"] is False and isinstance(sj["resync"], bool), f"status --json flags: {sj}")
     check(isinstance(sj["ordering"], str) and sj["agents"] == [], f"status --json: {sj}")
-    # Every counter is typed (control.h: all status fields but ordering= and concurrency=), so a
-    # counter the daemon gains without an entry in ctlmsg_field_type() fails here.
+    # Every counter is typed (control.h: all status fields but ordering=, concurrency= and after_udev=),
+    # so a counter the daemon gains without an entry in ctlmsg_field_type() fails here.
     untyped = [k for k, v in sj.items()
-               if k not in ("ordering", "concurrency", "recent_gaps", "agents") and not isinstance(v, (int, bool))]
+               if k not in ("ordering", "concurrency", "after_udev", "recent_gaps", "agents")
+               and not isinstance(v, (int, bool))]
+    # The test build's socket takes any sender: its events are not udevd's, nothing waits for udevd.
+    check(sj.get("after_udev") == "off", f"status --json: after_udev {sj.get('after_udev')!r}, expected 'off'")
     check(not untyped, f"status --json: counters written as text: {untyped}")
     check(sj["gaps"] == 1 and [(g["first"], g["count"], g["class"]) for g in sj["recent_gaps"]] ==
           [(s + 1, 1, "unexplained")], f"status --json gaps: {sj['gaps']}, {sj['recent_gaps']}")
@@ -1297,6 +1300,102 @@ def case_journal_unreadable(c):
     print("ok: an unreadable journal was replaced in the fd store; a queued event survived SIGKILL")
 
 
+USB = "/devices/pci0000:00/0000:00:14.0/usb1/1-9"
+USB_IF = USB + "/1-9:1.0"
+
+# A usb setup script of the era's kind: records its argv count and environment, and (on add) leaves a remover.
+USB_SCRIPT = """#!/bin/sh
+out={out}/$SEQNUM.{name}
+{{ echo "argc=$#"; [ -e {runs}/$SEQNUM.agent ] && echo agent_done=1; env; }} >"$out.tmp" && mv "$out.tmp" "$out"
+if [ "$ACTION" = add ] && [ -n "$REMOVER" ]; then
+        printf '#!/bin/sh\\necho "$SEQNUM $ACTION" >{out}/remover.$SEQNUM\\n' >"$REMOVER"
+        chmod 755 "$REMOVER"
+fi
+"""
+
+
+def usb_runs(c):
+    """{(SEQNUM, script): {VAR: value, "argc": n}} of the usb scripts' runs."""
+    out = {}
+    for n in os.listdir(c.path("usbruns")):
+        if n.endswith(".tmp") or n.startswith("remover."):
+            continue
+        seq, name = n.split(".", 1)
+        with open(c.path("usbruns", n)) as f:
+            out[(int(seq), name)] = dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+    return out
+
+
+def case_usb_dispatch(c):
+    """hotplug-dir: usb events run the matching usermap lines' scripts after the agent, once per device and
+    module, never a blacklisted or untrusted one; a script's REMOVER runs on the device's remove."""
+    hp = c.path("hotplug")
+    os.makedirs(os.path.join(hp, "usb"))
+    os.makedirs(c.path("usbruns"))
+    for name in ("hpscript", "hpiface", "hpblack", "hpopen"):
+        path = os.path.join(hp, "usb", name)
+        c.write(path, USB_SCRIPT.format(out=c.path("usbruns"), runs=c.path("runs"), name=name))
+        os.chmod(path, 0o755)
+    os.chmod(os.path.join(hp, "usb", "hpopen"), 0o777)  # others could have written it: refused
+    ids = "0x1234 0x5678 0x0000 0x0000 0x00 0x00 0x00"
+    c.write(os.path.join(hp, "usb", "test.usermap"),
+            "# module match_flags idVendor idProduct bcdLo bcdHi class sub proto iclass isub iproto info\n"
+            f"hpscript 0x0003 {ids} 0x00 0x00 0x00 0x0\n"
+            f"hpscript 0x0001 {ids} 0x00 0x00 0x00 0x0\n"  # the same module again: it runs once
+            f"hpiface 0x0083 {ids} 0xff 0x00 0x00 0x0\n"   # interfaces of class 255
+            f"hpblack 0x0003 {ids} 0x00 0x00 0x00 0x0\n"
+            f"hpopen 0x0003 {ids} 0x00 0x00 0x00 0x0\n"
+            "hpbad 0x0003 0x1234\n"
+            f"hpnomatch 0x0003 0x1234 0x9999 0 0 0 0 0 0 0 0 0\n")
+    c.write(os.path.join(hp, "blacklist"), "# not these\nhpblack\n")
+    agent = c.agent()
+    c.write(c.conf, f"agent = {agent}\nhotplug-dir = {hp}\n")
+    d = c.daemon()
+    d.wait_log(r"usb/test\.usermap:7: ", "the malformed usermap line reported")
+    common = ("PRODUCT=1234/5678/100", "TYPE=0/0/0")
+    d.send(uevent(1, "add", USB, "usb", "DEVTYPE=usb_device", *common, "BUSNUM=001", "DEVNUM=009"),
+           uevent(2, "add", USB_IF, "usb", "DEVTYPE=usb_interface", *common, "INTERFACE=255/0/0"),
+           uevent(3, "add", USB_IF.replace("1.0", "1.1"), "usb", "DEVTYPE=usb_interface", *common,
+                  "INTERFACE=3/1/1"))
+    c.settle()
+    runs = usb_runs(c)
+    check(sorted(runs) == [(1, "hpscript"), (2, "hpiface")],
+          f"usb scripts run: {sorted(runs)}, expected hpscript for the device, hpiface for its class-255 interface")
+    dev = runs[(1, "hpscript")]
+    check(dev["argc"] == "0", f"a usb script got arguments: {dev['argc']}")
+    for k, v in (("ACTION", "add"), ("DEVPATH", USB), ("PRODUCT", "1234/5678/100"), ("TYPE", "0/0/0"),
+                 ("SUBSYSTEM", "usb")):
+        check(dev.get(k) == v, f"the usb script's {k} is {dev.get(k)!r}, expected {v!r}")
+    check(dev.get("DEVICE", "").endswith("/001/009"), f"the usb script's DEVICE: {dev.get('DEVICE')!r}")
+    remover = dev.get("REMOVER", "")
+    check(remover.startswith(c.path("ctl", "remover", "usb") + "/%devices%pci0000:00"),
+          f"the usb script's REMOVER: {remover!r}")
+    check(os.access(remover, os.X_OK), "the script's remover was not left")
+    check(runs[(2, "hpiface")].get("INTERFACE") == "255/0/0", "hpiface ran without its INTERFACE")
+    agent_runs = c.runs()
+    check(sorted(agent_runs) == [1, 2, 3], f"the agent ran for {sorted(agent_runs)}, expected 1 2 3")
+    check(dev.get("agent_done") == "1", "the usb script ran before the event's agent had finished")
+    log = d.log_text()
+    check("usb/hpopen" in log and "writable by group or others" in log, "the untrusted usb script not refused")
+    # The device goes: its remover runs once, and is removed.
+    d.send(uevent(4, "remove", USB_IF, "usb", "DEVTYPE=usb_interface", *common, "INTERFACE=255/0/0"),
+           uevent(5, "remove", USB, "usb", "DEVTYPE=usb_device", *common, "BUSNUM=001", "DEVNUM=009"))
+    c.wait(lambda: os.path.exists(c.path("usbruns", "remover.5")), "the remover running on the remove")
+    c.settle()
+    with open(c.path("usbruns", "remover.5")) as f:
+        check(f.read().split() == ["5", "remove"], "the remover did not get the remove's environment")
+    check(not os.path.exists(remover), "the remover was not removed after it ran")
+    check(sorted(usb_runs(c)) == [(1, "hpscript"), (2, "hpiface")], "a usb script ran on a remove")
+    # hotplugctl test shows the lines that match and what runs.
+    rc, out = c.tool("test", f"--sysfs={env('FIXTURE_SYSFS')}", f"--hotplug-dir={hp}", "--agent", agent,
+                     "--action=add", "/devices/pci0000:00/0000:00:14.0/usb1/1-3", check=False)
+    check("hotplug-dir " in out and "nothing runs" in out, f"hotplugctl test of an unmapped device: {out}")
+    d.stop()
+    print("ok: hpscript ran once after the agent (ids on the device's event, no arguments, REMOVER), hpiface "
+          "on its interface; blacklisted, untrusted, repeated and malformed lines did not act; the remover ran "
+          "once on the remove and was removed")
+
+
 CASES = {
     "trust-switch": case_trust_switch,
     "parent-child": case_parent_child,
@@ -1318,6 +1417,7 @@ CASES = {
     "poison": case_poison,
     "journal-unreadable": case_journal_unreadable,
     "replay-record": case_replay_record,
+    "usb-dispatch": case_usb_dispatch,
 }
 
 

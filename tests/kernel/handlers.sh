@@ -61,7 +61,7 @@ echo "$out" | grep -q "synthetic" || t_fail "hotplugctl test: SEQNUM not marked 
         t_fail "hotplugctl test accepted a device missing from --sysfs"
 out=$("$HOTPLUGCTL" test /devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0 --sysfs "$SRCDIR/tests/fixtures/sysfs" 2>&1) ||
         t_fail "hotplugctl test on the fixture failed: $out"
-echo "$out" | grep -qx "  DEVICE=/proc/bus/usb/001/003" || t_fail "hotplugctl test fixture: $out"
+echo "$out" | grep -qx "  DEVICE=/dev/bus/usb/001/003" || t_fail "hotplugctl test fixture: $out"
 
 kill -0 "$T_DAEMON_PID" 2>/dev/null || t_fail "hotplugd died"
 echo "PASS"

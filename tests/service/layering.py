@@ -35,9 +35,11 @@ PRIVATE = {
     "loop/job.h": {"loop"},
     "loop/source.h": {"loop"},
     "loop/blame-tally.h": {"loop"},
+    "loop/udev-wait.h": {"loop"},
     "control/control-internal.h": {"control"},
     "pipeline/handler-internal.h": {"pipeline", "handlers"},
     "uevent/record-internal.h": {"uevent"},
+    "pipeline/usermap-internal.h": {"pipeline"},
 }
 
 # The daemon's main and hotplugctl may use loop/manager.h (the embedding

@@ -185,7 +185,9 @@ variables added by handlers:
 environment:
 EOF
 ) >"$tmp/diff" || fail "handler additions: $(cat "$tmp/diff")"
-grep -qxF "  DEVICE=/proc/bus/usb/001/003" "$tmp/out" || fail "DEVICE not in the environment: $(cat "$tmp/out")"
+grep -qxF "  DEVICE=/dev/bus/usb/001/003" "$tmp/out" || fail "DEVICE not in the environment: $(cat "$tmp/out")"
+run 0 --config "$empty" --agent "$tmp/agent" --usb-device-path=proc "$usbif"
+grep -qxF "  DEVICE=/proc/bus/usb/001/003" "$tmp/out" || fail "DEVICE with usb-device-path=proc: $(cat "$tmp/out")"
 run 0 --config "$empty" --agent "$tmp/agent" --filter-policy "usb=handlers" \
         "/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0/0003:046D:C31C.0001/input/input5" --input-strip-quotes
 grep -qxF "  NAME by input" "$tmp/out" || fail "input's NAME: $(cat "$tmp/out")"

@@ -67,6 +67,8 @@ static void test_all_keys(void)
                            "after-udev-timeout = 5\n"
                            "all = yes\n"
                            "handler-dir = /usr/lib/hotplugd/handlers\n"
+                           "hotplug-dir = /etc/hotplug\n"
+                           "usb-device-path = proc\n"
                            "sysfs = /tmp/fake sys\n"
                            "rcvbuf = 128M\n"
                            "log-level = debug\n"
@@ -109,9 +111,12 @@ static void test_all_keys(void)
         check_int(c.line[ROW("ordering")], 4);
         check_int(c.line[ROW("concurrency")], 6);
         check_int(c.line[ROW("after-udev")], 11);
-        check_int(c.line[ROW("resync")], 20);
-        check_int(c.line[ROW("resync-subsystems")], 25);
-        check_int(c.line[ROW("input-strip-quotes")], 26);
+        check_int(c.line[ROW("hotplug-dir")], 15);
+        check_str(c.values.cfg.hotplug_dir, "/etc/hotplug");
+        check_int(c.values.cfg.handlers.usb_device_path, USB_DEVICE_PATH_PROC);
+        check_int(c.line[ROW("resync")], 22);
+        check_int(c.line[ROW("resync-subsystems")], 27);
+        check_int(c.line[ROW("input-strip-quotes")], 28);
 
         check_int(parse("hotplug-d = /etc/hotplug.d\n", &c, &err), 0);
         check_int(c.set, option_key_bit("hotplug-d"));

@@ -93,7 +93,9 @@ static void test_real_format(void)
         check_str(usermap_describe(&out[0], text, sizeof(text)), "usb/test.usermap:4 libmtp.sh");
         check_str(usermap_describe(&out[0], text, 10), "usb/test.");
         check_int(matches(m, "41e/411f/100", "0/0/0", NULL), 0);
-        check_int(matches(m, "e4e4/1130/101", "255/255/255", "255/0/255"), 1);
+        check_int(matches(m, "e4e4/1130/101", "255/255/255", NULL), 1);
+        /* A line of ids acts on the device's event, not again for each of its interfaces. */
+        check_int(matches(m, "e4e4/1130/101", "255/255/255", "255/0/255"), 0);
         usermap_free(m);
 }
 
@@ -111,7 +113,9 @@ static void test_each_flag(void)
         m = parse(text);
         check_int(n_said, 0);
         check_int(usermap_entries(m), 10);
-        check_int(matches(m, "12/12/12", "18/18/18", "18/18/18"), 10);
+        /* Device lines (flags 0x1-0x40) on the device's event, interface lines (0x80-0x200) on an interface's. */
+        check_int(matches(m, "12/12/12", "18/18/18", NULL), 7);
+        check_int(matches(m, "12/12/12", "18/18/18", "18/18/18"), 3);
         for (unsigned i = 0; i < 10; i++) {
                 struct usermap_match out[10];
                 char product[32];
@@ -135,10 +139,11 @@ static void test_each_flag(void)
                 snprintf(product, sizeof(product), "%x/%x/%x", v, p, b);
                 snprintf(type, sizeof(type), "%u/%u/%u", c[0], c[1], c[2]);
                 snprintf(intf, sizeof(intf), "%u/%u/%u", c[3], c[4], c[5]);
-                d = dev(product, type, intf);
-                /* Every line but the one of flag i matches (bcd 0x11 passes "hi", 0x13 passes "lo"). */
-                check_int(usermap_match(m, &d, out, ELEMENTSOF(out)), 9);
-                for (unsigned k = 0; k < 9; k++)
+                /* Every line of the event's kind but the one of flag i matches (bcd 0x11 passes "hi",
+                 * 0x13 passes "lo"). */
+                d = dev(product, type, i < 7 ? NULL : intf);
+                check_int(usermap_match(m, &d, out, ELEMENTSOF(out)), i < 7 ? 6 : 2);
+                for (unsigned k = 0; k < (i < 7 ? 6u : 2u); k++)
                         check(atoi(out[k].module + 1) != (int)i);
         }
         usermap_free(m);
@@ -171,10 +176,10 @@ static void test_device_and_interface_events(void)
 
         /* A device event: TYPE, no INTERFACE: interface fields never match. */
         check_int(matches(m, "1d6b/2/600", "9/0/1", NULL), 1);
-        /* An interface event: TYPE of its device and INTERFACE. */
-        check_int(matches(m, "46d/c52b/1211", "0/0/0", "3/1/2"), 3);   /* devzero, ifclass, ifproto */
-        check_int(matches(m, "46d/c52b/1211", "0/0/0", "3/1/1"), 2);
-        /* No TYPE at all: a device class asked for never matches, even 0. */
+        check_int(matches(m, "46d/c52b/1211", "0/0/0", NULL), 1);     /* devzero */
+        /* An interface event: only the lines about interfaces (devzero acted on the device's event). */
+        check_int(matches(m, "46d/c52b/1211", "0/0/0", "3/1/2"), 2);   /* ifclass, ifproto */
+        check_int(matches(m, "46d/c52b/1211", "0/0/0", "3/1/1"), 1);
         check_int(matches(m, "46d/c52b/1211", NULL, "3/1/2"), 2);
         check_int(usermap_device_parse("46d/c52b/1211", NULL, NULL, &d), 0);
         check_int(d.dev[0], -1);
@@ -509,7 +514,7 @@ static int load(struct usermap **ret)
 static void test_load(void)
 {
         struct usermap_match out[8];
-        struct usermap_device d = dev("1/2/3", "0/0/0", "255/0/0");
+        struct usermap_device d = dev("1/2/3", "0/0/0", NULL), di = dev("1/2/3", "0/0/0", "255/0/0");
         struct usermap *m;
 
         check(mkdtemp(strcpy(top, "/tmp/test-usermap.XXXXXX")));
@@ -538,15 +543,17 @@ static void test_load(void)
         check_int(n_said, 1);
         check(strstr(said[0], "/usb/a.usermap:3: 1 fields, not 13") != NULL);
         check_int(usermap_files(m), 4);
-        check_int(usermap_match(m, &d, out, ELEMENTSOF(out)), 4);
+        check_int(usermap_match(m, &d, out, ELEMENTSOF(out)), 3);
         check_str(out[0].file, "usb.handmap");
         check_int(out[0].kind, USERMAP_HANDMAP);
         check_str(out[1].file, "usb.usermap");
         check_int(out[1].line, 2);
         check_str(out[2].file, "usb/a.usermap");
         check_int(out[2].line, 2);
-        check_str(out[3].file, "usb/b.usermap");
-        check_int(out[3].kind, USERMAP_USERMAP);
+        /* The interface line, on an interface's event. */
+        check_int(usermap_match(m, &di, out, ELEMENTSOF(out)), 1);
+        check_str(out[0].file, "usb/b.usermap");
+        check_int(out[0].kind, USERMAP_USERMAP);
         check(usermap_blacklisted(m, "b_script"));
         check(usermap_blacklisted(m, "handmod"));
         check(!usermap_blacklisted(m, "a-script"));
