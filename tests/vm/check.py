@@ -33,7 +33,9 @@ For each daemon this checks:
             gets PHYSDEVBUS and its event's DRIVER; a class or block device
             PHYSDEVPATH, PHYSDEVBUS and PHYSDEVDRIVER of its nearest
             ancestor on a bus, the driver as Model.driver_at() says; a usb
-            device or interface DEVICE=/proc/bus/usb/BBB/DDD, every action);
+            device or interface DEVICE=/proc/bus/usb/BBB/DDD for daemon A
+            (--usb-device-path=proc), /dev/bus/usb/BBB/DDD for B (the
+            default), every action);
 and once: both daemons and the capture exited 0, the capture lost nothing,
 the served firmware arrived byte for byte, the request for the missing
 file failed cleanly and its fallback device went away.
@@ -284,8 +286,8 @@ class Model:
             return s["busnum"], s["devnum"]
         return None
 
-    def expected_legacy(self, e):
-        """({KEY: VALUE} wanted, {KEY: other values accepted})."""
+    def expected_legacy(self, e, usbfs):
+        """({KEY: VALUE} wanted, {KEY: other values accepted}); DEVICE in the directory @usbfs."""
         want, accept = {}, {}
         if e.subsystem in self.buses:
             want["PHYSDEVBUS"] = e.subsystem
@@ -306,7 +308,7 @@ class Model:
             usbdev = e.devpath if devtype == "usb_device" else e.devpath.rsplit("/", 1)[0]
             n = self.usb_numbers(usbdev, e.seq)
             if n:
-                want["DEVICE"] = "/proc/bus/usb/%03d/%03d" % (int(n[0]), int(n[1]))
+                want["DEVICE"] = "%s/%03d/%03d" % (usbfs, int(n[0]), int(n[1]))
         return want, accept
 
 
@@ -366,8 +368,8 @@ def check_contract(r, d, e, run, agent):
     return additions
 
 
-def check_legacy(r, d, e, model, additions, tally):
-    want, accept = model.expected_legacy(e)
+def check_legacy(r, d, e, model, additions, tally, usbfs):
+    want, accept = model.expected_legacy(e, usbfs)
     got = {k: v for k, v in additions.items() if k in LEGACY}
     path_wrong = want.get("PHYSDEVPATH") != got.get("PHYSDEVPATH")
     for key in LEGACY:
@@ -428,7 +430,7 @@ def check_daemon(r, d, res, results, meta, events, model, window):
         if run is None:
             continue
         additions = check_contract(r, d, e, run, agent)
-        check_legacy(r, d, e, model, additions, tally)
+        check_legacy(r, d, e, model, additions, tally, meta.get("usbfs", {}).get(d, "/proc/bus/usb"))
         done.append((e, run))
     check_order(r, d, done)
     exit_status = read_text(os.path.join(res, "exit-" + d))

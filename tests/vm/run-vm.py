@@ -195,6 +195,8 @@ def main():
         meta = {
             "agents": {"a": "/hp/a/agent", "b": "/hp/b/agent"},
             "firmware_loader": {"a": [FW_SERVED], "b": []},
+            # usb-device-path: A 2.6's /proc/bus/usb (--usb-device-path=proc), B the default /dev/bus/usb.
+            "usbfs": {"a": "/proc/bus/usb", "b": "/dev/bus/usb"},
             "firmware": {"served": FW_SERVED, "missing": FW_MISSING, "replies": fw},
             "seconds": round(time.monotonic() - T0, 1),
         }
