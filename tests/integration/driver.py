@@ -1387,9 +1387,25 @@ def case_usb_dispatch(c):
     check(not os.path.exists(remover), "the remover was not removed after it ran")
     check(sorted(usb_runs(c)) == [(1, "hpscript"), (2, "hpiface")], "a usb script ran on a remove")
     # hotplugctl test shows the lines that match and what runs.
+    fixture = "/devices/pci0000:00/0000:00:14.0/usb1/1-3"  # 05e3:0610, a hub
     rc, out = c.tool("test", f"--sysfs={env('FIXTURE_SYSFS')}", f"--hotplug-dir={hp}", "--agent", agent,
-                     "--action=add", "/devices/pci0000:00/0000:00:14.0/usb1/1-3", check=False)
+                     "--action=add", fixture, check=False)
     check("hotplug-dir " in out and "nothing runs" in out, f"hotplugctl test of an unmapped device: {out}")
+    with open(os.path.join(hp, "usb", "test.usermap"), "a") as f:
+        f.write("hpscript 0x0003 0x05e3 0x0610 0 0 0 0 0 0 0 0 0\nhpmissing 0x0001 0x05e3 0 0 0 0 0 0 0 0 0 0\n")
+    rc, out = c.tool("test", f"--sysfs={env('FIXTURE_SYSFS')}", f"--hotplug-dir={hp}", "--agent", agent,
+                     "--action=add", fixture, check=False)
+    check(f"  usb/test.usermap:9 hpscript: runs {hp}/usb/hpscript" in out.splitlines()
+          and f"  argv: {hp}/usb/hpscript" in out.splitlines(),
+          f"hotplugctl test does not show the matching line and its script: {out}")
+    # No script: the module of that name is loaded, if the machine has a modprobe.
+    modprobe = next((p for p in ("/sbin/modprobe", "/usr/sbin/modprobe", "/bin/modprobe", "/usr/bin/modprobe")
+                     if os.access(p, os.X_OK)), None)
+    want = (f"  usb/test.usermap:10 hpmissing: no executable {hp}/usb/hpmissing: loads module hpmissing"
+            if modprobe else f"  usb/test.usermap:10 hpmissing: no script {hp}/usb/hpmissing and no modprobe")
+    check(any(line.startswith(want) for line in out.splitlines()), f"hotplugctl test: no line {want!r}: {out}")
+    check(not modprobe or f"  argv: {modprobe} -b -q -- hpmissing" in out.splitlines(),
+          f"hotplugctl test does not show modprobe's argv: {out}")
     d.stop()
     print("ok: hpscript ran once after the agent (ids on the device's event, no arguments, REMOVER), hpiface "
           "on its interface; blacklisted, untrusted, repeated and malformed lines did not act; the remover ran "

@@ -67,6 +67,9 @@ done
 [ -d "$T/x/etc/hotplug.d/default" ] || fail "hotplugd lacks /etc/hotplug.d/default"
 [ ! -e "$T/x/usr/include" ] || fail "hotplugd holds headers (hotplugd-dev's)"
 grep -qx /etc/hotplugd/hotplugd.conf "$T/x/DEBIAN/conffiles" || fail "hotplugd.conf is not a conffile"
+grep -qx 'hotplug-dir = /etc/hotplug' "$T/x/etc/hotplugd/hotplugd.conf" || fail "hotplugd.conf does not set hotplug-dir"
+"$T/x/usr/sbin/hotplugd" --check-config --config "$T/x/etc/hotplugd/hotplugd.conf" >"$T/check.out" 2>&1 ||
+        fail "the packaged configuration does not pass --check-config: $(cat "$T/check.out")"
 zcat "$T/x/usr/share/man/man8/hotplugd.8.gz" | grep -q @SYSCONFDIR@ && fail "hotplugd.8 holds @SYSCONFDIR@"
 "$T/x/usr/sbin/hotplugd" --help | grep -q -- '--config=FILE.*/etc/hotplugd/hotplugd.conf' ||
         fail "the packaged hotplugd does not read /etc/hotplugd/hotplugd.conf: $("$T/x/usr/sbin/hotplugd" --help | grep -- --config)"
