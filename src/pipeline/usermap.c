@@ -184,6 +184,7 @@ static size_t split(char *line, char **fields, size_t max)
 }
 
 /* Tell the caller "PATH:LINE: ..." (or "PATH: ..." for @line 0). */
+static void feed_vsay(struct line_feed *f, unsigned line, const char *fmt, va_list ap) _printf_(3, 0);
 static void feed_vsay(struct line_feed *f, unsigned line, const char *fmt, va_list ap)
 {
         char msg[sizeof(f->epath) + 256];
@@ -206,6 +207,7 @@ void feed_say(struct line_feed *f, unsigned line, const char *fmt, ...)
 }
 
 /* A malformed line: said while fewer than HP_USERMAP_ERRORS_MAX were, else counted. */
+static void feed_report(struct line_feed *f, unsigned line, const char *fmt, ...) _printf_(3, 4);
 static void feed_report(struct line_feed *f, unsigned line, const char *fmt, ...)
 {
         va_list ap;
