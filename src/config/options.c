@@ -118,7 +118,7 @@ const struct option_info option_table[] = {
                 .name = "after-udev-timeout", .type = OPTION_SECONDS,
                 KEY("after-udev-timeout"), FIELD(cfg.after_udev_timeout_usec),
                 .min = 1, .max = 3600, .def.u = HP_AFTER_UDEV_TIMEOUT_DEFAULT,
-                .arg = "SEC", .help = "longest wait for udevd per event, from its arrival",
+                .arg = "SEC", .help = "how long udevd may broadcast nothing while an event waits for it",
         },
         {
                 .name = "hotplug-dir", .type = OPTION_PATH,

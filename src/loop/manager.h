@@ -58,7 +58,7 @@ struct manager_config {
         bool resync;                /* resync after a receive-buffer overflow */
         const char *resync_subsystems; /* subsystems a resync writes to; NULL or "": all */
         enum after_udev after_udev;  /* agents start after udevd broadcast their event */
-        usec_t after_udev_timeout_usec; /* longest wait for that, from the event's arrival */
+        usec_t after_udev_timeout_usec; /* how long udevd may be silent while an event waits (udev-wait.h) */
         const char *hotplug_dir;    /* linux-hotplug directory: usb usermap dispatch; NULL: off */
 };
 

@@ -25,6 +25,7 @@
 #include "loop/udev-wait.h"
 #include "shared/bounds.h"
 #include "shared/hash.h"
+#include "shared/list.h"
 #include "shared/macro.h"
 #include "uevent/udev-listen.h"
 
@@ -44,6 +45,7 @@ struct udev_entry {
         const struct uevent *ev; /* while waiting: the job's event */
         sd_event_source *timer;  /* while waiting: its bound */
         usec_t since;            /* while waiting: CLOCK_MONOTONIC its wait began */
+        struct list_node waiting; /* on w->waiting while a job waits */
         struct udev_wait *w;
 };
 
@@ -59,6 +61,8 @@ struct udev_wait {
         uint64_t early[HP_UDEV_EARLY_MAX]; /* SEQNUMs of early entries, a ring; 0: free */
         size_t early_next;
         uint64_t highest;        /* highest SEQNUM the kernel's socket gave */
+        usec_t last_broadcast;   /* CLOCK_MONOTONIC of udevd's last broadcast; 0: none yet */
+        struct list_node waiting; /* struct udev_entry.waiting: the entries a job waits on */
         struct udev_wait_status st;
         struct ratelimit log_mismatch, log_timeout, log_overflow;
 };
@@ -87,8 +91,10 @@ static struct udev_wait *udev_wait_of(const struct manager *m)
 static void entry_free(struct udev_wait *w, struct udev_entry *e)
 {
         (void)hash_table_remove(&w->entries, seqnum_hash(e->seqnum), hash_item_is, e);
-        if (e->job)
+        if (e->job) {
                 w->st.waiting--;
+                list_unlink(&e->waiting);
+        }
         sd_event_source_disable_unref(e->timer);
         free(e);
 }
@@ -103,6 +109,7 @@ static void entry_release(struct udev_wait *w, struct udev_entry *e, bool timed_
                 return;
         e->job = NULL;
         e->timer = sd_event_source_disable_unref(e->timer);
+        list_unlink(&e->waiting);
         w->st.waiting--;
         w->st.waited++;
         w->st.waited_usec += waited;
@@ -115,20 +122,10 @@ static void entry_release(struct udev_wait *w, struct udev_entry *e, bool timed_
 static void release_all(struct udev_wait *w)
 {
         struct udev_entry *e;
-        bool again = true;
 
-        /* A release can finish an event and change the table: start over after each. */
-        while (again) {
-                size_t iter = 0;
-
-                again = false;
-                while ((e = hash_table_next(&w->entries, &iter)))
-                        if (e->job) {
-                                entry_release(w, e, true);
-                                again = true;
-                                break;
-                        }
-        }
+        /* A release can finish an event (and free its entry): take the first each time. */
+        while ((e = list_first(&w->waiting, struct udev_entry, waiting)))
+                entry_release(w, e, true);
 }
 
 static void set_alive(struct udev_wait *w, bool alive, const char *why)
@@ -142,6 +139,20 @@ static void set_alive(struct udev_wait *w, bool alive, const char *why)
                 log_warning("after-udev: %s; agents no longer wait for udevd until it broadcasts again", why);
                 release_all(w);
         }
+}
+
+/* A waiting event goes on without its broadcast: say why (rate-limited). */
+static void log_timeout(struct udev_wait *w, const struct uevent *ev, const char *why)
+{
+        struct log_fields f;
+        uint64_t suppressed;
+
+        if (!ratelimit_pass(&w->log_timeout, UDEV_LOG_INTERVAL_USEC, &suppressed))
+                return;
+        uevent_log_fields(ev, &f);
+        log_internal(LOG_WARNING, 0, &f, "its agents start without udevd's broadcast of it, %" PRIu64 " s after its "
+                                         "arrival: %s (%" PRIu64 " more not logged)",
+                     (now_usec(CLOCK_MONOTONIC) - ev->received) / USEC_PER_SEC, why, suppressed);
 }
 
 /* ---- udevd's broadcasts ---------------------------------------------------- */
@@ -183,12 +194,37 @@ static void log_mismatch(struct udev_wait *w, uint64_t seqnum)
                             seqnum, suppressed);
 }
 
+/*
+ * udevd works through a device's events one after another: a broadcast of a
+ * later event of the same device (paired with the kernel's copy, so not a
+ * forgery naming a SEQNUM to come) means it is done with the earlier ones.
+ * One that waits still was never broadcast (udevd failed it, or its worker
+ * was killed): it goes on now instead of waiting for the bound.
+ */
+static void release_passed(struct udev_wait *w, const struct udev_confirm *c)
+{
+        struct udev_entry *e;
+        bool again = true;
+
+        while (again) {
+                again = false;
+                list_for_each(e, &w->waiting, waiting)
+                        if (e->seqnum < c->seqnum && e->devpath_hash == c->devpath_hash) {
+                                log_timeout(w, e->ev, "udevd broadcast a later event of the device, not this one");
+                                entry_release(w, e, true);
+                                again = true; /* the list changed */
+                                break;
+                        }
+        }
+}
+
 static void on_confirm(struct udev_wait *w, const struct udev_confirm *c)
 {
         struct udev_entry *e;
 
         if (c->seqnum == 0)
                 return; /* not a kernel event */
+        w->last_broadcast = now_usec(CLOCK_MONOTONIC);
         set_alive(w, true, "udevd broadcasts");
         e = entry_get(w, c->seqnum);
         if (!e) {
@@ -205,6 +241,8 @@ static void on_confirm(struct udev_wait *w, const struct udev_confirm *c)
         e->confirmed = true;
         w->st.confirmed++;
         entry_release(w, e, false);
+        /* Paired with an event the kernel sent: what it says of the device's earlier events holds. */
+        release_passed(w, c);
 }
 
 static int on_udev_input(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -336,51 +374,65 @@ static const struct manager_observer_ops udev_wait_ops = {
 
 /* ---- waiting ---------------------------------------------------------------- */
 
-static void log_timeout(struct udev_wait *w, const struct uevent *ev, const char *why)
-{
-        struct log_fields f;
-        uint64_t suppressed;
+/* ---- waiting ---------------------------------------------------------------- */
 
-        if (!ratelimit_pass(&w->log_timeout, UDEV_LOG_INTERVAL_USEC, &suppressed))
-                return;
-        uevent_log_fields(ev, &f);
-        log_internal(LOG_WARNING, 0, &f, "udevd did not broadcast this event within %" PRIu64 " s of its "
-                                         "arrival%s: its agents start without it (%" PRIu64 " more not logged)",
-                     manager_cfg(w->m)->after_udev_timeout_usec / USEC_PER_SEC, why, suppressed);
+/* The bound of @ev's wait: after-udev-timeout of udevd's silence, at most HP_AFTER_UDEV_BOUND_FACTOR of them. */
+static usec_t bound_of(const struct udev_wait *w, const struct uevent *ev, usec_t *ret_hard)
+{
+        usec_t t = manager_cfg(w->m)->after_udev_timeout_usec, quiet_until;
+
+        *ret_hard = ev->received + HP_AFTER_UDEV_BOUND_FACTOR * t;
+        quiet_until = MAX(ev->received, w->last_broadcast) + t;
+        return MIN(quiet_until, *ret_hard);
 }
 
 static int on_bound(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct udev_entry *e = userdata;
         struct udev_wait *w = e->w;
+        usec_t now = now_usec(CLOCK_MONOTONIC), hard, until = bound_of(w, e->ev, &hard);
 
-        (void)s;
         (void)usec;
-        log_timeout(w, e->ev, "");
+        if (now < until) {
+                /* udevd broadcast other events meanwhile: it works, this one waits on. */
+                (void)sd_event_source_set_time(s, until);
+                (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+                return 0;
+        }
+        if (now >= hard) {
+                log_timeout(w, e->ev, "udevd kept broadcasting others, not this one");
+                entry_release(w, e, true);
+                return 0;
+        }
+        log_timeout(w, e->ev, "udevd broadcast nothing for as long");
         entry_release(w, e, true);
-        set_alive(w, false, "udevd did not broadcast an event in time");
+        set_alive(w, false, "udevd broadcast nothing while an event waited for it");
         return 0;
 }
 
 int udev_wait_begin(struct manager *m, const struct uevent *ev, struct job *j)
 {
         struct udev_wait *w = udev_wait_of(m);
-        const struct manager_config *cfg = manager_cfg(m);
         struct udev_entry *e;
-        usec_t deadline, now;
+        usec_t until, hard, now;
         int r;
 
-        if (!w || !w->listening || !(e = entry_get(w, ev->seqnum)) || e->early || e->confirmed || !w->alive)
+        if (!w || !w->listening || !(e = entry_get(w, ev->seqnum)) || e->early || e->confirmed || !w->alive ||
+            ev->received == 0)
                 return 0;
         now = now_usec(CLOCK_MONOTONIC);
-        deadline = ev->received + cfg->after_udev_timeout_usec;
-        if (ev->received == 0 || now >= deadline) {
+        until = bound_of(w, ev, &hard);
+        if (now >= until) {
                 w->st.timeouts++;
-                log_timeout(w, ev, ", before it could start");
-                set_alive(w, false, "udevd did not broadcast an event in time");
+                if (now >= hard) {
+                        log_timeout(w, ev, "udevd kept broadcasting others, not this one");
+                        return 0;
+                }
+                log_timeout(w, ev, "udevd broadcast nothing for as long");
+                set_alive(w, false, "udevd broadcast nothing while an event waited for it");
                 return 0;
         }
-        r = sd_event_add_time(manager_event(m), &e->timer, CLOCK_MONOTONIC, deadline, USEC_PER_MSEC, on_bound, e);
+        r = sd_event_add_time(manager_event(m), &e->timer, CLOCK_MONOTONIC, until, USEC_PER_MSEC, on_bound, e);
         if (r < 0) {
                 log_warning_errno(r, "SEQNUM=%" PRIu64 ": no timer to bound its wait for udevd, not waiting",
                                   ev->seqnum);
@@ -389,6 +441,7 @@ int udev_wait_begin(struct manager *m, const struct uevent *ev, struct job *j)
         e->job = j;
         e->ev = ev;
         e->since = now;
+        list_add_head(&w->waiting, &e->waiting);
         w->st.waiting++;
         return 1;
 }
@@ -401,6 +454,7 @@ void udev_wait_abandon(struct manager *m, const struct uevent *ev)
         if (e && e->job) {
                 e->job = NULL;
                 e->timer = sd_event_source_disable_unref(e->timer);
+                list_unlink(&e->waiting);
                 w->st.waiting--;
         }
 }
@@ -536,6 +590,7 @@ int udev_wait_open(struct manager *m)
                 return -ENOMEM;
         w->m = m;
         hash_table_init(&w->entries);
+        list_init(&w->waiting);
         r = manager_add_observer(m, &udev_wait_ops, w);
         if (r < 0) {
                 free(w);

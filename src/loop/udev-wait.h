@@ -15,9 +15,13 @@
  *    ACTION (a broadcast that names a held SEQNUM with another DEVPATH or
  *    ACTION is counted and ignored); udev's environment never reaches an
  *    agent (uevent/udev-listen.h keeps three fields of it);
- *  - an event waits at most after-udev-timeout from its arrival; when one
- *    times out, udevd counts as silent: every waiting event goes on at
- *    once and new ones do not wait, until udevd broadcasts again;
+ *  - an event waits until its broadcast, or until udevd has broadcast
+ *    nothing for after-udev-timeout (counted from its arrival at the
+ *    earliest): then udevd counts as silent, every waiting event goes on at
+ *    once and new ones do not wait, until udevd broadcasts again; or until
+ *    udevd broadcast a later event of the same device (it passed this one);
+ *    and never longer than HP_AFTER_UDEV_BOUND_FACTOR after-udev-timeouts
+ *    from its arrival, however busy udevd is;
  *  - synthesised (resync), taken-over and replayed events never wait, nor
  *    any when the source is not the kernel's socket (a replay, or the test
  *    build's socket of any sender);

@@ -64,6 +64,10 @@
  * broadcast before hotplugd read the kernel's copy are kept, at most this
  * many; older ones are forgotten first. */
 #define HP_AFTER_UDEV_TIMEOUT_DEFAULT 30
+/* ... an event waits while udevd broadcasts others (it works through a
+ * backlog), but at most this many after-udev-timeouts from its arrival
+ * (by default 180 s: udevd's own limit for an event's worker). */
+#define HP_AFTER_UDEV_BOUND_FACTOR 6
 #define HP_UDEV_EARLY_MAX 1024
 /* after-udev while udevd's control socket is missing: how often an event
  * makes hotplugd look for it again (libudev hears udevd only once it exists). */
