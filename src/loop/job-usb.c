@@ -138,9 +138,20 @@ const struct usb_step *job_usb_next(struct job *j)
         return s;
 }
 
+/*
+ * A setup script's environment is the agent's with TYPE=usb, as linux-hotplug's
+ * agent ran them (its load_drivers() set TYPE to the agent's type, and the
+ * scripts were written for that: sane-backends' libusbscanner acts only when
+ * TYPE is "usb"), and REMOVER.  A remover gets the event's own.
+ */
 void job_usb_env(const struct job *j, const struct usb_step *s, struct spawn_env *env)
 {
-        if (s->kind != USB_STEP_SCRIPT || !j->remover_env || env->n + 1 >= ELEMENTSOF(env->envp))
+        if (s->kind != USB_STEP_SCRIPT)
+                return;
+        for (size_t i = 0; i < env->n; i++)
+                if (strncmp(env->envp[i], "TYPE=", 5) == 0)
+                        env->envp[i] = "TYPE=usb";
+        if (!j->remover_env || env->n + 1 >= ELEMENTSOF(env->envp))
                 return;
         env->envp[env->n++] = j->remover_env;
         env->envp[env->n] = NULL;
