@@ -31,6 +31,7 @@ struct slot {
         uint16_t devpath_len, bus_len, driver_len;
         uint16_t data_size;
         unsigned flags;
+        uint64_t since;
         char buf[HP_DEVCACHE_SLOT_BYTES];
 };
 
@@ -144,12 +145,24 @@ static void release(struct devcache *c, uint32_t i)
         assert(counts_ok(c));
 }
 
+/* The record in slot @i, as struct devcache_entry (borrowed). */
+static void fill(const struct devcache *c, uint32_t i, struct devcache_entry *ret)
+{
+        const struct slot *s = &c->slots[i];
+
+        ret->flags = s->flags;
+        ret->bus = s->buf + s->devpath_len + 1;
+        ret->driver = ret->bus + s->bus_len + 1;
+        ret->data = ret->driver + s->driver_len + 1;
+        ret->size = s->data_size;
+        ret->since = s->since;
+}
+
 int devcache_get(struct devcache *c, const char *devpath, struct devcache_entry *ret)
 {
         struct key k = { devpath, 0 };
         uint64_t h = hash_string(devpath, &k.len);
         uint32_t i = find(c, &k, h);
-        const struct slot *s;
 
         if (i == NIL) {
                 c->stats.misses++;
@@ -160,12 +173,19 @@ int devcache_get(struct devcache *c, const char *devpath, struct devcache_entry 
                 lru_unlink(c, i);
                 lru_push_front(c, i);
         }
-        s = &c->slots[i];
-        ret->flags = s->flags;
-        ret->bus = s->buf + s->devpath_len + 1;
-        ret->driver = ret->bus + s->bus_len + 1;
-        ret->data = ret->driver + s->driver_len + 1;
-        ret->size = s->data_size;
+        fill(c, i, ret);
+        return 1;
+}
+
+int devcache_peek(const struct devcache *c, const char *devpath, struct devcache_entry *ret)
+{
+        struct key k = { devpath, 0 };
+        uint64_t h = hash_string(devpath, &k.len);
+        uint32_t i = find(c, &k, h);
+
+        if (i == NIL)
+                return 0;
+        fill(c, i, ret);
         return 1;
 }
 
@@ -230,6 +250,7 @@ int devcache_put(struct devcache *c, const char *devpath, const struct devcache_
         s->driver_len = (uint16_t)driver_len;
         s->data_size = (uint16_t)e->size;
         s->flags = e->flags;
+        s->since = e->since;
         memcpy(s->buf, buf, o);
         lru_push_front(c, i);
         assert(counts_ok(c) && c->lru_head == i);

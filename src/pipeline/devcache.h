@@ -40,6 +40,7 @@ struct devcache_entry {
         const char *driver;   /* driver bound as the stream says, "" for none */
         const char *data;     /* packed "KEY=VALUE\0" learnt variables */
         size_t size;          /* bytes of @data */
+        uint64_t since;       /* unbound since this SEQNUM as the stream says, a probe may be under way; 0: not */
 };
 
 /**
@@ -64,6 +65,12 @@ int devcache_get(struct devcache *c, const char *devpath, struct devcache_entry 
  * HP_DEVCACHE_SLOT_BYTES (any old record for @devpath is dropped then).
  */
 int devcache_put(struct devcache *c, const char *devpath, const struct devcache_entry *e);
+
+/**
+ * devcache_peek() - devcache_get() without touching the LRU order or the counters.
+ * Return: 1 if found, 0 if not.
+ */
+int devcache_peek(const struct devcache *c, const char *devpath, struct devcache_entry *ret);
 
 /* Whether @devpath has a record, without touching its place in the LRU order or the counters. */
 bool devcache_contains(const struct devcache *c, const char *devpath);

@@ -78,7 +78,40 @@ static bool starts_afresh(const char *action)
         return strcmp(action, "add") == 0 || strcmp(action, "move") == 0;
 }
 
-void devmodel_begin(struct devcache *c, int sysfs_fd, const struct uevent *ev, struct devmodel_event *ret)
+/* Remember that the probe of @devpath, unbound after @from, ended with @ev's bind of @driver. */
+static void binds_add(struct devmodel_binds *b, const struct uevent *ev, uint64_t from, const char *driver)
+{
+        struct devmodel_bind *x = &b->b[b->next];
+
+        if (ev->devpath_len >= sizeof(x->devpath) || strlen(driver) >= sizeof(x->driver))
+                return;
+        x->from = from;
+        x->bind = ev->seqnum;
+        memcpy(x->devpath, ev->devpath, ev->devpath_len + 1u);
+        strcpy(x->driver, driver);
+        b->next = (b->next + 1) % DEVMODEL_BINDS;
+        if (ev->seqnum > b->newest)
+                b->newest = ev->seqnum;
+}
+
+/*
+ * A bus device's probe window: unbound from an "add" or "unbind" (or an
+ * event that says no driver) on, until a "bind" ends it (a bind of a
+ * device unbound till then goes into @b).  An event with DRIVER= other
+ * than a bind (one sent while the probe runs) leaves the window as it is.
+ */
+static void note_probe(struct devmodel_binds *b, const struct uevent *ev, struct devcache_entry *rec)
+{
+        if (strcmp(ev->action, "bind") == 0) {
+                if (rec->since && rec->driver[0])
+                        binds_add(b, ev, rec->since, rec->driver);
+                rec->since = 0;
+        } else if (strcmp(ev->action, "unbind") == 0 || (!rec->driver[0] && !rec->since))
+                rec->since = rec->driver[0] ? 0 : ev->seqnum;
+}
+
+void devmodel_begin(struct devcache *c, struct devmodel_binds *binds, int sysfs_fd, const struct uevent *ev,
+                    struct devmodel_event *ret)
 {
         struct devcache_entry *rec = &ret->rec;
         const char *driver;
@@ -90,8 +123,10 @@ void devmodel_begin(struct devcache *c, int sysfs_fd, const struct uevent *ev, s
                 rec->flags |= DEVCACHE_BUS_KNOWN;
         }
         driver = uevent_get(ev, "DRIVER");
-        if (devmodel_is_bus(ret))
+        if (devmodel_is_bus(ret)) {
                 rec->driver = driver ? driver : "";
+                note_probe(binds, ev, rec);
+        }
         /* What devmodel_end() stores: a bus and a driver, empty if unknown, and a known bus only with its flag. */
         assert(rec->bus && rec->driver && (rec->bus[0] == '\0' || (rec->flags & DEVCACHE_BUS_KNOWN)));
 }
@@ -203,4 +238,27 @@ void devmodel_driver(struct devcache *c, int sysfs_fd, const char *devpath, char
         fd = sysfs_open_dir(sysfs_fd, devpath);
         if (fd < 0 || sysfs_link_name(fd, devpath, "driver", driver, size) < 0)
                 driver[0] = '\0';
+}
+
+enum devmodel_probe devmodel_probe_at(const struct devcache *c, const struct devmodel_binds *binds,
+                                      const char *physpath, uint64_t seqnum, char *driver, size_t size)
+{
+        struct devcache_entry rec;
+
+        /* A bind read after the event: did it end the probe the event was sent in? */
+        for (unsigned i = 0; binds->newest > seqnum && i < DEVMODEL_BINDS; i++) {
+                const struct devmodel_bind *x = &binds->b[i];
+
+                if (x->from < seqnum && seqnum < x->bind && strcmp(x->devpath, physpath) == 0) {
+                        if (!driver)
+                                return DEVMODEL_PROBE_BOUND;
+                        if (strlen(x->driver) >= size)
+                                return DEVMODEL_PROBE_NONE;
+                        strcpy(driver, x->driver);
+                        return DEVMODEL_PROBE_BOUND;
+                }
+        }
+        if (devcache_peek(c, physpath, &rec) && rec.since && rec.since < seqnum)
+                return DEVMODEL_PROBE_OPEN;
+        return DEVMODEL_PROBE_NONE;
 }

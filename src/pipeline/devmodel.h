@@ -20,15 +20,49 @@
  * kernel sets the driver before probe() and announces "bind" after it, so
  * children created by the probe come before the bind that names it).  A
  * read of sysfs never overwrites what the stream said.
+ *
+ * Probes: a bus device is unbound, as the stream says, from its "add" or
+ * "unbind" (or an event without DRIVER=) on; the SEQNUM of that event is
+ * kept in its record (devcache_entry.since) until a "bind", which ends the
+ * probe and names the driver the probe's children were born under.  Each
+ * such window (from, bind] is kept in a small ring (struct devmodel_binds)
+ * after the device's record is gone, so that a child's event read, or
+ * started, after its parent's bind, unbind and remove still finds the
+ * driver its parent had when the kernel sent it (devmodel_probe_at()).
  */
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pipeline/devcache.h"
 #include "uevent/uevent.h"
 
 #define DEVMODEL_NAME_MAX 256
+/* Probes ended by a bind that the model remembers after the device's record, and their DEVPATH's bound. */
+#define DEVMODEL_BINDS 32
+#define DEVMODEL_PATH_MAX 512
+
+/* A probe the stream saw end with a bind: the device was unbound after @from, bound to @driver at @bind. */
+struct devmodel_bind {
+        uint64_t from, bind;           /* SEQNUMs; 0: an empty slot */
+        char devpath[DEVMODEL_PATH_MAX];
+        char driver[DEVMODEL_NAME_MAX];
+};
+
+/* The last DEVMODEL_BINDS probes that ended with a bind, oldest overwritten first. */
+struct devmodel_binds {
+        struct devmodel_bind b[DEVMODEL_BINDS];
+        unsigned next;                 /* the slot the next bind takes */
+        uint64_t newest;               /* highest bind SEQNUM kept, 0: none */
+};
+
+/* What the stream says of a class device's physical device at one of its events (devmodel_probe_at()). */
+enum devmodel_probe {
+        DEVMODEL_PROBE_NONE,   /* nothing to add to what the handlers said at intake */
+        DEVMODEL_PROBE_OPEN,   /* unbound since before the event, no bind, unbind or remove read since */
+        DEVMODEL_PROBE_BOUND,  /* a probe under way at the event ended with a bind: its driver */
+};
 
 /* The event's device as the model sees it, for one handler chain run. */
 struct devmodel_event {
@@ -39,12 +73,14 @@ struct devmodel_event {
 /**
  * devmodel_begin() - apply @ev to its device's record, before the handlers.
  * @c: the store
+ * @binds: the probes ended by a bind (a bind of a device unbound till then is added)
  * @sysfs_fd: sysfs root, borrowed (-1: none)
  * @ev: the event, borrowed until devmodel_end()
  * @ret: the device's record as of @ev: learnt data only if the handlers may
  *       recall it (not at "add" or "move", which start a device afresh)
  */
-void devmodel_begin(struct devcache *c, int sysfs_fd, const struct uevent *ev, struct devmodel_event *ret);
+void devmodel_begin(struct devcache *c, struct devmodel_binds *binds, int sysfs_fd, const struct uevent *ev,
+                    struct devmodel_event *ret);
 
 /**
  * devmodel_end() - store the record after the handlers ran (or not).
@@ -103,3 +139,22 @@ int devmodel_physical(struct devcache *c, int sysfs_fd, const char *devpath, cha
  * "driver" link, which a probe under way already shows.
  */
 void devmodel_driver(struct devcache *c, int sysfs_fd, const char *devpath, char *driver, size_t size);
+
+/**
+ * devmodel_probe_at() - the driver bound to @physpath when the kernel sent event @seqnum, as known now.
+ * @c: the store
+ * @binds: the probes ended by a bind
+ * @physpath: the physical device (PHYSDEVPATH) of the event's class or block device
+ * @seqnum: the event's SEQNUM
+ * @driver: receives the driver for DEVMODEL_PROBE_BOUND (@size bytes); NULL: only the answer
+ *
+ * Reads no sysfs.  Return: DEVMODEL_PROBE_BOUND when a bind ended the probe
+ * under way at @seqnum (the device unbound from a SEQNUM below @seqnum, the
+ * bind above it, nothing between); DEVMODEL_PROBE_OPEN when @physpath is
+ * unbound since a SEQNUM below @seqnum and the stream has said nothing
+ * more of it yet; DEVMODEL_PROBE_NONE otherwise (bound or unbound before
+ * the probe, the probe failed: no bind before an unbind or remove, or not
+ * known).
+ */
+enum devmodel_probe devmodel_probe_at(const struct devcache *c, const struct devmodel_binds *binds,
+                                      const char *physpath, uint64_t seqnum, char *driver, size_t size);

@@ -54,6 +54,7 @@ struct handler_chain {
         struct filter_policy policy;
         int sysfs_fd;
         struct devcache *cache;
+        struct devmodel_binds binds;  /* probes ended by a bind, for the events started later */
         const struct uevent *current; /* event being run, for log lines */
         struct envbuf learn;          /* sysfs-derived additions of this event */
         struct envbuf snapshot;       /* env before an external add_env() */
@@ -366,6 +367,16 @@ int handler_chain_seed(struct handler_chain *c, int dirfd, const char *devpath)
         return c->sysfs_fd < 0 ? 0 : devmodel_seed(c->cache, c->sysfs_fd, dirfd, devpath);
 }
 
+enum devmodel_probe handler_chain_probe(const struct handler_chain *c, const struct uevent *ev, char *driver,
+                                        size_t size)
+{
+        const char *physpath = uevent_get_extra(ev, "PHYSDEVPATH");
+
+        if (!physpath)
+                return DEVMODEL_PROBE_NONE;
+        return devmodel_probe_at(c->cache, &c->binds, physpath, ev->seqnum, driver, size);
+}
+
 size_t handler_chain_count(const struct handler_chain *c)
 {
         return c->n;
@@ -537,7 +548,7 @@ static int run_add_env(struct handler_chain *c, const struct hotplugd_event *e, 
 /* The device model first, so that it hears every event, filtered ones too. */
 static void model_begin(struct handler_chain *c, struct hotplugd_event *e, struct devmodel_event *m)
 {
-        devmodel_begin(c->cache, c->sysfs_fd, e->ev, m);
+        devmodel_begin(c->cache, &c->binds, c->sysfs_fd, e->ev, m);
         envbuf_init(&c->learn);
         e->dev = m;
         e->cache = c->cache;

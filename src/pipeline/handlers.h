@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "pipeline/devmodel.h"
 #include "shared/bounds.h"
 #include "shared/macro.h"
 
@@ -100,6 +101,23 @@ int handler_chain_run_traced(struct handler_chain *c, const struct uevent *ev, s
  * Return: 1 seeded, 0 nothing to keep, -ENOSPC the store is full, -E2BIG.
  */
 int handler_chain_seed(struct handler_chain *c, int dirfd, const char *devpath);
+
+/**
+ * handler_chain_probe() - what the stream says now of the driver @ev was sent under.
+ * @c: chain
+ * @ev: a dup'd event (borrowed); its physical device is the PHYSDEVPATH the
+ *      handlers added at its intake (none: DEVMODEL_PROBE_NONE)
+ * @driver: receives the driver for DEVMODEL_PROBE_BOUND (@size bytes), or NULL
+ *
+ * devmodel_probe_at() on the chain's model, for an event about to start:
+ * a class device's event sent while its physical device's probe ran (the
+ * kernel sends the device's "bind" after probe() returned, so after the
+ * children the probe made) gets the driver the bind names, even when the
+ * device was gone from sysfs by the time hotplugd read the event.
+ * Return: enum devmodel_probe.
+ */
+enum devmodel_probe handler_chain_probe(const struct handler_chain *c, const struct uevent *ev, char *driver,
+                                        size_t size);
 
 struct handler_info {
         const char *id;       /* borrowed from the chain */

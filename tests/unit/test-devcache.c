@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The device records: lookups, replacement (also from the record itself), state, LRU eviction, size bound. */
+/* The device records: lookups, replacement (also from the record itself), state, LRU eviction, size bound, peeks. */
 #include <errno.h>
 
 #include "pipeline/devcache.h"
@@ -98,10 +98,35 @@ static void test_bound(void)
         devcache_free(c);
 }
 
+/* A probe's start (since) is kept with the record; a peek reads it without reordering or counting. */
+static void test_since_peek(void)
+{
+        struct devcache *c = NULL;
+        struct devcache_entry e = { .flags = DEVCACHE_BUS_KNOWN, .bus = "hid", .since = 4242 };
+        struct devcache_stats st;
+
+        check_int(devcache_new(2, &c), 0);
+        check_int(devcache_put(c, "/devices/h", &e), 0);
+        check_int(put(c, "/devices/x", "X=1", 4), 0);
+        check_int(devcache_peek(c, "/devices/h", &e), 1); /* h stays the least recently used */
+        check_int((int)e.since, 4242);
+        check_str(e.bus, "hid");
+        check_int(devcache_peek(c, "/devices/none", &e), 0);
+        devcache_get_stats(c, &st);
+        check_int(st.hits, 0);
+        check_int(st.misses, 0);
+        check_int(put(c, "/devices/y", "Y=1", 4), 0);
+        check_int(devcache_peek(c, "/devices/h", &e), 0);
+        check_int(devcache_get(c, "/devices/x", &e), 1);
+        check_int((int)e.since, 0);
+        devcache_free(c);
+}
+
 int main(void)
 {
         run_test(test_basic);
         run_test(test_state);
         run_test(test_bound);
+        run_test(test_since_peek);
         return 0;
 }

@@ -411,6 +411,108 @@ static void test_model_gone(void)
         remove_fixture(root);
 }
 
+/*
+ * The value of @key the agent of @r's event gets when it starts now: what
+ * the daemon does at a start (manager_physdev_driver()), the driver of the
+ * bind that ended the probe the event was sent in, in place of what the
+ * handlers found at intake.
+ */
+static const char *started_env(struct handler_chain *c, const struct run *r, const char *key)
+{
+        static char driver[DEVMODEL_NAME_MAX];
+
+        if (strcmp(key, "PHYSDEVDRIVER") == 0 && !uevent_get(r->ev, key) &&
+            handler_chain_probe(c, r->ev, driver, sizeof(driver)) == DEVMODEL_PROBE_BOUND)
+                return driver;
+        return agent_env(r, key);
+}
+
+#define LATE_HID KBD_IF "/0003:046D:C31C.0009"
+
+/*
+ * A keyboard plugged and unplugged before hotplugd read its events (issue
+ * 39 item 6b): its HID device (absent from the fixture, as gone by then)
+ * is added, its probe makes the input device, the "bind" naming
+ * hid-generic comes after; the child, read before the bind with no
+ * "driver" link left to read, gets the bind's driver when it starts after
+ * the bind was read, even after the device's unbind and remove.  Until the
+ * bind is read, the model says the probe is open (the daemon holds the
+ * child's start).
+ */
+static void test_probe_read_late(void)
+{
+        struct handler_chain *c = chain_for(ROOT);
+        static struct run child, later;
+
+        check_int(run_event(c, &R, "add", LATE_HID, "hid", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVBUS"), "hid");
+        check(!agent_env(&R, "PHYSDEVDRIVER"));
+        check_int(run_event(c, &child, "add", LATE_HID "/input/input9", "input", "NAME=\"K\"", NULL), HANDLER_RUN);
+        check_str(agent_env(&child, "PHYSDEVPATH"), LATE_HID);
+        check(!agent_env(&child, "PHYSDEVDRIVER")); /* nothing in sysfs to read at intake */
+        check_int(handler_chain_probe(c, child.ev, NULL, 0), DEVMODEL_PROBE_OPEN);
+        check(!started_env(c, &child, "PHYSDEVDRIVER"));
+
+        check_int(run_event(c, &R, "bind", LATE_HID, "hid", "DRIVER=hid-generic", NULL), HANDLER_RUN);
+        check_str(started_env(c, &child, "PHYSDEVDRIVER"), "hid-generic");
+        /* The unplug, read before the child starts: the bind is remembered after the device's record. */
+        check_int(run_event(c, &later, "remove", LATE_HID "/input/input9", "input", NULL), HANDLER_RUN);
+        check_str(agent_env(&later, "PHYSDEVDRIVER"), "hid-generic"); /* sent from the driver's remove() */
+        check_int(handler_chain_probe(c, later.ev, NULL, 0), DEVMODEL_PROBE_NONE);
+        check_int(run_event(c, &R, "unbind", LATE_HID, "hid", NULL), HANDLER_RUN);
+        check_int(run_event(c, &R, "remove", LATE_HID, "hid", NULL), HANDLER_RUN);
+        check_str(started_env(c, &child, "PHYSDEVDRIVER"), "hid-generic");
+        check_str(started_env(c, &later, "PHYSDEVDRIVER"), "hid-generic");
+        check_str(started_env(c, &child, "PHYSDEVPATH"), LATE_HID);
+        run_release(&child);
+        run_release(&later);
+        run_release(&R);
+        handler_chain_free(c);
+}
+
+/*
+ * Probes the stream says failed, or that were not under way: nothing is
+ * added at the start, the intake's word (here none) stands.  A child sent
+ * after an unbind, whose device is then removed without a bind; a child of
+ * a device bound again later, sent before its unbind (bound then: the
+ * intake said so); and one whose bind was read before it (nothing open).
+ */
+static void test_probe_not_bound(void)
+{
+        struct handler_chain *c = chain_for(ROOT);
+        static struct run child, before;
+
+        check_int(run_event(c, &R, "add", LATE_HID, "hid", NULL), HANDLER_RUN);
+        check_int(run_event(c, &R, "bind", LATE_HID, "hid", "DRIVER=hid-generic", NULL), HANDLER_RUN);
+        check_int(run_event(c, &before, "change", LATE_HID "/input/input9", "input", NULL), HANDLER_RUN);
+        check_str(agent_env(&before, "PHYSDEVDRIVER"), "hid-generic");
+        check_int(handler_chain_probe(c, before.ev, NULL, 0), DEVMODEL_PROBE_NONE);
+        check_int(run_event(c, &R, "unbind", LATE_HID, "hid", NULL), HANDLER_RUN);
+        check_int(run_event(c, &child, "add", LATE_HID "/input/input9", "input", NULL), HANDLER_RUN);
+        check(!agent_env(&child, "PHYSDEVDRIVER"));
+        check_int(handler_chain_probe(c, child.ev, NULL, 0), DEVMODEL_PROBE_OPEN);
+        /* A bind again, of another driver: the child sent between unbind and bind gets it; the one before not. */
+        check_int(run_event(c, &R, "bind", LATE_HID, "hid", "DRIVER=hid-other", NULL), HANDLER_RUN);
+        check_str(started_env(c, &child, "PHYSDEVDRIVER"), "hid-other");
+        check_str(started_env(c, &before, "PHYSDEVDRIVER"), "hid-generic");
+        /* Unbound, then removed without a bind: the probe failed, nothing to add. */
+        check_int(run_event(c, &R, "unbind", LATE_HID, "hid", NULL), HANDLER_RUN);
+        check_int(run_event(c, &child, "add", LATE_HID "/input/input9", "input", NULL), HANDLER_RUN);
+        check_int(handler_chain_probe(c, child.ev, NULL, 0), DEVMODEL_PROBE_OPEN);
+        check_int(run_event(c, &R, "remove", LATE_HID, "hid", NULL), HANDLER_RUN);
+        check_int(handler_chain_probe(c, child.ev, NULL, 0), DEVMODEL_PROBE_NONE);
+        check(!started_env(c, &child, "PHYSDEVDRIVER"));
+        /* A bus device's own event and a virtual device's: nothing to look up. */
+        check_int(run_event(c, &R, "add", LATE_HID, "hid", NULL), HANDLER_RUN);
+        check_int(handler_chain_probe(c, R.ev, NULL, 0), DEVMODEL_PROBE_NONE);
+        check_int(run_event(c, &R, "add", "/devices/virtual/net/lo", "net", NULL), HANDLER_RUN);
+        check_int(handler_chain_probe(c, R.ev, NULL, 0), DEVMODEL_PROBE_NONE);
+        run_release(&child);
+        run_release(&before);
+        run_release(&R);
+        handler_chain_free(c);
+}
+
 /* Events the filter policy drops still tell the model: the driver a child sees is the stream's. */
 static void test_model_filtered(void)
 {
@@ -943,6 +1045,8 @@ int main(void)
         run_test(test_model_gone);
         run_test(test_model_filtered);
         run_test(test_model_seeded);
+        run_test(test_probe_read_late);
+        run_test(test_probe_not_bound);
         run_test(test_model_seed_bounded);
         run_test(test_cache_bounded);
         run_test(test_firmware_loader);
