@@ -15,6 +15,7 @@
 #include <systemd/sd-event.h>
 
 #include "pipeline/concurrency.h"
+#include "pipeline/devmodel.h"
 #include "shared/bounds.h"
 #include "shared/list.h"
 #include "shared/time-util.h"
@@ -45,7 +46,17 @@ struct manager_jobs {
         struct usermap *usermap;        /* hotplug-dir's maps (job-usb.c); NULL: none */
         struct list_node idle_outputs;  /* struct job_output.link: pipes kept for the next runs */
         size_t n_idle_outputs;          /* at most HP_OUTPUT_PIPES_KEPT */
+        size_t n_probe_waiting;         /* jobs with probe_waiting set */
+        sd_event_source *probe_look;    /* while jobs wait for a probe's end: read the source again */
 };
+
+/*
+ * While a job waits for a probe's end, the source is read again this long
+ * after the last look: a read that stopped at HP_INPUT_PER_WAKEUP just
+ * when the socket was empty is followed by no wakeup, so no drain would
+ * be reported until the kernel sends something else.
+ */
+#define JOB_PROBE_LOOK_USEC (10 * USEC_PER_MSEC)
 
 /*
  * An output pipe: the read end watched by the loop for as long as the pipe
@@ -87,6 +98,9 @@ struct job {
         bool failed;
         bool starting_sent;      /* observers heard starting() */
         bool udev_waiting;       /* its first program waits for udevd's broadcast (udev-wait.h) */
+        bool probe_waiting;      /* it waits for its physical device's probe to end (manager_probe_hold()) */
+        bool physdev_set;        /* its programs get @physdev in place of the intake's PHYSDEVDRIVER */
+        char physdev[sizeof("PHYSDEVDRIVER=") + DEVMODEL_NAME_MAX];
         size_t line_len;
         char line[HP_OUTPUT_LINE_MAX + 1];
         usec_t out_window;       /* CLOCK_MONOTONIC, start of the output rate-limit window */

@@ -35,6 +35,7 @@
 #include "uevent/uevent.h"
 
 struct backlog;
+struct spawn_env;
 struct manager_jobs;
 struct manager_observers;
 struct udev_wait;
@@ -75,6 +76,9 @@ struct manager {
         struct manager_observers *obs;      /* manager-observe.c: who hears what happened */
         struct udev_wait *udev;             /* udev-wait.c: after-udev (an observer; NULL once closed) */
         bool feeding;                       /* manager.c: inside manager_feed(), a datagram of the source */
+        /* manager.c: the highest SEQNUM read before the source last said it was read to the end
+         * (or taken in from elsewhere than the source): nothing sent before it is still to come. */
+        uint64_t drained_through;
 };
 
 /* ---- manager.c: input and pipeline; manager-queue.c: the queue ----------- */
@@ -182,6 +186,34 @@ uint32_t manager_start_begin(struct manager *m, const struct uevent *ev);
 /* The event begun last was started, or its start failed: clear its mark. */
 void manager_start_end(struct manager *m);
 
+/**
+ * manager_probe_hold() - whether @ev's job waits for its physical device's bind before it starts.
+ * @m: manager
+ * @ev: a held event about to start (borrowed)
+ *
+ * A class device's event the kernel sent while its physical device's probe
+ * ran (handler_chain_probe(): DEVMODEL_PROBE_OPEN) and that got no
+ * PHYSDEVDRIVER at intake waits until the stream says how the probe ended
+ * (the device's bind, unbind or remove is read), or nothing sent before it
+ * can still come: the source was read to the end after it, or reading is
+ * paused (the queue is full), or the daemon replays or stops.
+ */
+bool manager_probe_hold(struct manager *m, const struct uevent *ev);
+/**
+ * manager_physdev_driver() - the PHYSDEVDRIVER entry @ev's programs get, if the stream changed it.
+ * @m: manager
+ * @ev: an event about to start (borrowed)
+ * @entry: receives "PHYSDEVDRIVER=NAME" (@size bytes)
+ *
+ * The driver of the bind that ended the probe @ev was sent in
+ * (handler_chain_probe(): DEVMODEL_PROBE_BOUND), unless the kernel sent
+ * PHYSDEVDRIVER itself.  Return: true if @entry is to replace what the
+ * handlers added at intake (manager_env_set()).
+ */
+bool manager_physdev_driver(struct manager *m, const struct uevent *ev, char *entry, size_t size);
+/* Put @entry ("KEY=VALUE", borrowed as long as @env is used) in @env, in place of the same key's entry. */
+void manager_env_set(struct spawn_env *env, const char *entry);
+
 /* ---- manager-job.c: jobs -------------------------------------------------- */
 
 /* The empty job list and the concurrency controller, once m->cfg is set (manager_free() may follow).
@@ -210,7 +242,7 @@ const struct concurrency *manager_concurrency(const struct manager *m);
 void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_agent *a, void *arg), void *arg);
 /* The configuration changed: report a missing agent again, apply the ordering and the limit. */
 void manager_jobs_reconfigured(struct manager *m);
-/* Stopping: jobs still waiting for udevd go without a run, their events left for the next
- * instance as queued ones are.  Return: how many. */
+/* Stopping: jobs still waiting for udevd (or for a probe's end, manager_probe_hold()) go without
+ * a run, their events left for the next instance as queued ones are.  Return: how many. */
 size_t manager_jobs_drop_waiting(struct manager *m);
 

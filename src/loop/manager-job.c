@@ -15,7 +15,12 @@
  * number of running jobs flagged asleep (only on_look() sets the flag, a new
  * program and the job's end clear it); a program's output pipe goes back to
  * the idle ones (job-output.c) only when the program left nothing behind in
- * its process group and nothing unread in the pipe.
+ * its process group and nothing unread in the pipe.  A job waiting before
+ * its first program, for udevd (udev_waiting) or for the end of its
+ * physical device's probe (probe_waiting, counted in
+ * m->jobs->n_probe_waiting; looked at again at each dispatch), is flagged
+ * asleep and has no process; its programs get the PHYSDEVDRIVER the model
+ * says when they start (manager_physdev_driver()).
  */
 #include <assert.h>
 #include <errno.h>
@@ -64,6 +69,8 @@ static struct job *job_free(struct job *j)
         if (!j)
                 return NULL;
         list_unlink(&j->link);
+        if (j->probe_waiting)
+                j->m->jobs->n_probe_waiting--;
         if (j->udev_waiting)
                 udev_wait_abandon(j->m, j->ev);
         /* A child source that owns its process kills and reaps it if still running. */
@@ -530,6 +537,8 @@ static int job_start_next(struct job *j)
                         j->starting_sent = true;
                 }
                 spawn_env_build(j->ev, &env);
+                if (j->physdev_set)
+                        manager_env_set(&env, j->physdev);
                 if (step)
                         job_usb_env(j, step, &env);
                 r = refused = m->cfg.hotplug_d || step ? 0 : agent_verify(j);
@@ -586,6 +595,7 @@ static void job_run_programs(struct job *j)
         struct uevent *ev = j->ev;
         int r;
 
+        j->physdev_set = manager_physdev_driver(m, ev, j->physdev, sizeof(j->physdev));
         job_usb_plan(j);
         if (m->cfg.hotplug_d) {
                 r = hotplug_d_list(m->cfg.hotplug_d, ev->name, &j->scripts, &j->n_scripts);
@@ -598,6 +608,70 @@ static void job_run_programs(struct job *j)
         }
         if (job_start_next(j) <= 0)
                 job_finish(j);
+}
+
+/* @j's wait for udevd's broadcast of its event (after-udev), or its programs now. */
+static void job_begin(struct job *j)
+{
+        if (udev_wait_begin(j->m, j->ev, j) > 0) {
+                /* Held for udevd: it takes a place among max-children, not a CPU's slot. */
+                j->udev_waiting = true;
+                job_set_asleep(j, true);
+                return;
+        }
+        job_run_programs(j);
+}
+
+/*
+ * @j, which waited, goes on with @go outside a start of the dispatch: the
+ * poison guard marks this start too, and sets aside an event that killed
+ * instances here.
+ */
+static void job_resume(struct job *j, void (*go)(struct job *j))
+{
+        struct manager *m = j->m;
+        struct uevent *ev = j->ev;
+        uint32_t aside = manager_start_begin(m, ev);
+
+        if (aside) {
+                ev->owner_data = NULL;
+                job_free(j);
+                start_set_aside(m, ev, aside);
+        } else
+                go(j);
+        manager_start_end(m);
+}
+
+static void jobs_probe_watch(struct manager *m);
+
+/* Jobs wait for a probe's end: read the source (which reports a drain, then dispatches and releases them). */
+static int on_probe_look(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+
+        if (m->jobs->n_probe_waiting == 0 || m->stopping)
+                return 0;
+        (void)manager_drain_input(m);
+        if (m->jobs->n_probe_waiting > 0)
+                jobs_probe_watch(m);
+        return 0;
+}
+
+static void jobs_probe_watch(struct manager *m)
+{
+        int r;
+
+        if (!m->jobs->probe_look) {
+                r = sd_event_add_time_relative(m->event, &m->jobs->probe_look, CLOCK_MONOTONIC,
+                                               JOB_PROBE_LOOK_USEC, USEC_PER_MSEC, on_probe_look, m);
+                if (r < 0)
+                        log_debug_errno(r, "no timer to look at the input for waiting jobs");
+                return;
+        }
+        if (sd_event_source_get_enabled(m->jobs->probe_look, NULL) > 0)
+                return; /* armed */
+        (void)sd_event_source_set_time_relative(m->jobs->probe_look, JOB_PROBE_LOOK_USEC);
+        (void)sd_event_source_set_enabled(m->jobs->probe_look, SD_EVENT_ONESHOT);
 }
 
 /* The real spawner's start(): a job that runs the agent or the hotplug.d programs for @ev. */
@@ -618,33 +692,51 @@ static void job_start(void *data, struct uevent *ev)
         list_add_head(&m->jobs->running, &j->link);
         j->job_started = now_usec(CLOCK_MONOTONIC);
         ev->owner_data = j;
-        if (udev_wait_begin(m, ev, j) > 0) {
-                /* Held for udevd: it takes a place among max-children, not a CPU's slot. */
-                j->udev_waiting = true;
+        if (manager_probe_hold(m, ev)) {
+                struct log_fields f;
+
+                /* Held for its physical device's bind, as a wait for udevd is: asleep. */
+                uevent_log_fields(ev, &f);
+                log_internal(LOG_DEBUG, 0, &f, "waits for the end of its physical device's probe");
+                j->probe_waiting = true;
+                m->jobs->n_probe_waiting++;
                 job_set_asleep(j, true);
+                jobs_probe_watch(m);
                 return;
         }
-        job_run_programs(j);
+        job_begin(j);
+}
+
+/*
+ * Jobs waiting for a probe's end (manager_probe_hold()) whose wait is over
+ * begin, inside manager_dispatch() (no nesting), each start marked by the
+ * poison guard as job_udev_go() marks its own.
+ */
+static void jobs_probe_release(struct manager *m)
+{
+        struct job *j, *next;
+
+        list_for_each_safe(j, next, &m->jobs->running, link) {
+                if (!j->probe_waiting || manager_probe_hold(m, j->ev))
+                        continue;
+                j->probe_waiting = false;
+                m->jobs->n_probe_waiting--;
+                job_set_asleep(j, false);
+                job_resume(j, job_begin);
+                if (m->jobs->n_probe_waiting == 0)
+                        break;
+        }
 }
 
 void job_udev_go(struct job *j, bool timed_out, usec_t waited)
 {
         struct manager *m = j->m;
         struct uevent *ev = j->ev;
-        uint32_t aside;
 
         j->udev_waiting = false;
         job_set_asleep(j, false);
         observe_udev_waited(m, ev, waited, timed_out);
-        /* Started outside the dispatch: the poison guard marks this start too. */
-        aside = manager_start_begin(m, ev);
-        if (aside) {
-                ev->owner_data = NULL;
-                job_free(j);
-                start_set_aside(m, ev, aside);
-        } else
-                job_run_programs(j);
-        manager_start_end(m);
+        job_resume(j, job_run_programs);
 }
 
 size_t manager_jobs_drop_waiting(struct manager *m)
@@ -655,7 +747,7 @@ size_t manager_jobs_drop_waiting(struct manager *m)
         list_for_each_safe(j, next, &m->jobs->running, link) {
                 struct uevent *ev = j->ev;
 
-                if (!j->udev_waiting)
+                if (!j->udev_waiting && !j->probe_waiting)
                         continue;
                 job_free(j);
                 scheduler_done(m->scheduler, ev);
@@ -679,6 +771,8 @@ void manager_dispatch(struct manager *m)
         if (m->jobs->dispatching)
                 return;
         m->jobs->dispatching = true;
+        if (m->jobs->n_probe_waiting > 0 && !m->stopping && !m->jobs->paused)
+                jobs_probe_release(m);
         while (!m->stopping && !m->jobs->paused && (ev = scheduler_next(m->scheduler))) {
                 uint32_t aside = manager_start_begin(m, ev);
 
@@ -815,6 +909,7 @@ void manager_jobs_close(struct manager *m)
         if (!m->jobs)
                 return;
         m->jobs->look = sd_event_source_disable_unref(m->jobs->look);
+        m->jobs->probe_look = sd_event_source_disable_unref(m->jobs->probe_look);
         manager_kill_running(m);
         while ((o = list_first(&m->jobs->idle_outputs, struct job_output, link)))
                 job_output_free(o);

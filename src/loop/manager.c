@@ -257,6 +257,9 @@ static void queue_view(struct manager *m, const struct uevent *view, const struc
                 return;
         }
         mark_resync(m, view, &env);
+        /* Not from the source (a takeover, a resync): no drain of the source will tell of it. */
+        if (!m->feeding && view->seqnum > m->drained_through)
+                m->drained_through = view->seqnum;
 
         r = uevent_dup(view, &env, name[0] ? name : NULL, &ev);
         if (r < 0) {
@@ -278,6 +281,41 @@ static void queue_view(struct manager *m, const struct uevent *view, const struc
         if (manager_held(m) > m->stats.peak_held)
                 m->stats.peak_held = manager_held(m);
         log_internal(LOG_DEBUG, 0, f, "queued");
+}
+
+bool manager_probe_hold(struct manager *m, const struct uevent *ev)
+{
+        if (ev->seqnum <= m->drained_through || m->stopping || manager_replaying(m) || manager_input_paused(m))
+                return false;
+        if (uevent_get_extra(ev, "PHYSDEVDRIVER") || uevent_get(ev, "PHYSDEVDRIVER"))
+                return false;
+        return handler_chain_probe(m->handlers, ev, NULL, 0) == DEVMODEL_PROBE_OPEN;
+}
+
+bool manager_physdev_driver(struct manager *m, const struct uevent *ev, char *entry, size_t size)
+{
+        static const char key[] = "PHYSDEVDRIVER=";
+
+        assert(size > sizeof(key));
+        memcpy(entry, key, sizeof(key));
+        return handler_chain_probe(m->handlers, ev, entry + sizeof(key) - 1, size - sizeof(key) + 1) ==
+                       DEVMODEL_PROBE_BOUND &&
+               !uevent_get(ev, "PHYSDEVDRIVER");
+}
+
+void manager_env_set(struct spawn_env *env, const char *entry)
+{
+        size_t k = strcspn(entry, "=") + 1;
+
+        for (size_t i = 0; i < env->n; i++)
+                if (strncmp(env->envp[i], entry, k) == 0) {
+                        env->envp[i] = entry;
+                        return;
+                }
+        if (env->n + 1 < SPAWN_ENV_MAX) {
+                env->envp[env->n++] = entry;
+                env->envp[env->n] = NULL;
+        }
 }
 
 int manager_inject_synthetic(struct manager *m, const char *data, size_t size)
@@ -354,8 +392,10 @@ void manager_feed_log_full(const struct manager *m)
 
 void manager_feed_end(struct manager *m, bool drained)
 {
-        if (drained)
+        if (drained) {
+                m->drained_through = MAX(m->drained_through, m->ledger.last);
                 observe_input_drained(m);
+        }
         manager_dispatch(m);
 }
 

@@ -9,6 +9,10 @@
  * hands in with spawner_dry_set_duration()), so the scheduler meets the same
  * overlaps and the order and waits it prints are those of the live run.
  *
+ * The environment logged is the one the real spawner would give at this
+ * moment (the PHYSDEVDRIVER of a bind read since the event's intake
+ * included); a dry run does not wait for a probe's end.
+ *
  * Invariants: an event with no duration is handed back during start();
  * every held event is on the dry list with its own timer, which owns it
  * until the timer fires (the event is done) or kill_all() frees it.
@@ -26,6 +30,7 @@
 #include "shared/macro.h"
 #include "loop/job-spawner.h"
 #include "loop/manager-internal.h"
+#include "pipeline/devmodel.h"
 #include "pipeline/scheduler.h"
 #include "pipeline/spawner.h"
 
@@ -63,9 +68,10 @@ void spawner_dry_set_duration(void *data, job_dry_duration_fn fn, void *userdata
         d->duration_userdata = userdata;
 }
 
-/* Log what would run for @ev. */
-static void log_would_run(const struct manager *m, const struct uevent *ev)
+/* Log what would run for @ev: the environment its programs would get, as the real spawner makes it. */
+static void log_would_run(struct manager *m, const struct uevent *ev)
 {
+        char physdev[sizeof("PHYSDEVDRIVER=") + DEVMODEL_NAME_MAX];
         struct spawn_env env;
         struct log_fields f;
         char line[8192], esc[2048];
@@ -74,6 +80,8 @@ static void log_would_run(const struct manager *m, const struct uevent *ev)
         if (log_get_max_level() < LOG_INFO)
                 return;
         spawn_env_build(ev, &env);
+        if (manager_physdev_driver(m, ev, physdev, sizeof(physdev)))
+                manager_env_set(&env, physdev);
         for (size_t i = 0; i < env.n && o < sizeof(line) - 1; i++) {
                 int k = snprintf(line + o, sizeof(line) - o, "%s%s", i ? " " : "",
                                  escape_cstr(env.envp[i], esc, sizeof(esc)));

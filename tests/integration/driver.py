@@ -423,6 +423,48 @@ HID_LATE = "/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0/0003:046D:C31C.000
 INPUT_LATE = HID_LATE + "/input/input9"
 
 
+def case_probe_late(c):
+    """A keyboard plugged and unplugged while hotplugd is stopped (issue 39 item 6b): the input device, made
+    by the HID device's probe and read before the bind that names hid-generic, when neither directory
+    exists any more, gets PHYSDEVDRIVER=hid-generic from the bind (30 unrelated events between the child
+    and the bind: as many as the socketpair takes besides, with its default send buffer).  Then a child
+    whose parent's bind never comes: it waits for nothing long (the socket read to the end releases it)
+    and gets no PHYSDEVDRIVER."""
+    agent = c.agent()
+    d = c.daemon(f"--agent={agent}")
+    fill = [uevent(3 + i, "change", f"/devices/virtual/misc/fill{i}", "misc") for i in range(30)]
+    d.proc.send_signal(signal.SIGSTOP)
+    try:
+        d.send(uevent(1, "add", HID_LATE, "hid", "HID_ID=0003:0000046D:0000C31C"),
+               uevent(2, "add", INPUT_LATE, "input", 'NAME="K"'), *fill,
+               uevent(33, "bind", HID_LATE, "hid", "DRIVER=hid-generic", "HID_ID=0003:0000046D:0000C31C"),
+               uevent(34, "remove", INPUT_LATE, "input", 'NAME="K"'),
+               uevent(35, "unbind", HID_LATE, "hid", "HID_ID=0003:0000046D:0000C31C"),
+               uevent(36, "remove", HID_LATE, "hid", "HID_ID=0003:0000046D:0000C31C"))
+    finally:
+        d.proc.send_signal(signal.SIGCONT)
+    c.wait(lambda: len(c.runs()) == 36, "36 agent runs")
+    r = c.runs()
+    child = r[2]["vars"]
+    check(child.get("PHYSDEVPATH") == HID_LATE, f"input add: PHYSDEVPATH {child.get('PHYSDEVPATH')}")
+    check(child.get("PHYSDEVDRIVER") == "hid-generic",
+          f"input add read before the bind: PHYSDEVDRIVER {child.get('PHYSDEVDRIVER')}, expected hid-generic")
+    check(r[34]["vars"].get("PHYSDEVDRIVER") == "hid-generic", "input remove: no PHYSDEVDRIVER=hid-generic")
+    check("PHYSDEVDRIVER" not in r[1]["vars"], "the HID device's add (before its probe) has a PHYSDEVDRIVER")
+    check(r[33]["vars"].get("PHYSDEVDRIVER") == "hid-generic", "the bind has no PHYSDEVDRIVER=hid-generic")
+
+    t0 = time.monotonic()
+    d.send(uevent(37, "add", HID_LATE, "hid", "HID_ID=0003:0000046D:0000C31C"),
+           uevent(38, "add", INPUT_LATE, "input", 'NAME="K"'))
+    c.wait(lambda: len(c.runs()) == 38, "38 agent runs")
+    took = time.monotonic() - t0
+    r = c.runs()
+    check("PHYSDEVDRIVER" not in r[38]["vars"], f"input add without a bind: PHYSDEVDRIVER {r[38]['vars']}")
+    check(took < 2, f"the input add without a bind ran {took:.1f} s after it was sent")
+    d.stop()
+    print(f"ok: the child read before its parent's bind got the bind's driver; without a bind it ran "
+          f"{took * 1000:.0f} ms after it was sent, without PHYSDEVDRIVER")
+
 
 def case_parallel(c):
     """Unrelated devices run at once: each agent waits until all three have started."""
@@ -1523,6 +1565,7 @@ def case_usb_era_scripts(c):
 CASES = {
     "trust-switch": case_trust_switch,
     "parent-child": case_parent_child,
+    "probe-late": case_probe_late,
     "parallel": case_parallel,
     "concurrency": case_concurrency,
     "strict": case_strict,
