@@ -79,6 +79,7 @@ static int on_settle_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         ctlmsg_add_u64(&m, "seqnum", cl->settle_target);
         ctlmsg_add_u64(&m, "lowest_held", p.lowest_held);
         ctlmsg_add_u64(&m, "last", p.last_seen);
+        ctlmsg_add_u64(&m, "udev_waiting", p.udev_waiting);
         client_reply(cl, &m);
         return 0;
 }

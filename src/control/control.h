@@ -221,6 +221,7 @@ struct control_progress {
         uint64_t last_seen;    /* highest SEQNUM the ledger accepted, 0 before any */
         uint64_t lowest_held;  /* lowest SEQNUM queued or running, 0 if none is held */
         bool replaying;        /* --replay: events come from a recording, no kernel uevent is read */
+        uint64_t udev_waiting; /* events waiting for udevd's broadcast (after-udev) */
 };
 
 struct control_ops {

@@ -76,12 +76,18 @@ int verb_settle(int argc, char *argv[])
         if (ctlmsg_is(rec, "ok"))
                 return CTL_EXIT_OK;
         if (ctlmsg_is(rec, "timeout")) {
+                uint64_t udev = 0;
+                char why[96] = "";
+
                 (void)ctlmsg_get_u64(rec, "lowest_held", &v);
+                (void)ctlmsg_get_u64(rec, "udev_waiting", &udev);
+                if (udev)
+                        snprintf(why, sizeof(why), " (%" PRIu64 " event(s) waiting for udevd's broadcast)", udev);
                 if (v)
-                        ctl_err("settle", "timed out waiting for SEQNUM %" PRIu64 "; still held from SEQNUM %" PRIu64,
-                                seqnum, v);
+                        ctl_err("settle", "timed out waiting for SEQNUM %" PRIu64 "; still held from SEQNUM %" PRIu64 "%s",
+                                seqnum, v, why);
                 else
-                        ctl_err("settle", "timed out waiting for SEQNUM %" PRIu64, seqnum);
+                        ctl_err("settle", "timed out waiting for SEQNUM %" PRIu64 "%s", seqnum, why);
                 return CTL_EXIT_TIMEOUT;
         }
         if (ctlmsg_is(rec, "error"))

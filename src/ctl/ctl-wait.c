@@ -201,8 +201,8 @@ static int timed_out(struct wdev *devs, size_t n, bool removed)
  */
 static int settle_one(int fd, uint64_t seqnum, const char *devpath, bool present, const char *arg, usec_t deadline)
 {
-        char req[HP_CONTROL_REQUEST_MAX + 1], rec[CTL_RECORD_SIZE], esc[PATH_MAX];
-        uint64_t held = 0;
+        char req[HP_CONTROL_REQUEST_MAX + 1], rec[CTL_RECORD_SIZE], esc[PATH_MAX], why[96] = "";
+        uint64_t held = 0, udev = 0;
         int r;
 
         if (snprintf(req, sizeof(req), "settle %" PRIu64 " %" PRIi64 "%s%s%s", seqnum, ms_left(deadline),
@@ -223,14 +223,17 @@ static int settle_one(int fd, uint64_t seqnum, const char *devpath, bool present
                 return CTL_EXIT_FAILURE;
         }
         (void)ctlmsg_get_u64(rec, "lowest_held", &held);
+        (void)ctlmsg_get_u64(rec, "udev_waiting", &udev);
+        if (udev)
+                snprintf(why, sizeof(why), " (%" PRIu64 " event(s) waiting for udevd's broadcast)", udev);
         if (devpath && present && held == 0)
                 ctl_err("wait", "timed out: hotplugd has not received the add of %s yet",
                         escape_cstr(arg, esc, sizeof(esc)));
         else if (devpath)
-                ctl_err("wait", "timed out: the event SEQNUM %" PRIu64 " of %s is not processed yet", held,
-                        escape_cstr(arg, esc, sizeof(esc)));
+                ctl_err("wait", "timed out: the event SEQNUM %" PRIu64 " of %s is not processed yet%s", held,
+                        escape_cstr(arg, esc, sizeof(esc)), why);
         else
-                ctl_err("wait", "timed out settling: SEQNUM %" PRIu64 " is not processed yet", held);
+                ctl_err("wait", "timed out settling: SEQNUM %" PRIu64 " is not processed yet%s", held, why);
         return CTL_EXIT_TIMEOUT;
 }
 

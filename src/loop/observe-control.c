@@ -125,6 +125,7 @@ static void ctl_progress(void *userdata, struct control_progress *ret)
         ret->last_seen = manager_ledger(m)->last;
         ret->lowest_held = manager_lowest_held(m);
         ret->replaying = manager_replaying(m);
+        ret->udev_waiting = udev_wait_waiting(m);
 }
 
 static uint64_t ctl_lowest_held_on(void *userdata, const char *devpath)

@@ -161,6 +161,11 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$UDEV_FORGE" "$seqnum" chang
 _mismatched() { "$HOTPLUGCTL" status | grep -q "; 2 broadcasts not matching the kernel's event ignored"; }
 t_wait_for "$T_IDLE" _mismatched || t_fail "the two forged broadcasts were not counted: $("$HOTPLUGCTL" status | grep udevd)"
 [ ! -e "$T_DIR/runs/$u" ] || t_fail "a forged broadcast released the event (udevd's RUN takes 5 s)"
+# settle and wait say what the held event waits for.
+out=$("$HOTPLUGCTL" settle --timeout 0.3 2>&1) && t_fail "settle succeeded while an event waited for udevd"
+echo "$out" | grep -q "(1 event(s) waiting for udevd's broadcast)" || t_fail "settle did not say the wait is udevd's: $out"
+out=$("$HOTPLUGCTL" wait --timeout 0.3 /sys/class/net/lo 2>&1) && t_fail "wait succeeded while an event of lo waited"
+echo "$out" | grep -q "waiting for udevd's broadcast" || t_fail "wait did not say the wait is udevd's: $out"
 wait_runs "forged"
 [ "$AFTER" = 1 ] || t_fail "the event held past forged broadcasts ran before udevd finished it"
 grep -q "names SEQNUM=$seqnum with another DEVPATH or ACTION" "$T_LOG" || t_fail "no log line for the forged broadcast"
