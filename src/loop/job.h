@@ -51,14 +51,6 @@ struct manager_jobs {
 };
 
 /*
- * While a job waits for a probe's end, the source is read again this long
- * after the last look: a read that stopped at HP_INPUT_PER_WAKEUP just
- * when the socket was empty is followed by no wakeup, so no drain would
- * be reported until the kernel sends something else.
- */
-#define JOB_PROBE_LOOK_USEC (10 * USEC_PER_MSEC)
-
-/*
  * An output pipe: the read end watched by the loop for as long as the pipe
  * lives, the write end the agents' stdout and stderr.  Kept from one run to
  * the next: a pipe, its two closes and its two epoll registrations per run

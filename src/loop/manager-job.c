@@ -663,14 +663,14 @@ static void jobs_probe_watch(struct manager *m)
 
         if (!m->jobs->probe_look) {
                 r = sd_event_add_time_relative(m->event, &m->jobs->probe_look, CLOCK_MONOTONIC,
-                                               JOB_PROBE_LOOK_USEC, USEC_PER_MSEC, on_probe_look, m);
+                                               HP_PROBE_LOOK_USEC, USEC_PER_MSEC, on_probe_look, m);
                 if (r < 0)
                         log_debug_errno(r, "no timer to look at the input for waiting jobs");
                 return;
         }
         if (sd_event_source_get_enabled(m->jobs->probe_look, NULL) > 0)
                 return; /* armed */
-        (void)sd_event_source_set_time_relative(m->jobs->probe_look, JOB_PROBE_LOOK_USEC);
+        (void)sd_event_source_set_time_relative(m->jobs->probe_look, HP_PROBE_LOOK_USEC);
         (void)sd_event_source_set_enabled(m->jobs->probe_look, SD_EVENT_ONESHOT);
 }
 

@@ -89,7 +89,7 @@ static void binds_add(struct devmodel_binds *b, const struct uevent *ev, uint64_
         x->bind = ev->seqnum;
         memcpy(x->devpath, ev->devpath, ev->devpath_len + 1u);
         strcpy(x->driver, driver);
-        b->next = (b->next + 1) % DEVMODEL_BINDS;
+        b->next = (b->next + 1) % HP_PROBE_BINDS;
         if (ev->seqnum > b->newest)
                 b->newest = ev->seqnum;
 }
@@ -246,7 +246,7 @@ enum devmodel_probe devmodel_probe_at(const struct devcache *c, const struct dev
         struct devcache_entry rec;
 
         /* A bind read after the event: did it end the probe the event was sent in? */
-        for (unsigned i = 0; binds->newest > seqnum && i < DEVMODEL_BINDS; i++) {
+        for (unsigned i = 0; binds->newest > seqnum && i < HP_PROBE_BINDS; i++) {
                 const struct devmodel_bind *x = &binds->b[i];
 
                 if (x->from < seqnum && seqnum < x->bind && strcmp(x->devpath, physpath) == 0) {

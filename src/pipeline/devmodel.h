@@ -36,23 +36,21 @@
 #include <stdint.h>
 
 #include "pipeline/devcache.h"
+#include "shared/bounds.h"
 #include "uevent/uevent.h"
 
 #define DEVMODEL_NAME_MAX 256
-/* Probes ended by a bind that the model remembers after the device's record, and their DEVPATH's bound. */
-#define DEVMODEL_BINDS 32
-#define DEVMODEL_PATH_MAX 512
 
 /* A probe the stream saw end with a bind: the device was unbound after @from, bound to @driver at @bind. */
 struct devmodel_bind {
         uint64_t from, bind;           /* SEQNUMs; 0: an empty slot */
-        char devpath[DEVMODEL_PATH_MAX];
+        char devpath[HP_PROBE_BIND_PATH_MAX];
         char driver[DEVMODEL_NAME_MAX];
 };
 
-/* The last DEVMODEL_BINDS probes that ended with a bind, oldest overwritten first. */
+/* The last HP_PROBE_BINDS probes that ended with a bind, oldest overwritten first. */
 struct devmodel_binds {
-        struct devmodel_bind b[DEVMODEL_BINDS];
+        struct devmodel_bind b[HP_PROBE_BINDS];
         unsigned next;                 /* the slot the next bind takes */
         uint64_t newest;               /* highest bind SEQNUM kept, 0: none */
 };

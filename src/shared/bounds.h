@@ -73,6 +73,17 @@
  * makes hotplugd look for it again (libudev hears udevd only once it exists). */
 #define HP_UDEV_PROBE_USEC (1 * 1000 * 1000)
 
+/* A class device's event read during its physical device's probe (the
+ * device model, pipeline/devmodel.h): the last HP_PROBE_BINDS binds that
+ * ended a probe are remembered (with a DEVPATH of at most
+ * HP_PROBE_BIND_PATH_MAX bytes; a longer one is not), after the device's
+ * own record too; while such an event waits for the probe's end, the
+ * source is read again HP_PROBE_LOOK_USEC after the last look (a read that
+ * stopped at HP_INPUT_PER_WAKEUP as the socket emptied gets no wakeup). */
+#define HP_PROBE_BINDS 32
+#define HP_PROBE_BIND_PATH_MAX 512
+#define HP_PROBE_LOOK_USEC (10 * 1000)
+
 /* Longest agent output line kept for the log; longer lines are split. */
 #define HP_OUTPUT_LINE_MAX 1024
 
