@@ -719,6 +719,7 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
                 return r;
         }
 
+        handler_chain_take_model(chain, m->handlers); /* what the devices' events said outlives a reload */
         handler_chain_free(m->handlers);
         m->handlers = chain;
         keep_fixed(&n, &m->cfg);

@@ -340,6 +340,21 @@ int handler_chain_new(const struct handler_config *cfg, struct handler_chain **r
         return 0;
 }
 
+void handler_chain_take_model(struct handler_chain *to, struct handler_chain *from)
+{
+        struct devcache *swap;
+
+        if (to->cfg.cache_size != from->cfg.cache_size || strcmp(to->cfg.sysfs_root, from->cfg.sysfs_root) != 0) {
+                log_notice("handler-cache or sysfs changed: the legacy variables of devices seen before are "
+                           "learnt again from sysfs");
+                return;
+        }
+        swap = to->cache;
+        to->cache = from->cache;
+        from->cache = swap;
+        to->binds = from->binds;
+}
+
 struct handler_chain *handler_chain_free(struct handler_chain *c)
 {
         if (!c)

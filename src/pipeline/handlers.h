@@ -57,6 +57,18 @@ enum handler_verdict {
  * skipped, never an error here.
  */
 int handler_chain_new(const struct handler_config *cfg, struct handler_chain **ret);
+
+/**
+ * handler_chain_take_model() - a reload: @to goes on with what @from knows of the devices.
+ * @to: the new chain (borrowed)
+ * @from: the chain it replaces (borrowed; freed next)
+ *
+ * The device records (what each device's events said, the seeding at
+ * start) and the binds that ended probes move to @to when both chains
+ * read the same sysfs root and keep as many records (handler-cache);
+ * otherwise @to starts empty and this says so (one log line).
+ */
+void handler_chain_take_model(struct handler_chain *to, struct handler_chain *from);
 struct handler_chain *handler_chain_free(struct handler_chain *c);
 DEFINE_FREEP(struct handler_chain, handler_chain_free)
 

@@ -595,6 +595,46 @@ static void test_model_seeded(void)
         remove_fixture(root);
 }
 
+/* A reload builds a new chain: it goes on with the old one's model (seeds, the stream's word, the binds). */
+static void test_model_reload(void)
+{
+        char root[512], path[1024];
+        struct handler_chain *c, *next;
+        struct handler_config other = { .sysfs_root = NULL, .cache_size = 7 };
+
+        copy_fixture(root, sizeof(root));
+        c = chain_for(root);
+        seed_from(c, root);
+        check_int(run_event(c, &R, "bind", KBD_HID, "hid", "DRIVER=stream-hid", NULL), HANDLER_RUN);
+        next = chain_for(root);
+        handler_chain_take_model(next, c);
+        handler_chain_free(c);
+        c = next;
+        snprintf(path, sizeof(path), "%s%s/net", root, PCI_NIC);
+        remove_tree(path);
+        snprintf(path, sizeof(path), "%s%s/driver", root, PCI_NIC);
+        check_int(unlink(path), 0);
+        snprintf(path, sizeof(path), "%s%s", root, KBD);
+        remove_tree(path);
+        /* The seed and the stream's word, across the reload. */
+        check_int(run_event(c, &R, "remove", PCI_NIC "/net/enp0s31f6", "net", "INTERFACE=enp0s31f6", NULL),
+                  HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "e1000e");
+        check_int(run_event(c, &R, "remove", KBD_HID "/input/input5", "input", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVDRIVER"), "stream-hid");
+        /* Another handler-cache: the new chain starts empty (and says so). */
+        other.sysfs_root = root;
+        check_int(handler_chain_new(&other, &next), 0);
+        handler_chain_take_model(next, c);
+        handler_chain_free(c);
+        c = next;
+        check_int(run_event(c, &R, "remove", KBD_HID "/input/input5", "input", NULL), HANDLER_RUN);
+        check(!agent_env(&R, "PHYSDEVDRIVER"));
+        run_release(&R);
+        handler_chain_free(c);
+        remove_fixture(root);
+}
+
 /* Seeding fills free slots only: what the stream stores later may evict seeds, seeds evict nothing. */
 static void test_model_seed_bounded(void)
 {
@@ -1045,6 +1085,7 @@ int main(void)
         run_test(test_model_gone);
         run_test(test_model_filtered);
         run_test(test_model_seeded);
+        run_test(test_model_reload);
         run_test(test_probe_read_late);
         run_test(test_probe_not_bound);
         run_test(test_model_seed_bounded);
