@@ -299,8 +299,10 @@ static void on_queued(void *userdata, const struct uevent *ev)
         uint64_t devpath_hash;
         struct udev_entry *e;
 
-        /* Only what this instance read from the kernel's socket: udevd saw the same. */
-        if (!w->listening || !manager_feeding(w->m))
+        /* Only what this instance read from the kernel's socket: udevd saw the same.  And only
+         * while udevd counts as running: an event queued before will not wait for it anyway, and
+         * a machine without udevd pays nothing per event held. */
+        if (!w->listening || !w->alive || !manager_feeding(w->m))
                 return;
         devpath_hash = hash_string(ev->devpath, NULL);
         e = entry_get(w, ev->seqnum);
