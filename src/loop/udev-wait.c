@@ -38,6 +38,8 @@
 struct udev_entry {
         uint64_t seqnum;
         uint64_t devpath_hash;   /* the kernel's DEVPATH; an early entry: udevd's */
+        uint64_t parent_hash;    /* ... its directory */
+        bool renamed;            /* an early entry: udevd renamed the device */
         char action[16];
         bool confirmed;          /* udevd broadcast it */
         bool early;              /* a broadcast only: the kernel's copy not read yet */
@@ -176,7 +178,8 @@ static void early_add(struct udev_wait *w, const struct udev_confirm *c)
                 free(e);
                 return; /* its event waits for the bound */
         }
-        *e = (struct udev_entry){ .seqnum = c->seqnum, .devpath_hash = c->devpath_hash, .confirmed = true,
+        *e = (struct udev_entry){ .seqnum = c->seqnum, .devpath_hash = c->devpath_hash,
+                                  .parent_hash = c->parent_hash, .renamed = c->renamed, .confirmed = true,
                                   .early = true, .w = w };
         memcpy(e->action, c->action, sizeof(e->action));
         *slot = c->seqnum;
@@ -234,7 +237,7 @@ static void on_confirm(struct udev_wait *w, const struct udev_confirm *c)
         }
         if (e->early || e->confirmed)
                 return; /* said twice */
-        if (!udev_confirm_matches(c, e->seqnum, e->devpath_hash, e->action)) {
+        if (!udev_confirm_matches(c, e->seqnum, e->devpath_hash, e->parent_hash, e->action)) {
                 log_mismatch(w, c->seqnum);
                 return;
         }
@@ -296,7 +299,7 @@ static void on_received(void *userdata, const struct uevent *view, enum ledger_v
 static void on_queued(void *userdata, const struct uevent *ev)
 {
         struct udev_wait *w = userdata;
-        uint64_t devpath_hash;
+        uint64_t devpath_hash, parent_hash;
         struct udev_entry *e;
 
         /* Only what this instance read from the kernel's socket: udevd saw the same.  And only
@@ -304,14 +307,15 @@ static void on_queued(void *userdata, const struct uevent *ev)
          * a machine without udevd pays nothing per event held. */
         if (!w->listening || !w->alive || !manager_feeding(w->m))
                 return;
-        devpath_hash = hash_string(ev->devpath, NULL);
+        udev_devpath_hashes(ev->devpath, &devpath_hash, &parent_hash);
         e = entry_get(w, ev->seqnum);
         if (e) {
-                struct udev_confirm c = { .seqnum = e->seqnum, .devpath_hash = e->devpath_hash };
+                struct udev_confirm c = { .seqnum = e->seqnum, .devpath_hash = e->devpath_hash,
+                                          .parent_hash = e->parent_hash, .renamed = e->renamed };
 
                 memcpy(c.action, e->action, sizeof(c.action));
                 e->early = false;
-                e->confirmed = udev_confirm_matches(&c, ev->seqnum, devpath_hash, ev->action);
+                e->confirmed = udev_confirm_matches(&c, ev->seqnum, devpath_hash, parent_hash, ev->action);
                 if (e->confirmed)
                         w->st.confirmed++;
                 else
@@ -327,6 +331,7 @@ static void on_queued(void *userdata, const struct uevent *ev)
                 *e = (struct udev_entry){ .seqnum = ev->seqnum, .w = w };
         }
         e->devpath_hash = devpath_hash;
+        e->parent_hash = parent_hash;
         snprintf(e->action, sizeof(e->action), "%s", ev->action);
 }
 

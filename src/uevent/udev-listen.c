@@ -81,15 +81,25 @@ int udev_listen_receive(struct udev_listen *l, struct udev_confirm *ret)
         *ret = (struct udev_confirm){ .seqnum = udev_device_get_seqnum(d) };
         devpath = udev_device_get_devpath(d);
         action = udev_device_get_action(d);
-        ret->devpath_hash = hash_string(devpath ? devpath : "", NULL);
+        udev_devpath_hashes(devpath ? devpath : "", &ret->devpath_hash, &ret->parent_hash);
+        ret->renamed = udev_device_get_property_value(d, "INTERFACE_OLD") != NULL;
         snprintf(ret->action, sizeof(ret->action), "%s", action ? action : "");
         udev_device_unref(d);
         return 1;
 }
 
-bool udev_confirm_matches(const struct udev_confirm *c, uint64_t seqnum, uint64_t devpath_hash, const char *action)
+void udev_devpath_hashes(const char *devpath, uint64_t *ret_hash, uint64_t *ret_parent)
+{
+        const char *slash = strrchr(devpath, '/');
+
+        *ret_hash = hash_string(devpath, NULL);
+        *ret_parent = hash_bytes(devpath, slash ? (size_t)(slash - devpath) : 0);
+}
+
+bool udev_confirm_matches(const struct udev_confirm *c, uint64_t seqnum, uint64_t devpath_hash, uint64_t parent_hash,
+                          const char *action)
 {
         /* A longer action (no kernel sends one) was cut: it never matches. */
-        return c->seqnum == seqnum && c->devpath_hash == devpath_hash &&
+        return c->seqnum == seqnum && (c->devpath_hash == devpath_hash || (c->renamed && c->parent_hash == parent_hash)) &&
                strncmp(c->action, action, sizeof(c->action)) == 0;
 }

@@ -23,9 +23,14 @@ struct udev_listen;
 /* One broadcast of udevd: an event it finished. */
 struct udev_confirm {
         uint64_t seqnum;
-        uint64_t devpath_hash; /* hash_string() of its DEVPATH */
+        uint64_t devpath_hash; /* udev_devpath_hashes() of its DEVPATH */
+        uint64_t parent_hash;  /* ... and of the DEVPATH's directory */
+        bool renamed;          /* udevd renamed the device (INTERFACE_OLD): DEVPATH is the new name's */
         char action[16];       /* its ACTION, cut at 15 bytes ("" if it had none) */
 };
+
+/* The hashes of @devpath and of its directory (DEVPATH up to its last '/'), as udev_confirm holds them. */
+void udev_devpath_hashes(const char *devpath, uint64_t *ret_hash, uint64_t *ret_parent);
 
 /**
  * udev_listen_open() - subscribe to udevd's broadcasts.
@@ -49,5 +54,11 @@ int udev_listen_fd(const struct udev_listen *l);
  */
 int udev_listen_receive(struct udev_listen *l, struct udev_confirm *ret);
 
-/* @c confirms the kernel's event @seqnum: same SEQNUM, DEVPATH (by hash) and ACTION. */
-bool udev_confirm_matches(const struct udev_confirm *c, uint64_t seqnum, uint64_t devpath_hash, const char *action);
+/*
+ * @c confirms the kernel's event @seqnum: same SEQNUM and ACTION, and the same
+ * DEVPATH (by hash), or, for a device udevd renamed while it worked on the
+ * event (a network interface: udevd broadcasts the event under the new
+ * name), the same directory.
+ */
+bool udev_confirm_matches(const struct udev_confirm *c, uint64_t seqnum, uint64_t devpath_hash, uint64_t parent_hash,
+                          const char *action);

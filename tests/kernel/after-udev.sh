@@ -199,3 +199,20 @@ wait_runs "udevd busy"
 grep -q "without udevd's broadcast" "$T_LOG" && t_fail "a busy udevd was taken for a silent one"
 t_stop_daemon
 echo "ok: udevd busy for longer than the bound: 3 of 3 agents after their own broadcast, none timed out"
+
+# ---- 7. a device udevd renames ---------------------------------------------------
+# udevd renames a network interface while it works on its add, and broadcasts the add under the new
+# DEVPATH (INTERFACE_OLD says the old name): still the kernel's event, paired by its SEQNUM.
+echo "ACTION==\"add\", SUBSYSTEM==\"net\", KERNEL==\"hpa$$\", NAME=\"hpr$$\"" >"$T_DIR/rules/40-rename.rules"
+udevadm control --reload
+t_start_daemon --agent "$T_DIR/agent" --after-udev=yes --after-udev-timeout=5 --log-level=debug
+ip link add "hpa$$" type veth peer name "hpb$$" || t_fail "cannot create veth hpa$$"
+t_on_exit "ip link del hpb$$"
+_renamed() { [ -e "/sys/class/net/hpr$$" ]; }
+t_wait_for "$T_IDLE" _renamed || t_fail "udevd did not rename hpa$$"
+_waited_rename() { grep -q "SEQNUM=[0-9]* ACTION=add DEVPATH=/devices/virtual/net/hpa$$ SUBSYSTEM=net waited" "$T_LOG"; }
+t_wait_for "$T_IDLE" _waited_rename || t_fail "the add of hpa$$ did not wait for udevd: $(grep "hpa$$" "$T_LOG")"
+grep "hpa$$" "$T_LOG" | grep -q "without udevd's broadcast" && t_fail "the renamed device's broadcast was not paired"
+"$HOTPLUGCTL" status | grep -q "broadcasts not matching" && t_fail "the renamed device's broadcast was taken for a forgery"
+t_stop_daemon
+echo "ok: an interface udevd renamed (hpa$$ to hpr$$): its add waited for udevd's broadcast under the new name"
