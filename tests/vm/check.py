@@ -40,6 +40,17 @@ and once: both daemons and the capture exited 0, the capture lost nothing,
 the served firmware arrived byte for byte, the request for the missing
 file failed cleanly and its fallback device went away.
 
+The usb dispatch of the daemon with --hotplug-dir (meta usb_dispatch; the
+init's usermap is results/res/usb.usermap, the runs results/res/usb/):
+every captured usb add a line of the map acts on ran that line's script
+once, from that daemon, after its agent, without arguments, with the
+event's ACTION, DEVPATH, PRODUCT and INTERFACE, TYPE=usb, DEVICE the
+/dev/bus/usb/BBB/DDD of the capture (a character device as it ran, unless
+the device's removal had begun by then) and a REMOVER under the daemon's
+remover directory; no script ran for another event (a remove, a bind) nor
+from another daemon; the remover vmrecord left ran once, on its device's
+remove, and was gone at the end.
+
 Legacy mismatches are labelled:
   1  class/block device without PHYSDEV* on a later action (change, remove...)
   2  wrong PHYSDEVPATH (or one on a bus device), and the PHYSDEVBUS and
@@ -439,6 +450,148 @@ def check_daemon(r, d, res, results, meta, events, model, window):
     return kept, len(done), tally
 
 
+def usermap_number(s):
+    """A usermap number as hotplugd reads it: hex with 0x, octal with a leading 0, or decimal."""
+    if s.lower().startswith("0x"):
+        return int(s[2:], 16)
+    return int(s, 8) if len(s) > 1 and s.startswith("0") else int(s)
+
+
+def read_usermap(path):
+    """[(module, [match_flags, idVendor, ..., driver_info])] of a usermap."""
+    lines = []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w and not w[0].startswith("#"):
+                lines.append((w[0], [usermap_number(x) for x in w[1:]]))
+    return lines
+
+
+def usermap_matches(line, e):
+    """Whether usermap @line acts on usb event @e (hotplugd(8) USB USERMAPS)."""
+    flags, vendor, product, bcd_lo, bcd_hi = line[:5]
+    dev_ids, if_ids = line[5:8], line[8:11]
+    try:
+        v, p, bcd = (int(x, 16) for x in e.env["PRODUCT"].split("/"))
+        dev = [int(x) for x in e.env.get("TYPE", "0/0/0").split("/")]
+        iface = [int(x) for x in e.env["INTERFACE"].split("/")] if "INTERFACE" in e.env else None
+    except (KeyError, ValueError):
+        return False
+    if bool(flags & 0x380) != (e.env.get("DEVTYPE") == "usb_interface") or (flags & 0x380 and iface is None):
+        return False
+    checks = [(0x1, v == vendor), (0x2, p == product), (0x4, bcd >= bcd_lo), (0x8, bcd <= bcd_hi)]
+    checks += [(0x10 << i, dev[i] == dev_ids[i]) for i in range(3)]
+    checks += [(0x80 << i, iface is not None and iface[i] == if_ids[i]) for i in range(3)]
+    return all(ok for bit, ok in checks if flags & bit)
+
+
+def read_usb_records(path):
+    """{(SEQNUM, name): [record]} of the usermap scripts' and removers' runs (tests/vm/init)."""
+    recs = collections.defaultdict(list)
+    for fname in sorted(os.listdir(path)) if os.path.isdir(path) else []:
+        w = fname.split(".")
+        if len(w) != 3 or not w[0].isdigit():
+            continue
+        with open(os.path.join(path, fname)) as f:
+            recs[(int(w[0]), w[1])].append(dict(x.split("=", 1) for x in f.read().splitlines() if "=" in x))
+    return recs
+
+
+def check_usb_run(r, d, e, module, rec, ctx):
+    """One script run @rec for add @e; returns (the device's /dev/bus/usb path, whether it was going)."""
+    model, events, rdir = ctx
+    usbdev = e.devpath if e.env.get("DEVTYPE") == "usb_device" else e.devpath.rsplit("/", 1)[0]
+    n = model.usb_numbers(usbdev, e.seq)
+    device = "/dev/bus/usb/%03d/%03d" % (int(n[0]), int(n[1])) if n else "(no BUSNUM/DEVNUM)"
+    expect = [("argc", "0"), ("ACTION", "add"), ("DEVPATH", e.devpath), ("SUBSYSTEM", "usb"),
+              ("PRODUCT", e.env.get("PRODUCT")), ("TYPE", "usb"), ("INTERFACE", e.env.get("INTERFACE", "")),
+              ("DEVICE", device), ("agent_done", "1")]
+    # The node goes after the removes of the device's interfaces were sent, and the script read the seqnum
+    # after testing the node: with no such remove up to seqnum_after, the node was there.  (kbd3, unplugged
+    # at once, may be going when B gets to it.)
+    seen = int(rec.get("seqnum_after") or 0)
+    going = any(x.action == "remove" and x.seq <= seen and related(usbdev, x.devpath) for x in events)
+    if not going:
+        expect.append(("device_char", "1"))
+    for k, v in expect:
+        if rec.get(k) != v:
+            r.fail(d, "usb", "%s: %s got %s=%s, want %s" % (e, module, k, rec.get(k), v))
+    if not rec.get("REMOVER", "").startswith(rdir + "/"):
+        r.fail(d, "usb", "%s: %s got REMOVER=%s, want one under %s" % (e, module, rec.get("REMOVER"), rdir))
+    return device, going
+
+
+def check_removers(r, d, recs, plugs, events, hi):
+    """The removers vmrecord left: each ran once, on its device's remove, and no other; returns their runs."""
+    by_seq = {e.seq: e for e in events}
+    removers = 0
+    for devpath, (add, remover) in sorted(plugs.items()):
+        gone = [x for x in events if x.devpath == devpath and x.seq > add.seq and x.action == "remove"]
+        if not gone or gone[0].seq > hi:
+            r.fail(d, "usb", "%s: no remove of the device in the window to run its remover" % add)
+            continue
+        runs = recs.get((gone[0].seq, "remover"), [])
+        removers += len(runs)
+        if len(runs) != 1:
+            r.fail(d, "usb", "%s: the remover ran %d times, want once" % (gone[0], len(runs)))
+        for rec in runs:
+            for k, v in (("argc", "0"), ("ACTION", "remove"), ("DEVPATH", devpath), ("self", remover)):
+                if rec.get(k) != v:
+                    r.fail(d, "usb", "%s: the remover got %s=%s, want %s" % (gone[0], k, rec.get(k), v))
+    for (seq, name), runs in sorted(recs.items()):
+        e = by_seq.get(seq)
+        if name == "remover" and not (e and e.action == "remove" and e.devpath in plugs):
+            r.fail(d, "usb", "%s: a remover ran %d times, not on the remove of a device a script ran for" %
+                   (e or seq, len(runs)))
+    return removers
+
+
+def check_usb_dispatch(r, res, meta, events, model, window):
+    """Daemon B's --hotplug-dir (issue 39 item 4): the usermap's scripts and their removers."""
+    conf = meta.get("usb_dispatch")
+    if not conf:
+        return
+    d, rdir = conf["daemon"], conf["remover_dir"]
+    pids = {x: read_text(os.path.join(res, "pid-" + x)) for x in meta["agents"]}
+    umap = read_usermap(os.path.join(res, "usb.usermap"))
+    recs = read_usb_records(os.path.join(res, "usb"))
+    want = {}  # (SEQNUM, module) -> the add a line of the map acts on
+    for e in events:
+        if window[0] < e.seq <= window[1] and e.subsystem == "usb" and e.action == "add":
+            for module in {m for m, line in umap if usermap_matches(line, e)}:
+                want[(e.seq, module)] = e
+    others = 0
+    for (seq, name), runs in sorted(recs.items()):
+        for rec in runs:
+            if rec.get("ppid") != pids[d]:
+                others += 1
+                who = [x.upper() for x, p in pids.items() if p == rec.get("ppid")] or ["pid " + str(rec.get("ppid"))]
+                r.fail(d, "usb", "%d %s ran from %s, want hotplugd %s" % (seq, name, who[0], d.upper()))
+        if name != "remover" and (seq, name) not in want:
+            r.fail(d, "usb", "%d %s ran %d times, for an event no usermap line acts on" % (seq, name, len(runs)))
+    plugs, devices, late = {}, [], 0  # plugs: device DEVPATH -> (add, the REMOVER vmrecord got)
+    for (seq, module), e in sorted(want.items()):
+        runs = recs.get((seq, module), [])
+        if len(runs) != 1:
+            r.fail(d, "usb", "%s: %s ran %d times, want once" % (e, module, len(runs)))
+            continue
+        device, going = check_usb_run(r, d, e, module, runs[0], (model, events, rdir))
+        late += going
+        if e.env.get("DEVTYPE") == "usb_device":
+            plugs[e.devpath] = (e, runs[0].get("REMOVER"))
+            devices.append("%s %s" % (e.devpath.rsplit("/", 1)[1], device))
+    removers = check_removers(r, d, recs, plugs, events, window[1])
+    left = read_text(os.path.join(res, "usb-removers-left.txt"), "")
+    if left:
+        r.fail(d, "usb", "removers left in %s after every device went: %s" % (rdir, left.split()))
+    ifaces = sum(1 for e in want.values() if e.env.get("DEVTYPE") == "usb_interface")
+    print("usb dispatch (daemon %s, %s): %d plugs, %d interface runs, %d removers, %d runs from another "
+          "process, %d runs while the device went; DEVICE %s" %
+          (d.upper(), ", ".join(sorted({m for _, m in want})), len(plugs), ifaces, removers, others, late,
+           ", ".join(devices) or "none"))
+
+
 def check_firmware(r, run, res, meta, events):
     fw = meta.get("firmware", {})
     lines = (read_text(os.path.join(res, "firmware.txt"), "") or "").splitlines()
@@ -518,6 +671,7 @@ def main():
         kept, ran, tally = check_daemon(r, d, res, results, meta, events, model, window)
         tallies[d] = tally
         print("daemon %s: %d events kept by its filter policy, %d runs checked" % (d.upper(), kept, ran))
+    check_usb_dispatch(r, res, meta, events, model, window)
 
     classes = sorted({c for _, c in r.lines})
     print("failures per daemon and class:")

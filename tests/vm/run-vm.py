@@ -31,6 +31,8 @@ the HID device's probe before its bind, the HID device and its driver
 link are gone, and the bind that names hid-generic is read after them:
 their PHYSDEVDRIVER is the bind's (the child waits for it, or takes it
 from the model when it starts).
+Daemon B runs with --hotplug-dir: a usermap naming QEMU's HID devices runs
+recording scripts for each keyboard and tablet plugged (issue 39 item 4).
 Then the guest stops both daemons and sends its results back over 9p, and
 tests/vm/check.py compares the agents' runs with the raw netlink capture.
 
@@ -199,6 +201,8 @@ def main():
             "firmware_loader": {"a": [FW_SERVED], "b": []},
             # usb-device-path: A 2.6's /proc/bus/usb (--usb-device-path=proc), B the default /dev/bus/usb.
             "usbfs": {"a": "/proc/bus/usb", "b": "/dev/bus/usb"},
+            # B's --hotplug-dir=/hp/hotplug (tests/vm/init usb_dispatch_setup); control socket /run/hp-b.sock.
+            "usb_dispatch": {"daemon": "b", "remover_dir": "/run/remover/usb"},
             "firmware": {"served": FW_SERVED, "missing": FW_MISSING, "replies": fw},
             "seconds": round(time.monotonic() - T0, 1),
         }
