@@ -33,10 +33,8 @@ static int sysfs_bus_of(int fd, const char *path, char *bus, size_t size)
         const char *name;
         int r = sysfs_link_at(fd, path, "subsystem", target, sizeof(target));
 
-        if (r == -ENOENT)
-                return 0;
         if (r < 0)
-                return r;
+                return r; /* -ENOENT: no link (not a device, or one going: device_del() took it) */
         if (strncmp(target, "bus/", 4) != 0)
                 return 0;
         name = target + 4;
@@ -63,8 +61,11 @@ static bool learn_bus(int sysfs_fd, const struct uevent *ev, char *bus, size_t s
         if (sysfs_fd < 0)
                 return false;
         fd = sysfs_open_dir(sysfs_fd, ev->devpath);
-        if (fd >= 0)
-                return sysfs_bus_of(fd, ev->devpath, bus, size) >= 0;
+        if (fd >= 0 && sysfs_bus_of(fd, ev->devpath, bus, size) >= 0)
+                return true;
+        /* Gone, or going: device_del() takes the subsystem link away before the directory (a
+         * device read late, in between).  Its SUBSYSTEM is a bus if the bus is there. */
+        bus[0] = '\0';
         if ((size_t)snprintf(busdir, sizeof(busdir), "bus/%s", ev->subsystem) >= sizeof(busdir))
                 return true;
         if (fstatat(sysfs_fd, busdir, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&

@@ -595,6 +595,29 @@ static void test_model_seeded(void)
         remove_fixture(root);
 }
 
+/*
+ * A bus device read late, while it goes: device_del() takes its "subsystem"
+ * link away before its directory (a sound card's hdaudioC0D0, read between
+ * the two).  It is still a bus device: its SUBSYSTEM is a bus.
+ */
+static void test_bus_device_going(void)
+{
+        char root[512], path[1024];
+        struct handler_chain *c;
+
+        copy_fixture(root, sizeof(root));
+        snprintf(path, sizeof(path), "%s%s/subsystem", root, PCI_NIC);
+        check_int(unlink(path), 0);
+        c = chain_for(root);
+        check_int(run_event(c, &R, "unbind", PCI_NIC, "pci", NULL), HANDLER_RUN);
+        check_str(agent_env(&R, "PHYSDEVBUS"), "pci");
+        check(!agent_env(&R, "PHYSDEVPATH"));
+        check(!agent_env(&R, "PHYSDEVDRIVER"));
+        run_release(&R);
+        handler_chain_free(c);
+        remove_fixture(root);
+}
+
 /* A reload builds a new chain: it goes on with the old one's model (seeds, the stream's word, the binds). */
 static void test_model_reload(void)
 {
@@ -1086,6 +1109,7 @@ int main(void)
         run_test(test_model_filtered);
         run_test(test_model_seeded);
         run_test(test_model_reload);
+        run_test(test_bus_device_going);
         run_test(test_probe_read_late);
         run_test(test_probe_not_bound);
         run_test(test_model_seed_bounded);
