@@ -263,8 +263,9 @@ static int on_udev_input(sd_event_source *s, int fd, uint32_t revents, void *use
                 if (r == -ENOBUFS) {
                         w->st.overflows++;
                         if (ratelimit_pass(&w->log_overflow, UDEV_LOG_INTERVAL_USEC, &suppressed))
-                                log_warning("after-udev: udevd's broadcasts overflowed the socket; events whose "
-                                            "broadcast was lost wait up to %" PRIu64 " s",
+                                log_warning("after-udev: udevd's broadcasts overflowed the socket; an event whose "
+                                            "broadcast was lost waits until udevd broadcasts a later event of "
+                                            "its device, or nothing for %" PRIu64 " s",
                                             manager_cfg(w->m)->after_udev_timeout_usec / USEC_PER_SEC);
                         continue;
                 }
