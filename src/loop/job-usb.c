@@ -148,13 +148,9 @@ void job_usb_env(const struct job *j, const struct usb_step *s, struct spawn_env
 {
         if (s->kind != USB_STEP_SCRIPT)
                 return;
-        for (size_t i = 0; i < env->n; i++)
-                if (strncmp(env->envp[i], "TYPE=", 5) == 0)
-                        env->envp[i] = "TYPE=usb";
-        if (!j->remover_env || env->n + 1 >= ELEMENTSOF(env->envp))
-                return;
-        env->envp[env->n++] = j->remover_env;
-        env->envp[env->n] = NULL;
+        spawn_env_set(env, "TYPE=usb");
+        if (j->remover_env)
+                spawn_env_set(env, j->remover_env);
 }
 
 void job_usb_removed(struct job *j)

@@ -208,11 +208,9 @@ bool manager_probe_hold(struct manager *m, const struct uevent *ev);
  * The driver of the bind that ended the probe @ev was sent in
  * (handler_chain_probe(): DEVMODEL_PROBE_BOUND), unless the kernel sent
  * PHYSDEVDRIVER itself.  Return: true if @entry is to replace what the
- * handlers added at intake (manager_env_set()).
+ * handlers added at intake (spawn_env_set()).
  */
 bool manager_physdev_driver(struct manager *m, const struct uevent *ev, char *entry, size_t size);
-/* Put @entry ("KEY=VALUE", borrowed as long as @env is used) in @env, in place of the same key's entry. */
-void manager_env_set(struct spawn_env *env, const char *entry);
 
 /* ---- manager-job.c: jobs -------------------------------------------------- */
 

@@ -538,7 +538,7 @@ static int job_start_next(struct job *j)
                 }
                 spawn_env_build(j->ev, &env);
                 if (j->physdev_set)
-                        manager_env_set(&env, j->physdev);
+                        spawn_env_set(&env, j->physdev);
                 if (step)
                         job_usb_env(j, step, &env);
                 r = refused = m->cfg.hotplug_d || step ? 0 : agent_verify(j);

@@ -303,21 +303,6 @@ bool manager_physdev_driver(struct manager *m, const struct uevent *ev, char *en
                !uevent_get(ev, "PHYSDEVDRIVER");
 }
 
-void manager_env_set(struct spawn_env *env, const char *entry)
-{
-        size_t k = strcspn(entry, "=") + 1;
-
-        for (size_t i = 0; i < env->n; i++)
-                if (strncmp(env->envp[i], entry, k) == 0) {
-                        env->envp[i] = entry;
-                        return;
-                }
-        if (env->n + 1 < SPAWN_ENV_MAX) {
-                env->envp[env->n++] = entry;
-                env->envp[env->n] = NULL;
-        }
-}
-
 int manager_inject_synthetic(struct manager *m, const char *data, size_t size)
 {
         uint16_t vars[HP_UEVENT_MAX_VARS];

@@ -81,7 +81,7 @@ static void log_would_run(struct manager *m, const struct uevent *ev)
                 return;
         spawn_env_build(ev, &env);
         if (manager_physdev_driver(m, ev, physdev, sizeof(physdev)))
-                manager_env_set(&env, physdev);
+                spawn_env_set(&env, physdev);
         for (size_t i = 0; i < env.n && o < sizeof(line) - 1; i++) {
                 int k = snprintf(line + o, sizeof(line) - o, "%s%s", i ? " " : "",
                                  escape_cstr(env.envp[i], esc, sizeof(esc)));

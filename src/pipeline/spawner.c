@@ -92,6 +92,21 @@ void spawn_env_build(const struct uevent *ev, struct spawn_env *ret)
         ret->n = n;
 }
 
+void spawn_env_set(struct spawn_env *env, const char *entry)
+{
+        size_t k = strcspn(entry, "=") + 1;
+
+        for (size_t i = 0; i < env->n; i++)
+                if (strncmp(env->envp[i], entry, k) == 0) {
+                        env->envp[i] = entry;
+                        return;
+                }
+        if (env->n + 1 < SPAWN_ENV_MAX) {
+                env->envp[env->n++] = entry;
+                env->envp[env->n] = NULL;
+        }
+}
+
 size_t spawn_env_refused(const struct uevent *ev, const char **ret, size_t max)
 {
         const char *e;

@@ -41,6 +41,17 @@ struct spawn_env {
 void spawn_env_build(const struct uevent *ev, struct spawn_env *ret);
 
 /**
+ * spawn_env_set() - put @entry in @env in place of the entry of the same key, or after the others.
+ * @env: an environment from spawn_env_build() (borrowed)
+ * @entry: "KEY=VALUE" (borrowed: it must live as long as @env is used)
+ *
+ * For what the daemon gives a program beside the event's environment (the
+ * PHYSDEVDRIVER of a probe that ended after the intake, the usb dispatch's
+ * TYPE and REMOVER).  An entry that finds no room is left out.
+ */
+void spawn_env_set(struct spawn_env *env, const char *entry);
+
+/**
  * spawn_env_refused() - what spawn_env_build() leaves out of the environment of @ev.
  * @ev: a dup'd event (borrowed)
  * @ret: receives up to @max "KEY=VALUE" entries (borrowed from @ev)
