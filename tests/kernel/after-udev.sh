@@ -216,3 +216,46 @@ grep "hpa$$" "$T_LOG" | grep -q "without udevd's broadcast" && t_fail "the renam
 "$HOTPLUGCTL" status | grep -q "broadcasts not matching" && t_fail "the renamed device's broadcast was taken for a forgery"
 t_stop_daemon
 echo "ok: an interface udevd renamed (hpa$$ to hpr$$): its add waited for udevd's broadcast under the new name"
+
+# ---- 8. udevd broadcast a later event of the device, not this one ---------------------
+# (A worker udevd killed, or failed: its event is never broadcast.)  Forged here, udevd stopped: a
+# broadcast of the kernel's second event of lo, paired with it, lets the first one go at once.
+kill -STOP "$UPID"
+t_start_daemon --agent "$T_DIR/agent" --after-udev=yes --after-udev-timeout=30
+"$UEVENT_LISTEN" 1 120 >"$T_DIR/listen8.out" 2>"$T_DIR/listen8.err" &
+LPID8=$!
+t_on_exit "kill $LPID8"
+_ready8() { grep -q ready "$T_DIR/listen8.err"; }
+t_wait_for "$T_IDLE" _ready8 || t_fail "uevent-listen did not start"
+send 2 0
+_seen8() { grep -q " ${SENT[1]}" "$T_DIR/listen8.out"; }
+t_wait_for "$T_IDLE" _seen8 || t_fail "the kernel's second event was not seen on group 1"
+second=$(awk -v u="${SENT[1]}" '$4 == u { print $3 }' "$T_DIR/listen8.out")
+_one_waits() { "$HOTPLUGCTL" status | grep -q ", 1 waiting now,"; }
+t_wait_for "$T_IDLE" _one_waits || t_fail "the first event does not wait for udevd: $("$HOTPLUGCTL" status | grep udevd)"
+"$UDEV_FORGE" "$second" change /devices/virtual/net/lo net || t_fail "udev-forge could not send as root"
+wait_runs "a later broadcast of the device"
+grep -q "udevd broadcast a later event of the device, not this one" "$T_LOG" ||
+        t_fail "the first event did not go on when the second's broadcast came"
+grep -q "broadcast nothing for as long" "$T_LOG" && t_fail "the first event waited for the bound"
+kill -CONT "$UPID"
+t_stop_daemon
+echo "ok: the broadcast of a later event of the device let the earlier one go at once"
+
+# ---- 9. never longer than HP_AFTER_UDEV_BOUND_FACTOR (6) timeouts ------------------------
+# udevd (stopped) never broadcasts this event, while broadcasts of others keep coming (forged, of
+# SEQNUMs to come): the event waits past its 1 s bound while udevd looks busy, but not past 6 s.
+kill -STOP "$UPID"
+t_start_daemon --agent "$T_DIR/agent" --after-udev=yes --after-udev-timeout=1
+send 1 0
+for ((i = 1; i <= 100; i++)); do
+        [ -f "$T_DIR/runs/${SENT[0]}" ] && break
+        "$UDEV_FORGE" $((1000000000000 + i)) change /devices/virtual/net/hpbusy$$ net || t_fail "udev-forge failed"
+        sleep 0.2
+done
+[ -f "$T_DIR/runs/${SENT[0]}" ] || t_fail "an event udevd never broadcast waited on while others were broadcast (20 s)"
+grep -q "udevd kept broadcasting others, not this one" "$T_LOG" || t_fail "the hard bound was not logged"
+grep -q "broadcast nothing for as long" "$T_LOG" && t_fail "udevd was taken for silent while it broadcast"
+kill -CONT "$UPID"
+t_stop_daemon
+echo "ok: an event udevd never broadcast went on at 6 timeouts while udevd kept broadcasting others"
