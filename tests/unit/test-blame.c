@@ -15,6 +15,7 @@
 #include "ctl/blame.h"
 #include "ctl/timeline.h"
 #include "test.h"
+#include "test-dir.h"
 #include "timeline-test.h"
 
 #define MS USEC_PER_MSEC
@@ -122,10 +123,7 @@ static void test_waits_of_a_recording(void)
 
 static void cleanup(void)
 {
-        char cmd[300];
-
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        (void)system(cmd);
+        (void)test_dir_remove(dir);
 }
 
 int main(void)

@@ -15,6 +15,7 @@
 #include "shared/macro.h"
 #include "uevent/record.h"
 #include "test.h"
+#include "test-dir.h"
 #include "uevent/uevent.h"
 
 static char dir[] = "/tmp/test-record.XXXXXX";
@@ -699,10 +700,7 @@ static void test_reader_model(void)
 
 static void cleanup(void)
 {
-        char cmd[300];
-
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        (void)system(cmd);
+        (void)test_dir_remove(dir);
 }
 
 int main(void)

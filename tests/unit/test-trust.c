@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "shared/macro.h"
 #include "shared/trust.h"
 #include "test.h"
+#include "test-dir.h"
 
 #define NOBODY 65534
 
@@ -28,12 +28,7 @@ static char base[64];
 
 static char *at(const char *rel)
 {
-        static char bufs[4][PATH_MAX];
-        static unsigned next;
-        char *b = bufs[next++ % ELEMENTSOF(bufs)];
-
-        snprintf(b, PATH_MAX, "%s/%s", base, rel);
-        return b;
+        return test_dir_at(base, rel);
 }
 
 static void mkdir_mode(const char *rel, mode_t mode)
@@ -215,17 +210,9 @@ static void test_other_owner(void)
         expect("sticky/nobodys-dir/agent", false, -EPERM, "in a directory others can write");
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-        (void)st, (void)flag, (void)ftw;
-        return remove(path);
-}
-
 int main(void)
 {
-        snprintf(base, sizeof(base), "/tmp/test-trust.%ld.XXXXXX", (long)getpid());
-        check(mkdtemp(base));
-        check_int(chmod(base, 0755), 0);
+        test_dir_make(base, sizeof(base), "test-trust");
         build_tree();
 
         run_test(test_as_given);
@@ -233,6 +220,6 @@ int main(void)
         run_test(test_open);
         run_test(test_other_owner);
 
-        check_int(nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+        check_int(test_dir_remove(base), 0);
         return 0;
 }

@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include "pipeline/usermap.h"
 #include "shared/macro.h"
 #include "test.h"
+#include "test-dir.h"
 
 /* The messages of the last parse or load. */
 static char said[64][512];
@@ -481,12 +481,7 @@ static char top[64];
 
 static char *at(const char *rel)
 {
-        static char bufs[4][PATH_MAX];
-        static unsigned next;
-        char *b = bufs[next++ % ELEMENTSOF(bufs)];
-
-        snprintf(b, PATH_MAX, "%s/%s", top, rel);
-        return b;
+        return test_dir_at(top, rel);
 }
 
 static void put(const char *rel, mode_t mode, const char *content)
@@ -497,12 +492,6 @@ static void put(const char *rel, mode_t mode, const char *content)
         check((size_t)write(fd, content, strlen(content)) == strlen(content));
         close(fd);
         check_int(chmod(at(rel), mode), 0);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-        (void)st, (void)flag, (void)ftw;
-        return remove(path);
 }
 
 static int load(struct usermap **ret)
@@ -517,8 +506,7 @@ static void test_load(void)
         struct usermap_device d = dev("1/2/3", "0/0/0", NULL), di = dev("1/2/3", "0/0/0", "255/0/0");
         struct usermap *m;
 
-        check(mkdtemp(strcpy(top, "/tmp/test-usermap.XXXXXX")));
-        check_int(chmod(top, 0755), 0);
+        test_dir_make(top, sizeof(top), "test-usermap");
         /* Missing files, then a missing directory: empty, no error. */
         check_int(load(&m), 0);
         check_int(usermap_entries(m), 0);
@@ -621,7 +609,7 @@ static void test_load_untrusted(void)
                 check(strstr(said[1], ": more than 16384 entries") != NULL);
                 usermap_free(m);
         }
-        check_int(nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+        check_int(test_dir_remove(top), 0);
 }
 
 /* The real maps tests/data/hotplug-era/fetch unpacked into CACHE/hotplug-era (a hotplug directory). */
