@@ -95,6 +95,20 @@ wait_runs() {
         done
 }
 
+# listen NAME: the kernel's events (group 1) into $T_DIR/NAME.out, from now until the test's exit.
+listen() {
+        "$UEVENT_LISTEN" 1 600 >"$T_DIR/$1.out" 2>"$T_DIR/$1.err" &
+        t_on_exit "kill $!"
+        _listening() { grep -q ready "$T_DIR/$1.err"; }
+        t_wait_for "$T_IDLE" _listening "$1" || t_fail "uevent-listen did not start"
+}
+# seqnum_of NAME UUID: the SEQNUM the kernel sent the event UUID with, once listen NAME saw it.
+seqnum_of() {
+        _seen() { grep -q " $2" "$T_DIR/$1.out"; }
+        t_wait_for "$T_IDLE" _seen "$1" "$2" || t_fail "the kernel's event $2 was not seen on group 1"
+        awk -v u="$2" '$4 == u { print $3 }' "$T_DIR/$1.out"
+}
+
 # ---- 1. auto, udevd not running at start, then started: noticed ------------
 t_start_daemon --agent "$T_DIR/agent"
 grep -q "after-udev: udevd is not running" "$T_LOG" || t_fail "auto without /run/udev/control: no line saying udevd does not run"
@@ -143,16 +157,10 @@ echo "ok: after-udev=no: $BEFORE of 10 agents ran before udevd finished their ev
 
 # ---- 4. forged broadcasts release nothing -------------------------------------
 t_start_daemon --agent "$T_DIR/agent" --after-udev=yes
-"$UEVENT_LISTEN" 1 60 >"$T_DIR/listen.out" 2>"$T_DIR/listen.err" &
-LPID=$!
-t_on_exit "kill $LPID"
-_ready() { grep -q ready "$T_DIR/listen.err"; }
-t_wait_for "$T_IDLE" _ready || t_fail "uevent-listen did not start"
+listen forged
 send 1 5000
 u=${SENT[0]}
-_seen() { grep -q " $u" "$T_DIR/listen.out"; }
-t_wait_for "$T_IDLE" _seen || t_fail "the kernel's event was not seen on group 1"
-seqnum=$(awk -v u="$u" '$4 == u { print $3 }' "$T_DIR/listen.out")
+seqnum=$(seqnum_of forged "$u") && [ -n "$seqnum" ] || t_fail "no SEQNUM for the event $u"
 # Not root: the kernel refuses a multicast on the uevent family (and libudev drops non-root senders).
 setpriv --reuid=65534 --regid=65534 --clear-groups "$UDEV_FORGE" "$seqnum" change /devices/virtual/net/lo net 2>/dev/null
 # Root, but not the kernel's event: another DEVPATH, another ACTION.
@@ -222,15 +230,9 @@ echo "ok: an interface udevd renamed (hpa$$ to hpr$$): its add waited for udevd'
 # broadcast of the kernel's second event of lo, paired with it, lets the first one go at once.
 kill -STOP "$UPID"
 t_start_daemon --agent "$T_DIR/agent" --after-udev=yes --after-udev-timeout=30
-"$UEVENT_LISTEN" 1 120 >"$T_DIR/listen8.out" 2>"$T_DIR/listen8.err" &
-LPID8=$!
-t_on_exit "kill $LPID8"
-_ready8() { grep -q ready "$T_DIR/listen8.err"; }
-t_wait_for "$T_IDLE" _ready8 || t_fail "uevent-listen did not start"
+listen passed
 send 2 0
-_seen8() { grep -q " ${SENT[1]}" "$T_DIR/listen8.out"; }
-t_wait_for "$T_IDLE" _seen8 || t_fail "the kernel's second event was not seen on group 1"
-second=$(awk -v u="${SENT[1]}" '$4 == u { print $3 }' "$T_DIR/listen8.out")
+second=$(seqnum_of passed "${SENT[1]}") && [ -n "$second" ] || t_fail "no SEQNUM for the second event"
 _one_waits() { "$HOTPLUGCTL" status | grep -q ", 1 waiting now,"; }
 t_wait_for "$T_IDLE" _one_waits || t_fail "the first event does not wait for udevd: $("$HOTPLUGCTL" status | grep udevd)"
 "$UDEV_FORGE" "$second" change /devices/virtual/net/lo net || t_fail "udev-forge could not send as root"
