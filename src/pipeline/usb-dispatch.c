@@ -20,10 +20,13 @@
 static const char *const modprobe_paths[] = { "/sbin/modprobe", "/usr/sbin/modprobe", "/bin/modprobe",
                                               "/usr/bin/modprobe" };
 
+/* The first modprobe of the agents' PATH that passes the trust rule (as every program run is) and can be executed. */
 static const char *modprobe_path(void)
 {
+        struct stat st;
+
         for (size_t i = 0; i < ELEMENTSOF(modprobe_paths); i++)
-                if (access(modprobe_paths[i], X_OK) == 0)
+                if (trust_check_path(modprobe_paths[i], false, &st, NULL) == 0 && (st.st_mode & 0111))
                         return modprobe_paths[i];
         return NULL;
 }
