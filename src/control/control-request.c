@@ -204,6 +204,7 @@ static void send_blame_row(const struct control_blame_row *r, void *arg)
         ctlmsg_add_u64(&m, "order_wait_usec", r->order_wait);
         ctlmsg_add_u64(&m, "slot_wait_usec", r->slot_wait);
         ctlmsg_add_u64(&m, "udev_wait_usec", r->udev_wait);
+        ctlmsg_add_u64(&m, "failed", r->failed);
         /* The reply stays well inside what a client may have queued (each table longest first). */
         if (m.truncated || v->sent + m.len + 2 > HP_CONTROL_OUTPUT_MAX / 2) {
                 v->left_out++;
@@ -232,12 +233,71 @@ static void req_blame(struct client *cl)
         ctlmsg_add_u64(&m, "order_wait_usec", t.order_wait);
         ctlmsg_add_u64(&m, "slot_wait_usec", t.slot_wait);
         ctlmsg_add_u64(&m, "udev_wait_usec", t.udev_wait);
+        ctlmsg_add_u64(&m, "failed_events", t.failed_events);
+        ctlmsg_add_u64(&m, "failed_runs", t.failed_runs);
         client_reply(cl, &m);
         if (cl->fd >= 0)
                 c->ops->for_each_blame_row(c->userdata, send_blame_row, &v);
         if (cl->fd >= 0) {
                 ctlmsg_init(&m, "end");
                 ctlmsg_add_u64(&m, "left_out", v.left_out);
+                client_reply(cl, &m);
+        }
+}
+
+static void send_blame_link(const struct control_blame_link *l, void *arg)
+{
+        struct client *cl = arg;
+        struct ctlmsg m;
+
+        if (cl->fd < 0)
+                return;
+        ctlmsg_init(&m, "link");
+        ctlmsg_add_u64(&m, "seqnum", l->seqnum);
+        ctlmsg_add_u64(&m, "blocker", l->blocker);
+        ctlmsg_add_u64(&m, "at_usec", l->at);
+        ctlmsg_add_u64(&m, "run_usec", l->ran);
+        ctlmsg_add_u64(&m, "order_wait_usec", l->order_wait);
+        ctlmsg_add_u64(&m, "slot_wait_usec", l->slot_wait);
+        ctlmsg_add_u64(&m, "udev_wait_usec", l->udev_wait);
+        ctlmsg_add_u64(&m, "runs", l->runs);
+        ctlmsg_add_u64(&m, "failed_runs", l->failed_runs);
+        if (l->action && l->subsystem && l->devpath) {
+                ctlmsg_add_str(&m, "action", l->action);
+                ctlmsg_add_str(&m, "subsystem", l->subsystem);
+                ctlmsg_add_str(&m, "devpath", l->devpath);
+        }
+        if (l->failed && l->failed_status) {
+                ctlmsg_add_str(&m, "failed", l->failed);
+                ctlmsg_add_str(&m, "failed_status", l->failed_status);
+        }
+        client_reply(cl, &m); /* at most HP_BLAME_CHAIN_LINKS records */
+}
+
+static void req_blame_chain(struct client *cl)
+{
+        struct control *c = cl->ctl;
+        struct control_blame_chain chain;
+        struct ctlmsg m;
+
+        if (!c->ops->blame_chain) {
+                client_error(cl, -EOPNOTSUPP, "blame is not kept");
+                return;
+        }
+        /* The links go out as they are found, after the "chain" record that
+         * the search fills: held back in the output queue until then. */
+        ctlmsg_init(&m, "chain");
+        c->ops->blame_chain(c->userdata, &chain, NULL, NULL);
+        ctlmsg_add_u64(&m, "known", chain.known);
+        ctlmsg_add_u64(&m, "settled", chain.settled);
+        ctlmsg_add_u64(&m, "events", chain.events);
+        ctlmsg_add_u64(&m, "span_usec", chain.span);
+        ctlmsg_add_u64(&m, "cut_seqnum", chain.cut_seqnum);
+        client_reply(cl, &m);
+        if (cl->fd >= 0)
+                c->ops->blame_chain(c->userdata, &chain, send_blame_link, cl);
+        if (cl->fd >= 0) {
+                ctlmsg_init(&m, "end");
                 client_reply(cl, &m);
         }
 }
@@ -612,6 +672,8 @@ void control_handle_request(struct client *cl, char *req)
                 req_reload(cl);
         else if (strcmp(w[0], "blame") == 0 && n == 1)
                 req_blame(cl);
+        else if (strcmp(w[0], "blame") == 0 && n == 2 && strcmp(w[1], "chain") == 0)
+                req_blame_chain(cl);
         else if (strcmp(w[0], "settle") == 0)
                 req_settle(cl, w, (size_t)n);
         else if (strcmp(w[0], "watch-uuids") == 0)

@@ -50,6 +50,9 @@
  *                                      pass half of HP_CONTROL_OUTPUT_MAX
  *                                      are left out (the shortest), counted
  *                                      in left_out=
+ *   blame chain                     -> "chain ..." "link ..."* "end":
+ *                                      the chain of waits that ended last
+ *                                      (hotplugctl blame --critical-chain)
  *   monitor [processed] [properties] [subsystem=SUBSYSTEM[/DEVTYPE]]...
  *           [property=KEY=GLOB]...
  *                                   -> "ok", then records as events go
@@ -78,11 +81,19 @@
  *   gap first= last= count= class=unexplained|overflow   (newest first)
  *   agent seqnum= pid= age_ms= devpath= program=
  *   blame events= runs= run_usec= order_wait_usec= slot_wait_usec= udev_wait_usec=
+ *         failed_events= failed_runs=
  *   row group=subsystem|program|device name= count= total_usec= slowest_usec=
- *       slowest_seqnum= order_wait_usec= slot_wait_usec= udev_wait_usec=
+ *       slowest_seqnum= order_wait_usec= slot_wait_usec= udev_wait_usec= failed=
  *       (each table longest total first; name=(other) sums what came
  *       past HP_BLAME_NAMES_MAX names; udev_wait_usec= is the wait for
- *       udevd's broadcast, after-udev: daemons before it send none)
+ *       udevd's broadcast, after-udev: daemons before it send none;
+ *       failed= and failed_*=: of count, the events with a failed run or
+ *       the runs that failed, absent from daemons before them)
+ *   chain known=0|1 settled=0|1 events= span_usec= cut_seqnum=
+ *   link seqnum= blocker= at_usec= run_usec= order_wait_usec= slot_wait_usec=
+ *        udev_wait_usec= runs= failed_runs= [action= subsystem= devpath=]
+ *        [failed= failed_status=]   (the event that ended last first, then
+ *        the one it waited for, and so on; struct control_blame_link)
  *   Monitor (time= is CLOCK_REALTIME seconds.microseconds):
  *   received seqnum= time= action= devpath= subsystem= verdict=next|gap|late|duplicate [uuid=]
  *   gap first= last= count= class= time=
@@ -208,12 +219,34 @@ struct control_blame_row {
         usec_t order_wait;     /* waiting for earlier events, summed */
         usec_t slot_wait;      /* waiting for a free slot, summed */
         usec_t udev_wait;      /* waiting for udevd's broadcast (after-udev), summed */
+        uint64_t failed;       /* of count: events with a failed run, or runs that failed */
 };
 
 /* The sums over every event since the daemon started. */
 struct control_blame_totals {
         uint64_t events, runs;
+        uint64_t failed_events, failed_runs;
         usec_t run_time, order_wait, slot_wait, udev_wait;
+};
+
+/* The chain of waits that ended last (hotplugctl blame --critical-chain, ctl/blame.h). */
+struct control_blame_chain {
+        bool known;            /* an agent ran */
+        bool settled;          /* its busy period is over: nothing held */
+        uint64_t events;       /* queued in that period */
+        usec_t span;           /* the period's first arrival to its end (or now) */
+        uint64_t cut_seqnum;   /* the chain goes on to this event, not kept; 0: not cut */
+};
+
+/* One link of it, first the event that ended last (borrowed for the call). */
+struct control_blame_link {
+        uint64_t seqnum, blocker;                   /* blocker: the event it waited for, 0: none */
+        const char *action, *subsystem, *devpath;   /* NULL: not kept */
+        usec_t at;                                  /* its first agent's start after the period's first arrival */
+        usec_t ran;                                 /* its first agent's start to its last agent's end */
+        usec_t order_wait, slot_wait, udev_wait;
+        uint64_t runs, failed_runs;
+        const char *failed, *failed_status;         /* its first failed run; NULL: none */
 };
 
 /* What settle needs to know. */
@@ -253,6 +286,9 @@ struct control_ops {
         void (*blame_totals)(void *userdata, struct control_blame_totals *ret);
         void (*for_each_blame_row)(void *userdata, void (*fn)(const struct control_blame_row *r, void *arg),
                                    void *arg);
+        /* Optional: the chain of waits that ended last into *@ret, and @fn once per link. */
+        void (*blame_chain)(void *userdata, struct control_blame_chain *ret,
+                            void (*fn)(const struct control_blame_link *l, void *arg), void *arg);
 };
 
 enum control_event_kind {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/blame-internal.h"
 #include "ctl/blame.h"
 #include "ctl/timeline.h"
 #include "shared/escape.h"
@@ -58,10 +59,11 @@ static int add_row(struct blame *b, enum blame_group g, const struct blame_row *
 }
 
 int blame_add_event(struct blame *b, const char *subsystem, const char *devpath, uint64_t seqnum, usec_t wall,
-                    const struct blame_waits *w)
+                    const struct blame_waits *w, bool failed)
 {
         struct blame_row row = { .total = wall, .count = 1, .slowest = wall, .slowest_seqnum = seqnum,
-                                 .order_wait = w->order, .slot_wait = w->slot, .udev_wait = w->udev };
+                                 .order_wait = w->order, .slot_wait = w->slot, .udev_wait = w->udev,
+                                 .failed = failed };
         int r;
 
         row.name = subsystem;
@@ -73,6 +75,7 @@ int blame_add_event(struct blame *b, const char *subsystem, const char *devpath,
         if (r < 0)
                 return r;
         b->events++;
+        b->failed_events += failed;
         b->order_wait += w->order;
         b->slot_wait += w->slot;
         b->udev_wait += w->udev;
@@ -80,16 +83,17 @@ int blame_add_event(struct blame *b, const char *subsystem, const char *devpath,
 }
 
 int blame_add_run(struct blame *b, const char *program, uint64_t seqnum, usec_t duration,
-                  const struct blame_waits *w)
+                  const struct blame_waits *w, bool failed)
 {
         struct blame_row row = { .name = program, .total = duration, .count = 1, .slowest = duration,
                                  .slowest_seqnum = seqnum, .order_wait = w->order, .slot_wait = w->slot,
-                                 .udev_wait = w->udev };
+                                 .udev_wait = w->udev, .failed = failed };
         int r = add_row(b, BLAME_PROGRAM, &row);
 
         if (r < 0)
                 return r;
         b->runs++;
+        b->failed_runs += failed;
         b->run_time += duration;
         return 0;
 }
@@ -111,28 +115,29 @@ int blame_add_row(struct blame *b, enum blame_group g, const struct blame_row *r
 
 /* ---- from a recording ---------------------------------------------------- */
 
-struct ref {
-        uint64_t seqnum;
-        size_t i;
-};
-
-static int cmp_ref(const void *a, const void *b)
+int blame_cmp_ref(const void *a, const void *b)
 {
-        const struct ref *x = a, *y = b;
+        const struct blame_ref *x = a, *y = b;
 
         if (x->seqnum != y->seqnum)
                 return x->seqnum < y->seqnum ? -1 : 1;
         return x->i < y->i ? -1 : x->i > y->i;
 }
 
+bool blame_run_failed(const struct tl_run *run)
+{
+        enum tl_outcome o = timeline_run_outcome(run);
+
+        return o != TL_OK && o != TL_RUNNING;
+}
+
 /*
- * The waits of the event whose waits start at @w[*k]: how long it waited
- * for order, for a slot and for udevd.  The model has its wait for udevd
+ * The model has its wait for udevd
  * on its first run (udev_from, its dispatch, to udev_until); what is left
  * of its wait before that was for order, then for a slot.
  */
-static void event_waits(const struct timeline *tl, const struct ref *w, size_t n_w, size_t *k, const struct tl_run *first,
-                        struct blame_waits *ret)
+void blame_event_waits(const struct timeline *tl, const struct blame_ref *w, size_t n_w, size_t *k,
+                       const struct tl_run *first, struct blame_waits *ret)
 {
         usec_t waited = first->start - first->queued, ready = 0;
         bool order = false, slot = false, ready_known = false;
@@ -158,20 +163,23 @@ static void event_waits(const struct timeline *tl, const struct ref *w, size_t n
 }
 
 /* The runs @refs[lo..hi) of one event (in start order): its facts. */
-static int add_event_runs(struct blame *b, const struct timeline *tl, const struct ref *refs, size_t lo, size_t hi,
+static int add_event_runs(struct blame *b, const struct timeline *tl, const struct blame_ref *refs, size_t lo, size_t hi,
                           const struct blame_waits *w)
 {
         const struct tl_run *first = &tl->runs[refs[lo].i];
         const struct tl_event *ev = first->event >= 0 ? &tl->events[first->event] : NULL;
         usec_t end = first->end;
+        bool failed = false;
         int r;
 
         for (size_t k = lo; k < hi; k++) {
                 const struct tl_run *run = &tl->runs[refs[k].i];
+                bool run_failed = blame_run_failed(run);
 
                 end = MAX(end, run->end);
+                failed |= run_failed;
                 r = blame_add_run(b, run->program ? run->program : "(not started)", run->seqnum,
-                                  run->end > run->start ? run->end - run->start : 0, w);
+                                  run->end > run->start ? run->end - run->start : 0, w, run_failed);
                 if (r < 0)
                         return r;
         }
@@ -179,13 +187,13 @@ static int add_event_runs(struct blame *b, const struct timeline *tl, const stru
                 b->unknown_events++;
         return blame_add_event(b, ev ? ev->subsystem : "(event not in recording)",
                                ev ? ev->devpath : "(event not in recording)", first->seqnum, end - first->start,
-                               w);
+                               w, failed);
 }
 
 int blame_add_timeline(struct blame *b, const struct timeline *tl)
 {
-        _cleanup_free_ struct ref *runs = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*runs));
-        _cleanup_free_ struct ref *waits = calloc(MAX(tl->n_waits, (size_t)1), sizeof(*waits));
+        _cleanup_free_ struct blame_ref *runs = calloc(MAX(tl->n_runs, (size_t)1), sizeof(*runs));
+        _cleanup_free_ struct blame_ref *waits = calloc(MAX(tl->n_waits, (size_t)1), sizeof(*waits));
         size_t k = 0, lo, hi;
         int r;
 
@@ -193,11 +201,11 @@ int blame_add_timeline(struct blame *b, const struct timeline *tl)
                 return -ENOMEM;
         /* Runs are in start order: by SEQNUM, each event's first run comes first. */
         for (size_t i = 0; i < tl->n_runs; i++)
-                runs[i] = (struct ref){ tl->runs[i].seqnum, i };
+                runs[i] = (struct blame_ref){ tl->runs[i].seqnum, i };
         for (size_t i = 0; i < tl->n_waits; i++)
-                waits[i] = (struct ref){ tl->waits[i].seqnum, i };
-        qsort(runs, tl->n_runs, sizeof(*runs), cmp_ref);
-        qsort(waits, tl->n_waits, sizeof(*waits), cmp_ref);
+                waits[i] = (struct blame_ref){ tl->waits[i].seqnum, i };
+        qsort(runs, tl->n_runs, sizeof(*runs), blame_cmp_ref);
+        qsort(waits, tl->n_waits, sizeof(*waits), blame_cmp_ref);
         for (lo = 0; lo < tl->n_runs; lo = hi) {
                 const struct tl_run *first = &tl->runs[runs[lo].i];
                 struct blame_waits w;
@@ -206,7 +214,7 @@ int blame_add_timeline(struct blame *b, const struct timeline *tl)
                         ;
                 while (k < tl->n_waits && waits[k].seqnum < first->seqnum)
                         k++;
-                event_waits(tl, waits, tl->n_waits, &k, first, &w);
+                blame_event_waits(tl, waits, tl->n_waits, &k, first, &w);
                 r = add_event_runs(b, tl, runs, lo, hi, &w);
                 if (r < 0)
                         return r;
@@ -246,6 +254,7 @@ static size_t merge(struct blame_row *v, size_t n)
                         o->order_wait += v[i].order_wait;
                         o->slot_wait += v[i].slot_wait;
                         o->udev_wait += v[i].udev_wait;
+                        o->failed += v[i].failed;
                         if (v[i].slowest > o->slowest) {
                                 o->slowest = v[i].slowest;
                                 o->slowest_seqnum = v[i].slowest_seqnum;
@@ -277,35 +286,61 @@ int blame_finish(struct blame *b)
 
 /* ---- output -------------------------------------------------------------- */
 
-static double ms(usec_t t)
+const char *blame_format_time(usec_t t, char *buf, size_t size)
 {
-        return (double)t / 1000.0;
+        if (t == 0)
+                snprintf(buf, size, "0");
+        else if (t < 10 * USEC_PER_MSEC)
+                snprintf(buf, size, "%.1f ms", (double)t / (double)USEC_PER_MSEC);
+        else if (t < USEC_PER_SEC)
+                snprintf(buf, size, "%" PRIu64 " ms", (t + USEC_PER_MSEC / 2) / USEC_PER_MSEC);
+        else if (t < 60 * USEC_PER_SEC)
+                snprintf(buf, size, "%.1f s", (double)t / (double)USEC_PER_SEC);
+        else if (t < 3600 * USEC_PER_SEC)
+                snprintf(buf, size, "%" PRIu64 " min %" PRIu64 " s", t / (60 * USEC_PER_SEC),
+                         t / USEC_PER_SEC % 60);
+        else
+                snprintf(buf, size, "%" PRIu64 " h %" PRIu64 " min", t / (3600 * USEC_PER_SEC),
+                         t / (60 * USEC_PER_SEC) % 60);
+        return buf;
 }
 
 static void put_table(const struct blame *b, enum blame_group g, size_t top, FILE *f)
 {
         static const char *const heads[_BLAME_GROUP_MAX] = { "SUBSYSTEM", "PROGRAM", "DEVICE" };
         size_t n = top && top < b->n[g] ? top : b->n[g];
-        char esc[1024];
+        char esc[1024], t[5][24], failed[24];
 
-        fprintf(f, "\n%12s %7s %12s %8s %12s %12s %12s  %s\n", "TOTAL", g == BLAME_PROGRAM ? "RUNS" : "EVENTS",
-                "SLOWEST", "SEQNUM", "WAIT ORDER", "WAIT SLOT", "WAIT UDEVD", heads[g]);
+        fprintf(f, "\n%10s %7s %6s %10s %8s %10s %10s %10s  %s\n", "TOTAL", g == BLAME_PROGRAM ? "RUNS" : "EVENTS",
+                "FAILED", "SLOWEST", "SEQNUM", "WAIT ORDER", "WAIT SLOT", "WAIT UDEVD", heads[g]);
         for (size_t i = 0; i < n; i++) {
                 const struct blame_row *r = &b->rows[g][i];
 
-                fprintf(f, "%9.1f ms %7" PRIu64 " %9.1f ms %8" PRIu64 " %9.1f ms %9.1f ms %9.1f ms  %s\n", ms(r->total),
-                        r->count, ms(r->slowest), r->slowest_seqnum, ms(r->order_wait), ms(r->slot_wait),
-                        ms(r->udev_wait), escape_cstr(r->name, esc, sizeof(esc)));
+                if (r->failed)
+                        snprintf(failed, sizeof(failed), "%" PRIu64, r->failed);
+                else
+                        strcpy(failed, "-");
+                fprintf(f, "%10s %7" PRIu64 " %6s %10s %8" PRIu64 " %10s %10s %10s  %s\n",
+                        blame_format_time(r->total, t[0], sizeof(t[0])), r->count,
+                        failed,
+                        blame_format_time(r->slowest, t[1], sizeof(t[1])), r->slowest_seqnum,
+                        blame_format_time(r->order_wait, t[2], sizeof(t[2])),
+                        blame_format_time(r->slot_wait, t[3], sizeof(t[3])),
+                        blame_format_time(r->udev_wait, t[4], sizeof(t[4])), escape_cstr(r->name, esc, sizeof(esc)));
         }
         if (n < b->n[g])
-                fprintf(f, "%12s (%zu more)\n", "", b->n[g] - n);
+                fprintf(f, "%10s (%zu more)\n", "", b->n[g] - n);
 }
 
 int blame_render_text(const struct blame *b, size_t top, FILE *f)
 {
-        fprintf(f, "%" PRIu64 " events, %" PRIu64 " agent runs: %.1f ms in agents, %.1f ms waiting for order, "
-                   "%.1f ms for a free slot, %.1f ms for udevd\n",
-                b->events, b->runs, ms(b->run_time), ms(b->order_wait), ms(b->slot_wait), ms(b->udev_wait));
+        char t[4][24];
+
+        fprintf(f, "%" PRIu64 " events, %" PRIu64 " agent runs (%" PRIu64 " failed): %s in agents, %s waiting for "
+                   "order, %s for a free slot, %s for udevd\n",
+                b->events, b->runs, b->failed_runs, blame_format_time(b->run_time, t[0], sizeof(t[0])),
+                blame_format_time(b->order_wait, t[1], sizeof(t[1])), blame_format_time(b->slot_wait, t[2], sizeof(t[2])),
+                blame_format_time(b->udev_wait, t[3], sizeof(t[3])));
         if (b->events == 0) {
                 fputs("no agent ran\n", f);
                 return ferror(f) ? -EIO : 0;
@@ -334,6 +369,8 @@ static void put_json(struct json_writer *w, const void *arg)
         json_begin_object(w);
         member_u64(w, "events", b->events);
         member_u64(w, "runs", b->runs);
+        member_u64(w, "failed_events", b->failed_events);
+        member_u64(w, "failed_runs", b->failed_runs);
         member_u64(w, "run_usec", b->run_time);
         member_u64(w, "order_wait_usec", b->order_wait);
         member_u64(w, "slot_wait_usec", b->slot_wait);
@@ -352,6 +389,7 @@ static void put_json(struct json_writer *w, const void *arg)
                         json_str(w, r->name);
                         member_u64(w, "total_usec", r->total);
                         member_u64(w, "count", r->count);
+                        member_u64(w, "failed", r->failed);
                         member_u64(w, "slowest_usec", r->slowest);
                         member_u64(w, "slowest_seqnum", r->slowest_seqnum);
                         member_u64(w, "order_wait_usec", r->order_wait);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hotplugctl blame [RECORDING] [--json] [--top N]: which subsystems,
+ * hotplugctl blame [RECORDING] [--json] [--top N] [--critical-chain]: which subsystems,
  * programs (the agent, each hotplug.d script) and devices took the time,
  * summed by the blame model (blame.h): from a recording read through the
  * timeline model (timeline_load()), or, without one, as the running daemon
  * summed them since it started (the "blame" request, control.h).  Both are
- * printed by the same renderers.
+ * printed by the same renderers.  --critical-chain shows instead the chain
+ * of waits that ended last (blame.h), of the recording or from the daemon
+ * ("blame chain").
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,12 +27,12 @@
 
 struct args {
         const char *path;
-        bool json;
+        bool json, chain;
         size_t top;
 };
 
 static const char help[] =
-        "blame [RECORDING] [--json] [--top N] [--socket=PATH]\n\n"
+        "blame [RECORDING] [--json] [--top N] [--critical-chain] [--socket=PATH]\n\n"
         "Show which agents, hotplug.d scripts and devices took the time, since the\n"
         "daemon started (so the boot's coldplug too) or, with RECORDING, in a\n"
         "recording (from hotplugctl record, or hotplugd's record option): per\n"
@@ -38,10 +40,14 @@ static const char help[] =
         "summed, how many events (or runs), the slowest with its SEQNUM, and the\n"
         "time their events waited for earlier events to finish (order), for a\n"
         "free agent slot and for udevd (after-udev).\n"
-        "Longest total first.\n\n"
+        "Longest total first; FAILED counts the runs (or events) that did not exit 0.\n"
+        "With --critical-chain: how long the last busy period took to settle (after\n"
+        "boot, the coldplug) and the chain of waits that ended it: the event whose\n"
+        "agents ended last, the event it waited for, and so on.\n\n"
         "Options:\n"
         "  -j, --json             one JSON object (times in microseconds)\n"
         "  -n, --top N            at most N rows per table (default: all)\n"
+        "      --critical-chain   the chain of waits that ended last\n"
         CTL_HELP_SOCKET CTL_HELP_HELP "\n"
         "Exit status: 0, 1 unreadable or damaged recording (or a failed request),\n"
         "3 no daemon (or refused), 64 usage.\n";
@@ -52,6 +58,7 @@ static int parse_args(int argc, char *argv[], struct args *a)
         static const struct option opts[] = {
                 { "json", no_argument, NULL, 'j' },
                 { "top", required_argument, NULL, 'n' },
+                { "critical-chain", no_argument, NULL, 'C' },
                 CTL_OPTION_SOCKET,
                 CTL_OPTION_HELP,
                 { NULL, 0, NULL, 0 },
@@ -65,6 +72,9 @@ static int parse_args(int argc, char *argv[], struct args *a)
                 switch (c) {
                 case 'j':
                         a->json = true;
+                        break;
+                case 'C':
+                        a->chain = true;
                         break;
                 case 'n':
                         errno = 0;
@@ -136,7 +146,7 @@ static int add_row_record(struct blame *b, const char *rec)
             ctlmsg_get_u64(rec, "slowest_seqnum", &row.slowest_seqnum) < 0 ||
             ctlmsg_get_u64(rec, "order_wait_usec", &row.order_wait) < 0 ||
             ctlmsg_get_u64(rec, "slot_wait_usec", &row.slot_wait) < 0 ||
-            get_u64_or_0(rec, "udev_wait_usec", &row.udev_wait) < 0)
+            get_u64_or_0(rec, "udev_wait_usec", &row.udev_wait) < 0 || get_u64_or_0(rec, "failed", &row.failed) < 0)
                 return -EBADMSG;
         for (g = 0; g < _BLAME_GROUP_MAX && strcmp(group, blame_group_name((enum blame_group)g)) != 0; g++)
                 ;
@@ -152,32 +162,37 @@ static int set_totals(struct blame *b, const char *rec)
             ctlmsg_get_u64(rec, "runs", &b->runs) < 0 || ctlmsg_get_u64(rec, "run_usec", &b->run_time) < 0 ||
             ctlmsg_get_u64(rec, "order_wait_usec", &b->order_wait) < 0 ||
             ctlmsg_get_u64(rec, "slot_wait_usec", &b->slot_wait) < 0 ||
-            get_u64_or_0(rec, "udev_wait_usec", &b->udev_wait) < 0)
+            get_u64_or_0(rec, "udev_wait_usec", &b->udev_wait) < 0 ||
+            get_u64_or_0(rec, "failed_events", &b->failed_events) < 0 ||
+            get_u64_or_0(rec, "failed_runs", &b->failed_runs) < 0)
                 return -EBADMSG;
         return 0;
 }
 
-/* The running daemon's blame into @b.  Return: the exit status (errors reported). */
-static int blame_of_daemon(struct blame *b)
+/*
+ * Ask the running daemon @request; its first record to @head, each one after
+ * it to @each, until "end" (left in @rec).  Return: the exit status (errors
+ * reported).
+ */
+static int ask_daemon(const char *request, char rec[CTL_RECORD_SIZE], int (*head)(void *arg, const char *rec),
+                      int (*each)(void *arg, const char *rec), void *arg)
 {
         _cleanup_close_ int fd = -1;
-        char rec[CTL_RECORD_SIZE];
-        uint64_t left_out = 0;
         int r;
 
         r = ctl_open("blame", &fd);
         if (r == CTL_EXIT_OK)
-                r = ctl_request("blame", fd, "blame", rec, -1);
+                r = ctl_request("blame", fd, request, rec, -1);
         if (r != CTL_EXIT_OK)
                 return r;
         if (ctlmsg_is(rec, "error"))
                 return ctl_report_error("blame", rec);
-        r = set_totals(b, rec);
+        r = head(arg, rec);
         while (r >= 0) {
                 r = ctl_recv(fd, rec, -1);
                 if (r < 0 || ctlmsg_is(rec, "end") || ctlmsg_is(rec, "error"))
                         break;
-                r = add_row_record(b, rec);
+                r = each(arg, rec);
         }
         if (r >= 0 && ctlmsg_is(rec, "error"))
                 return ctl_report_error("blame", rec);
@@ -185,10 +200,119 @@ static int blame_of_daemon(struct blame *b)
                 ctl_err("blame", "%s", r == -EBADMSG ? "unexpected reply" : strerror(-r));
                 return CTL_EXIT_FAILURE;
         }
+        return CTL_EXIT_OK;
+}
+
+static int on_totals(void *arg, const char *rec)
+{
+        return set_totals(arg, rec);
+}
+
+static int on_row(void *arg, const char *rec)
+{
+        return add_row_record(arg, rec);
+}
+
+/* The running daemon's blame into @b.  Return: the exit status (errors reported). */
+static int blame_of_daemon(struct blame *b)
+{
+        char rec[CTL_RECORD_SIZE];
+        uint64_t left_out = 0;
+        int r = ask_daemon("blame", rec, on_totals, on_row, b);
+
+        if (r != CTL_EXIT_OK)
+                return r;
         (void)ctlmsg_get_u64(rec, "left_out", &left_out);
         if (left_out)
                 ctl_err("blame", "%" PRIu64 " row(s) past what one reply holds left out (the shortest)", left_out);
         return CTL_EXIT_OK;
+}
+
+/* A "link" record into @c.  Return: 0, -EBADMSG or -ENOMEM. */
+static int add_link_record(void *arg, const char *rec)
+{
+        struct blame_chain *c = arg;
+        char action[64], subsystem[128], devpath[CTL_RECORD_SIZE], failed[CTL_RECORD_SIZE], status[64];
+        struct blame_link l = { 0 };
+        int r;
+
+        if (!ctlmsg_is(rec, "link") || ctlmsg_get_u64(rec, "seqnum", &l.seqnum) < 0 ||
+            ctlmsg_get_u64(rec, "blocker", &l.blocker) < 0 || ctlmsg_get_u64(rec, "at_usec", &l.at) < 0 ||
+            ctlmsg_get_u64(rec, "run_usec", &l.ran) < 0 ||
+            ctlmsg_get_u64(rec, "order_wait_usec", &l.waits.order) < 0 ||
+            ctlmsg_get_u64(rec, "slot_wait_usec", &l.waits.slot) < 0 ||
+            ctlmsg_get_u64(rec, "udev_wait_usec", &l.waits.udev) < 0 || ctlmsg_get_u64(rec, "runs", &l.runs) < 0 ||
+            ctlmsg_get_u64(rec, "failed_runs", &l.failed_runs) < 0)
+                return -EBADMSG;
+        if (ctlmsg_get(rec, "devpath", devpath, sizeof(devpath)) >= 0) {
+                if (ctlmsg_get(rec, "action", action, sizeof(action)) < 0 ||
+                    ctlmsg_get(rec, "subsystem", subsystem, sizeof(subsystem)) < 0)
+                        return -EBADMSG;
+                l.action = action;
+                l.subsystem = subsystem;
+                l.devpath = devpath;
+        }
+        if (ctlmsg_get(rec, "failed", failed, sizeof(failed)) >= 0) {
+                if (ctlmsg_get(rec, "failed_status", status, sizeof(status)) < 0)
+                        return -EBADMSG;
+                l.failed = failed;
+                l.failed_status = status;
+        }
+        r = blame_chain_add(c, &l);
+        return r == -ENOSPC ? -EBADMSG : r;
+}
+
+/* The "chain" record into @arg, a struct blame_chain.  Return: 0 or -EBADMSG. */
+static int set_chain(void *arg, const char *rec)
+{
+        struct blame_chain *c = arg;
+        uint64_t known, settled;
+
+        if (!ctlmsg_is(rec, "chain") || ctlmsg_get_u64(rec, "known", &known) < 0 ||
+            ctlmsg_get_u64(rec, "settled", &settled) < 0 || ctlmsg_get_u64(rec, "events", &c->events) < 0 ||
+            ctlmsg_get_u64(rec, "span_usec", &c->span) < 0 || ctlmsg_get_u64(rec, "cut_seqnum", &c->cut_seqnum) < 0)
+                return -EBADMSG;
+        c->known = known;
+        c->settled = settled;
+        return 0;
+}
+
+/* blame --critical-chain.  Return: the exit status (errors reported). */
+static int verb_chain(const struct args *a)
+{
+        struct blame_chain c = { 0 };
+        struct timeline *tl = NULL;
+        struct blame *b = NULL;
+        int r, w;
+
+        if (a->path) {
+                if (blame_new(&b) < 0) {
+                        ctl_err("blame", "out of memory");
+                        return CTL_EXIT_FAILURE;
+                }
+                r = blame_of_recording(b, &tl, a->path);
+                if (r == CTL_EXIT_OK && blame_chain_of_timeline(&c, tl) < 0) {
+                        ctl_err("blame", "out of memory");
+                        r = CTL_EXIT_FAILURE;
+                }
+        } else {
+                char rec[CTL_RECORD_SIZE];
+
+                r = ask_daemon("blame chain", rec, set_chain, add_link_record, &c);
+        }
+        if (r == CTL_EXIT_OK) {
+                w = a->json ? blame_chain_render_json(&c, stdout) : blame_chain_render_text(&c, stdout);
+                if (w >= 0 && fflush(stdout) != 0)
+                        w = -EIO;
+                if (w < 0) {
+                        ctl_err("blame", "cannot write the output: %s", strerror(-w));
+                        r = CTL_EXIT_FAILURE;
+                }
+        }
+        blame_chain_clear(&c);
+        blame_free(b);
+        timeline_free(tl);
+        return r;
 }
 
 int verb_blame(int argc, char *argv[])
@@ -201,6 +325,8 @@ int verb_blame(int argc, char *argv[])
         r = parse_args(argc, argv, &a);
         if (r != CTL_RUN)
                 return r;
+        if (a.chain)
+                return verb_chain(&a);
         if (blame_new(&b) < 0) {
                 ctl_err("blame", "out of memory");
                 return CTL_EXIT_FAILURE;

@@ -78,7 +78,8 @@ static struct tally_row *tally_row(struct tally *t, const char *name)
         return &t->v[i];
 }
 
-void tally_add(struct tally *t, const char *name, uint64_t seqnum, usec_t wall, const struct tally_waits *w)
+void tally_add(struct tally *t, const char *name, uint64_t seqnum, usec_t wall, const struct tally_waits *w,
+               bool failed)
 {
         struct tally_row *r = tally_row(t, name ? name : "(unknown)");
 
@@ -89,6 +90,7 @@ void tally_add(struct tally *t, const char *name, uint64_t seqnum, usec_t wall, 
                 r->slowest_seqnum = seqnum;
         }
         r->count++;
+        r->failed += failed;
         r->total += wall;
         r->waits.order += w->order;
         r->waits.slot += w->slot;
@@ -122,7 +124,7 @@ int tally_visit(const struct tally *t, enum control_blame_group g,
                         .group = g, .name = v[i]->name ? v[i]->name : OTHER, .count = v[i]->count,
                         .total = v[i]->total, .slowest = v[i]->slowest, .slowest_seqnum = v[i]->slowest_seqnum,
                         .order_wait = v[i]->waits.order, .slot_wait = v[i]->waits.slot,
-                        .udev_wait = v[i]->waits.udev,
+                        .udev_wait = v[i]->waits.udev, .failed = v[i]->failed,
                 };
 
                 fn(&row, arg);

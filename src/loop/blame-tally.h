@@ -11,6 +11,7 @@
  * Private to loop/.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,7 @@ struct tally_waits {
 struct tally_row {
         char *name; /* owned; NULL: the "(other)" row */
         uint64_t count, slowest_seqnum;
+        uint64_t failed;          /* of count: with a failed run, or failed runs */
         usec_t total, slowest;
         struct tally_waits waits; /* summed */
 };
@@ -44,10 +46,12 @@ void tally_clear(struct tally *t);
  * tally_add() - one fact: an event or a run of @wall, whose event waited @w.
  * @name: borrowed (copied if new); NULL counts as "(unknown)"
  * @w: borrowed for the call
+ * @failed: the run failed (exit status not 0, signal, not executed), or one of the event's did
  *
  * Never fails: without memory for a new name the fact goes to "(other)".
  */
-void tally_add(struct tally *t, const char *name, uint64_t seqnum, usec_t wall, const struct tally_waits *w);
+void tally_add(struct tally *t, const char *name, uint64_t seqnum, usec_t wall, const struct tally_waits *w,
+               bool failed);
 
 /**
  * tally_visit() - the rows of @t, longest total first ("(other)" among them), to @fn.

@@ -27,9 +27,16 @@
  *    uncounted;
  *  - the ends of the last HP_BLAME_RECENT_DONE events are remembered; an
  *    event that waited for one done before those counts its whole wait
- *    before the slot as order.
+ *    before the slot as order;
+ *  - for blame --critical-chain, the last HP_BLAME_CHAIN_EVENTS events
+ *    done that ran an agent are kept with their names, times, waits, the
+ *    event they waited for and their first failed run, and the busy period
+ *    (from an event queued when nothing was held until nothing is held)
+ *    they were done in: the current one and the last one over in which
+ *    an agent ran.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,16 +49,35 @@
 
 /* An event whose agents run. */
 struct blame_running {
-        uint64_t seqnum;
+        uint64_t seqnum, blocker;
         usec_t first_start, last_end;
         struct tally_waits waits;
+        uint32_t runs, failed_runs;
+        char *failed;              /* "PROGRAM\0STATUS": its first failed run, NULL: none */
 };
 
 /* What waited() said of an event that has not started yet. */
 struct blame_waiting {
-        uint64_t seqnum;
+        uint64_t seqnum, blocker;  /* blocker: the event it waited for (order), 0: none */
         usec_t ready;              /* runnable: its order wait over (or its arrival) */
         struct tally_waits waits;
+};
+
+/* An event done that ran an agent, kept for the chain. */
+struct blame_done {
+        uint64_t seqnum, blocker, period;
+        usec_t first_start, last_end;
+        struct tally_waits waits;
+        uint32_t runs, failed_runs;
+        char *names;               /* "ACTION\0SUBSYSTEM\0DEVPATH\0" and "PROGRAM\0STATUS\0" if one failed */
+};
+
+/* A busy period: from an event queued when nothing was held until nothing is held. */
+struct blame_period {
+        uint64_t id;               /* 0: none yet */
+        usec_t first, end;         /* end: 0 while open */
+        uint64_t events;           /* queued in it */
+        bool ran;                  /* an event done in it ran an agent */
 };
 
 struct observe_blame {
@@ -66,6 +92,10 @@ struct observe_blame {
                 usec_t at;
         } recent[HP_BLAME_RECENT_DONE];
         size_t recent_next;
+        struct blame_done chain[HP_BLAME_CHAIN_EVENTS];
+        size_t chain_next;
+        struct blame_period cur, last_ran; /* the current (or last) period, the last one over that ran an agent */
+        struct manager *m;
 };
 
 /* ---- following the events -------------------------------------------------- */
@@ -116,13 +146,16 @@ static struct blame_waiting *waiting_get(struct observe_blame *b, const struct u
         return w;
 }
 
-/* @seqnum's waits, forgotten; into *@ret if not NULL (zeroes if nothing was said). */
-static void waiting_take(struct observe_blame *b, uint64_t seqnum, struct tally_waits *ret)
+/* @seqnum's waits (zeroes if nothing was said) and the event it waited for
+ * (0: none), forgotten; into *@ret and *@ret_blocker if not NULL. */
+static void waiting_take(struct observe_blame *b, uint64_t seqnum, struct tally_waits *ret, uint64_t *ret_blocker)
 {
         struct blame_waiting *w = waiting_find(b, seqnum);
 
         if (ret)
                 *ret = w ? w->waits : (struct tally_waits){ 0 };
+        if (ret_blocker)
+                *ret_blocker = w ? w->blocker : 0;
         if (w)
                 *w = b->wait[--b->n_wait];
 }
@@ -153,6 +186,7 @@ static void on_waited(void *userdata, const struct uevent *ev, uint64_t blocker,
                 w->waits.udev = now > dispatched ? now - dispatched : 0;
         } else if (blocker != 0) {
                 /* Runnable once its blocker was done (not known: now, all of it order). */
+                w->blocker = blocker;
                 done = recent_done(b, blocker);
                 w->ready = done > ev->received && done < now ? done : now;
                 w->waits.order = w->ready - ev->received;
@@ -168,12 +202,27 @@ static void on_starting(void *userdata, const struct uevent *ev)
         struct blame_running *r;
 
         if (room_for_one((void **)&b->run, b->n_run, &b->a_run, sizeof(*b->run)) < 0) {
-                waiting_take(b, ev->seqnum, NULL);
+                waiting_take(b, ev->seqnum, NULL, NULL);
                 return; /* more than can run: not followed */
         }
         r = &b->run[b->n_run++];
         *r = (struct blame_running){ .seqnum = ev->seqnum, .first_start = now, .last_end = now };
-        waiting_take(b, ev->seqnum, &r->waits);
+        waiting_take(b, ev->seqnum, &r->waits, &r->blocker);
+}
+
+/* A run of @r failed: the first one is named (nothing, without memory). */
+static void running_failed(struct blame_running *r, const char *program, const char *status)
+{
+        size_t lp = strlen(program), ls = strlen(status);
+
+        r->failed_runs++;
+        if (r->failed)
+                return;
+        r->failed = malloc(lp + ls + 2);
+        if (r->failed) {
+                memcpy(r->failed, program, lp + 1);
+                memcpy(r->failed + lp + 1, status, ls + 1);
+        }
 }
 
 static void on_finished(void *userdata, const struct manager_agent *a, const siginfo_t *si, const char *status)
@@ -182,12 +231,101 @@ static void on_finished(void *userdata, const struct manager_agent *a, const sig
         usec_t now = now_usec(CLOCK_MONOTONIC), took = now > a->started ? now - a->started : 0;
         struct blame_running *r = running_find(b, a->ev->seqnum);
 
-        if (r)
+        bool failed = si->si_code != CLD_EXITED || si->si_status != 0;
+
+        if (r) {
                 r->last_end = MAX(r->last_end, now);
+                r->runs++;
+                if (failed)
+                        running_failed(r, a->program, status);
+        }
         tally_add(&b->t[CONTROL_BLAME_PROGRAM], a->program, a->ev->seqnum, took,
-                  r ? &r->waits : &(struct tally_waits){ 0 });
+                  r ? &r->waits : &(struct tally_waits){ 0 }, failed);
         b->totals.runs++;
+        b->totals.failed_runs += failed;
         b->totals.run_time += took;
+}
+
+/* A run that could not be executed: a failed run of no time, as in a recording. */
+static void on_exec_failed(void *userdata, const struct manager_agent *a, int error)
+{
+        struct observe_blame *b = userdata;
+        struct blame_running *r = running_find(b, a->ev->seqnum);
+        const char *name = strerrorname_np(error < 0 ? -error : error);
+        char status[48];
+
+        snprintf(status, sizeof(status), "exec %s", name ? name : "failed");
+        if (r) {
+                r->runs++;
+                running_failed(r, a->program, status);
+        }
+        tally_add(&b->t[CONTROL_BLAME_PROGRAM], a->program, a->ev->seqnum, 0,
+                  r ? &r->waits : &(struct tally_waits){ 0 }, true);
+        b->totals.runs++;
+        b->totals.failed_runs++;
+}
+
+/* ---- the chain ------------------------------------------------------------- */
+
+static void on_queued(void *userdata, const struct uevent *ev)
+{
+        struct observe_blame *b = userdata;
+
+        if (b->cur.id == 0 || b->cur.end != 0) { /* nothing was held: a new period */
+                b->cur = (struct blame_period){ .id = b->cur.id + 1,
+                                                .first = ev->received ? ev->received : now_usec(CLOCK_MONOTONIC) };
+        }
+        b->cur.events++;
+}
+
+/* Nothing held any more: the period is over. */
+static void period_maybe_over(struct observe_blame *b)
+{
+        if (b->cur.id != 0 && b->cur.end == 0 && manager_held(b->m) == 0) {
+                b->cur.end = now_usec(CLOCK_MONOTONIC);
+                if (b->cur.ran)
+                        b->last_ran = b->cur;
+        }
+}
+
+static void on_dropped(void *userdata, const struct uevent *view, bool filtered)
+{
+        (void)view;
+        (void)filtered;
+        period_maybe_over(userdata);
+}
+
+/* @r, done, kept for the chain (its names, without memory, are not: the link says so). */
+static void chain_keep(struct observe_blame *b, const struct uevent *ev, const struct blame_running *r)
+{
+        struct blame_done *d = &b->chain[b->chain_next];
+        const char *parts[] = { ev->action, ev->subsystem, ev->devpath };
+        size_t size = 0, len[ELEMENTSOF(parts)], lf = 0;
+        char *p;
+
+        free(d->names);
+        *d = (struct blame_done){ .seqnum = ev->seqnum, .blocker = r->blocker, .period = b->cur.id,
+                                  .first_start = r->first_start, .last_end = r->last_end, .waits = r->waits,
+                                  .runs = r->runs, .failed_runs = r->failed_runs };
+        b->chain_next = (b->chain_next + 1) % ELEMENTSOF(b->chain);
+        b->cur.ran = true;
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++)
+                size += (len[i] = strlen(parts[i] ? parts[i] : "")) + 1;
+        if (r->failed) {
+                lf = strlen(r->failed) + 1;
+                lf += strlen(r->failed + lf) + 1;
+        }
+        d->names = p = malloc(size + lf);
+        if (!p)
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+                memcpy(p, parts[i] ? parts[i] : "", len[i] + 1);
+                p += len[i] + 1;
+        }
+        if (lf)
+                memcpy(p, r->failed, lf);
+        else
+                d->failed_runs = 0; /* named nowhere: not said */
 }
 
 static void on_done(void *userdata, const struct uevent *ev)
@@ -199,17 +337,23 @@ static void on_done(void *userdata, const struct uevent *ev)
         b->recent[b->recent_next].seqnum = ev->seqnum;
         b->recent[b->recent_next].at = now_usec(CLOCK_MONOTONIC);
         b->recent_next = (b->recent_next + 1) % ELEMENTSOF(b->recent);
-        waiting_take(b, ev->seqnum, NULL); /* it waited, but no agent started */
-        if (!r)
+        waiting_take(b, ev->seqnum, NULL, NULL); /* it waited, but no agent started */
+        if (!r) {
+                period_maybe_over(b);
                 return; /* no agent started for it */
+        }
         wall = r->last_end - r->first_start;
-        tally_add(&b->t[CONTROL_BLAME_SUBSYSTEM], ev->subsystem, ev->seqnum, wall, &r->waits);
-        tally_add(&b->t[CONTROL_BLAME_DEVICE], ev->devpath, ev->seqnum, wall, &r->waits);
+        tally_add(&b->t[CONTROL_BLAME_SUBSYSTEM], ev->subsystem, ev->seqnum, wall, &r->waits, r->failed_runs > 0);
+        tally_add(&b->t[CONTROL_BLAME_DEVICE], ev->devpath, ev->seqnum, wall, &r->waits, r->failed_runs > 0);
+        chain_keep(b, ev, r);
         b->totals.events++;
+        b->totals.failed_events += r->failed_runs > 0;
         b->totals.order_wait += r->waits.order;
         b->totals.slot_wait += r->waits.slot;
         b->totals.udev_wait += r->waits.udev;
+        free(r->failed);
         *r = b->run[--b->n_run];
+        period_maybe_over(b);
 }
 
 static void on_close(void *userdata)
@@ -218,14 +362,21 @@ static void on_close(void *userdata)
 
         for (int g = 0; g < _CONTROL_BLAME_MAX; g++)
                 tally_clear(&b->t[g]);
+        for (size_t i = 0; i < b->n_run; i++)
+                free(b->run[i].failed);
+        for (size_t i = 0; i < ELEMENTSOF(b->chain); i++)
+                free(b->chain[i].names);
         free(b->run);
         free(b->wait);
         free(b);
 }
 
 static const struct manager_observer_ops blame_ops = {
+        .queued = on_queued,
+        .dropped = on_dropped,
         .waited = on_waited,
         .starting = on_starting,
+        .exec_failed = on_exec_failed,
         .finished = on_finished,
         .done = on_done,
         .close = on_close,
@@ -238,6 +389,7 @@ int observe_blame_open(struct manager *m)
 
         if (!b)
                 return -ENOMEM;
+        b->m = m;
         for (int g = 0; g < _CONTROL_BLAME_MAX; g++)
                 tally_init(&b->t[g], HP_BLAME_NAMES_MAX);
         r = manager_add_observer(m, &blame_ops, b);
@@ -267,6 +419,72 @@ int manager_for_each_blame_row(const struct manager *m, void (*fn)(const struct 
                 r = tally_visit(&b->t[g], (enum control_blame_group)g, fn, arg);
                 if (r < 0)
                         return r;
+        }
+        return 0;
+}
+
+/* The event @seqnum among those kept for the chain; NULL if it is not. */
+static const struct blame_done *chain_find(const struct observe_blame *b, uint64_t seqnum)
+{
+        for (size_t i = 0; i < ELEMENTSOF(b->chain); i++)
+                if (b->chain[i].seqnum == seqnum && b->chain[i].runs > 0)
+                        return &b->chain[i];
+        return NULL;
+}
+
+int manager_blame_chain(const struct manager *m, struct control_blame_chain *ret,
+                        void (*fn)(const struct control_blame_link *l, void *arg), void *arg)
+{
+        const struct observe_blame *b = manager_observer_data(m, &blame_ops);
+        const struct blame_done *d = NULL;
+        const struct blame_period *p;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t seqnum;
+        unsigned n = 0;
+
+        *ret = (struct control_blame_chain){ 0 };
+        for (size_t i = 0; b && i < ELEMENTSOF(b->chain); i++) /* the one that ended last */
+                if (b->chain[i].runs > 0 && (!d || b->chain[i].last_end > d->last_end ||
+                                             (b->chain[i].last_end == d->last_end && b->chain[i].seqnum > d->seqnum)))
+                        d = &b->chain[i];
+        if (!d)
+                return 0;
+        /* The last done is of the current period, or of the last one over that ran
+         * an agent (a later one that ran an agent would have one done later). */
+        p = d->period == b->cur.id ? &b->cur : d->period == b->last_ran.id ? &b->last_ran : NULL;
+        if (!p)
+                return 0;
+        ret->known = true;
+        ret->events = p->events;
+        ret->settled = p->end != 0;
+        ret->span = (p->end ? p->end : now) - p->first;
+        for (seqnum = d->seqnum; seqnum != 0; seqnum = d->blocker) {
+                const char *action, *subsystem, *devpath, *failed = NULL, *status = NULL;
+
+                d = chain_find(b, seqnum);
+                if (!d || n == HP_BLAME_CHAIN_LINKS) {
+                        ret->cut_seqnum = seqnum;
+                        break;
+                }
+                action = d->names;
+                subsystem = action ? action + strlen(action) + 1 : NULL;
+                devpath = subsystem ? subsystem + strlen(subsystem) + 1 : NULL;
+                if (devpath && d->failed_runs) {
+                        failed = devpath + strlen(devpath) + 1;
+                        status = failed + strlen(failed) + 1;
+                }
+                if (fn)
+                        fn(&(const struct control_blame_link){
+                                   .seqnum = d->seqnum, .blocker = d->blocker < d->seqnum ? d->blocker : 0,
+                                   .action = action, .subsystem = subsystem, .devpath = devpath,
+                                   .at = d->first_start > p->first ? d->first_start - p->first : 0,
+                                   .ran = d->last_end - d->first_start, .order_wait = d->waits.order,
+                                   .slot_wait = d->waits.slot, .udev_wait = d->waits.udev, .runs = d->runs,
+                                   .failed_runs = d->failed_runs, .failed = failed, .failed_status = status },
+                           arg);
+                n++;
+                if (d->blocker >= d->seqnum)
+                        break;
         }
         return 0;
 }

@@ -14,6 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared/bounds.h"
+
+struct control_blame_chain;
+struct control_blame_link;
 struct control_blame_row;
 struct control_blame_totals;
 struct manager;
@@ -108,3 +112,12 @@ void manager_blame_totals(const struct manager *m, struct control_blame_totals *
  */
 int manager_for_each_blame_row(const struct manager *m, void (*fn)(const struct control_blame_row *r, void *arg),
                                void *arg);
+
+/**
+ * manager_blame_chain() - the chain of waits that ended last (blame --critical-chain).
+ * @ret: what is known of it
+ * @fn: called once per link, the event that ended last first (may be NULL)
+ * Return: 0.
+ */
+int manager_blame_chain(const struct manager *m, struct control_blame_chain *ret,
+                        void (*fn)(const struct control_blame_link *l, void *arg), void *arg);

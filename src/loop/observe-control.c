@@ -160,6 +160,12 @@ static void ctl_blame_totals(void *userdata, struct control_blame_totals *ret)
         manager_blame_totals(userdata, ret);
 }
 
+static void ctl_blame_chain(void *userdata, struct control_blame_chain *ret,
+                            void (*fn)(const struct control_blame_link *l, void *arg), void *arg)
+{
+        (void)manager_blame_chain(userdata, ret, fn, arg);
+}
+
 static void ctl_blame_rows(void *userdata, void (*fn)(const struct control_blame_row *r, void *arg), void *arg)
 {
         if (manager_for_each_blame_row(userdata, fn, arg) < 0)
@@ -183,6 +189,7 @@ static const struct control_ops ctl_ops = {
         .reload = ctl_reload,
         .blame_totals = ctl_blame_totals,
         .for_each_blame_row = ctl_blame_rows,
+        .blame_chain = ctl_blame_chain,
 };
 
 /* ---- what the control socket hears ---------------------------------------- */

@@ -215,6 +215,12 @@
 #define HP_BLAME_NAMES_MAX 1024
 #define HP_BLAME_RECENT_DONE 256
 
+/* hotplugctl blame --critical-chain: links shown at most, and the events the
+ * daemon remembers (SEQNUM, times, waits, names) to follow a chain back
+ * through: about 200 bytes each; a chain that goes back further is cut. */
+#define HP_BLAME_CHAIN_LINKS 32
+#define HP_BLAME_CHAIN_EVENTS 128
+
 /* Resync after a receive-buffer overflow: devices the daemon remembers as
  * present (more are not remembered; a resync then sends them `add`), the
  * deepest sysfs directory walked, uevent files one pass writes at most (the

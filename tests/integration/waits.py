@@ -152,8 +152,9 @@ def case_blame(c):
     hpw1, hpb0 = "/devices/virtual/net/hpw1", "/devices/virtual/hpb/hpb0"
     # Nothing ran yet: the daemon says so.
     rc, out = c.tool("blame", "--json")
-    check(json.loads(out) == {"events": 0, "runs": 0, "run_usec": 0, "order_wait_usec": 0, "slot_wait_usec": 0,
-                              "udev_wait_usec": 0, "subsystems": [], "programs": [], "devices": []},
+    check(json.loads(out) == {"events": 0, "runs": 0, "failed_events": 0, "failed_runs": 0, "run_usec": 0,
+                              "order_wait_usec": 0, "slot_wait_usec": 0, "udev_wait_usec": 0, "subsystems": [],
+                              "programs": [], "devices": []},
           f"blame of an idle daemon: {out}")
     # 2 arrives while 1 runs (240 ms): it waits for it, about that long.
     d.send(uevent(1, "add", HPW, "net"), uevent(2, "change", HPW, "net"), uevent(3, "add", hpw1, "net"),
@@ -192,9 +193,74 @@ def case_blame(c):
           "from the daemon and from its recording")
 
 
+def chain_of(c, *where):
+    """blame --critical-chain --json (of a recording, or of the daemon): the object, and its SEQNUMs in order."""
+    rc, out = c.tool("blame", *where, "--critical-chain", "--json")
+    print(f"blame --critical-chain --json {' '.join(where)}: {out.strip()}")
+    ch = json.loads(out)
+    return ch, [link["seqnum"] for link in ch["chain"]]
+
+
+def case_blame_chain(c):
+    """blame --critical-chain: the chain of waits that ended the last busy period, failed runs marked."""
+    hotplug_d_script(c, "net", "10-slow.hotplug", 150)
+    crash = hotplug_d_script(c, "hpb", "10-crash.hotplug", 0)
+    c.write(c.path("hotplug.d", "hpb", "crash"), "1\n")
+    rec = c.path("live.rec")
+    d = c.daemon(f"--hotplug-d={c.path('hotplug.d')}", f"--record={rec}")
+    rc, out = c.tool("blame", "--critical-chain")
+    check(out == "no agent ran\n", f"chain of an idle daemon: {out!r}")
+    # 2 waits for 1 and 3 for 2 (one device, 150 ms each); 4, another device, fails at once.
+    d.send(uevent(1, "add", HPW, "net"), uevent(2, "change", HPW, "net"), uevent(3, "change", HPW, "net"),
+           uevent(4, "add", "/devices/virtual/hpb/hpb0", "hpb"))
+    c.settle()
+    ch, seqs = chain_of(c)
+    check(seqs == [3, 2, 1], f"daemon: chain {seqs}, want 3, 2, 1")
+    check(ch["settled"] and ch["events"] == 4 and ch["cut_seqnum"] == 0, f"daemon: {ch}")
+    check(ch["span_usec"] >= 450000, f"daemon: settled in {ch['span_usec']} us, less than 3 x 150 ms")
+    links = ch["chain"]
+    check([x["blocker"] for x in links] == [2, 1, 0], f"daemon: blockers {[x['blocker'] for x in links]}")
+    check(all(x["order_wait_usec"] >= 100000 for x in links[:2]) and links[2]["order_wait_usec"] == 0,
+          f"daemon: order waits {[x['order_wait_usec'] for x in links]}")
+    check(links[0]["at_usec"] >= 300000 and links[0]["run_usec"] >= 150000, f"daemon: link 3 {links[0]}")
+    check(all(x["devpath"] == HPW and not x["failed_runs"] for x in links), f"daemon: links {links}")
+    rc, txt = c.tool("blame", "--critical-chain")
+    print(txt)
+    check(txt.startswith("settled in ") and ": 4 events," in txt.splitlines()[0], f"text heading:\n{txt}")
+    check(f"\n3 change net {HPW} @" in txt and f"\n└─2 change net {HPW} @" in txt and f"\n  └─1 add net {HPW} @" in txt,
+          f"text chain:\n{txt}")
+    # The tables mark the failed run.
+    rc, out = c.tool("blame", "--json")
+    b = json.loads(out)
+    check(b["failed_runs"] == 1 and b["failed_events"] == 1, f"failed: {b}")
+    check({r["name"]: r["failed"] for r in b["programs"]} == {crash: 1, c.path("hotplug.d", "net", "10-slow.hotplug"): 0},
+          f"failed per program: {b['programs']}")
+    rc, txt = c.tool("blame")
+    check("(1 failed)" in txt.splitlines()[0], f"text heading: {txt}")
+
+    # A later busy period, one event that fails: the chain is its own.
+    d.send(uevent(5, "add", "/devices/virtual/hpb/hpb1", "hpb"))
+    c.settle()
+    ch, seqs = chain_of(c)
+    check(seqs == [5] and ch["settled"] and ch["events"] == 1, f"daemon, second period: {ch}")
+    check(ch["chain"][0]["failed_program"] == crash and ch["chain"][0]["failed_status"].startswith("signal 6"),
+          f"daemon: failed run {ch['chain'][0]}")
+    rc, txt = c.tool("blame", "--critical-chain")
+    check(f"FAILED {crash} (signal 6" in txt, f"text: {txt}")
+    d.stop()
+
+    # The recording: the same last period.
+    ch, seqs = chain_of(c, rec)
+    check(seqs == [5] and ch["settled"] and ch["events"] == 1, f"recording: {ch}")
+    check(ch["chain"][0]["failed_program"] == crash and ch["chain"][0]["failed_status"] == "signal 6",
+          f"recording: failed run {ch['chain'][0]}")
+    print("ok: the chain 3, 2, 1 then 5 (failed, marked), from the daemon and from its recording")
+
+
 CASES = {
     "wait-reasons": case_wait_reasons,
     "blame": case_blame,
+    "blame-chain": case_blame_chain,
 }
 
 

@@ -105,10 +105,13 @@ static void test_waits_of_a_recording(void)
 
         txt = rendered(b, blame_render_text);
         fputs(txt, stderr);
-        check(strstr(txt, "4 events, 4 agent runs: 79.5 ms in agents, 45.0 ms waiting for order, 20.5 ms for a "
-                          "free slot, 85.0 ms for udevd\n"));
-        check(strstr(txt, "  WAIT ORDER    WAIT SLOT   WAIT UDEVD  DEVICE\n"));
-        check(strstr(txt, "      45.0 ms       0.0 ms      30.0 ms  /devices/virtual/net/b1\n"));
+        check(strstr(txt, "4 events, 4 agent runs (0 failed): 80 ms in agents, 45 ms waiting for order, 21 ms for "
+                          "a free slot, 85 ms for udevd\n"));
+        check(strstr(txt, "SEQNUM WAIT ORDER  WAIT SLOT WAIT UDEVD  DEVICE\n"));
+        check(strstr(txt, "     60 ms       2      -      50 ms        1      45 ms          0      30 ms  "
+                          "/devices/virtual/net/b1\n"));
+        check(strstr(txt, "    9.5 ms       1      -     9.5 ms        3          0      21 ms      30 ms  "
+                          "/devices/virtual/block/b3\n"));
         json = rendered(b, blame_render_json);
         fputs(json, stderr);
         check(strstr(json, "\"order_wait_usec\":45000,\"slot_wait_usec\":20500,\"udev_wait_usec\":85000,"));
@@ -118,6 +121,141 @@ static void test_waits_of_a_recording(void)
         free(txt);
         free(json);
         blame_free(b);
+        timeline_free(tl);
+}
+
+/*
+ * Two busy periods.  The first: 1 (a parent) runs from 0 to 100 ms and
+ * fails, 2 waits for it and runs to 150, 3 runs from 10 to 20.  The second,
+ * from 2 s: 5 runs to 2.01 s; 6 arrives at 2.005 s, waits for 5, for a slot
+ * until 2.02 s and runs to 2.3 s; 7 waits for 6 and runs two scripts, one
+ * ending at 2.4 s, the other killed by signal 9 at 2.35 s.  The chain that
+ * ended last is 7, 6, 5; its period settled in 400 ms with 3 events.
+ */
+static void test_critical_chain(void)
+{
+        const usec_t S2 = T0 + 2 * USEC_PER_SEC;
+        char path[300], *buf = NULL;
+        struct record_writer *w = tl_test_open(dir, "chain.rec", path, sizeof(path));
+        struct blame_chain c = { 0 };
+        struct timeline *tl;
+        struct blame *b;
+        size_t problems, size = 0;
+        FILE *f;
+
+        tl_test_datagram(w, 1, T0, T0, "add", "/devices/p", "usb");
+        tl_test_start(w, 1, T0, 101, "/sbin/hotplug");
+        tl_test_datagram(w, 2, T0 + 1 * MS, T0, "add", "/devices/p/c", "usb");
+        tl_test_datagram(w, 3, T0 + 10 * MS, T0, "add", "/devices/q", "net");
+        tl_test_start(w, 3, T0 + 10 * MS, 103, "/sbin/hotplug");
+        tl_test_end(w, 3, T0 + 20 * MS, 103, RECORD_AGENT_EXITED, 0);
+        tl_test_end(w, 1, T0 + 100 * MS, 101, RECORD_AGENT_EXITED, 1);
+        tl_test_wait(w, 2, 1, T0 + 100 * MS, "parent /devices/p");
+        tl_test_start(w, 2, T0 + 100 * MS, 102, "/sbin/hotplug");
+        tl_test_end(w, 2, T0 + 150 * MS, 102, RECORD_AGENT_EXITED, 0);
+
+        tl_test_datagram(w, 5, S2, T0, "add", "/devices/r", "block");
+        tl_test_start(w, 5, S2, 105, "/sbin/hotplug");
+        tl_test_datagram(w, 6, S2 + 5 * MS, T0, "add", "/devices/r/s", "block");
+        tl_test_datagram(w, 7, S2 + 6 * MS, T0, "change", "/devices/r/s", "block");
+        tl_test_end(w, 5, S2 + 10 * MS, 105, RECORD_AGENT_EXITED, 0);
+        tl_test_wait(w, 6, 5, S2 + 10 * MS, "parent /devices/r");
+        tl_test_wait(w, 6, 0, S2 + 20 * MS, "a free slot (limit 1)");
+        tl_test_start(w, 6, S2 + 20 * MS, 106, "/sbin/hotplug");
+        tl_test_end(w, 6, S2 + 300 * MS, 106, RECORD_AGENT_EXITED, 0);
+        tl_test_wait(w, 7, 6, S2 + 300 * MS, "same device /devices/r/s");
+        tl_test_start(w, 7, S2 + 300 * MS, 107, "/etc/hotplug.d/block/10-a.hotplug");
+        tl_test_end(w, 7, S2 + 350 * MS, 107, RECORD_AGENT_SIGNALED, 9);
+        tl_test_start(w, 7, S2 + 350 * MS, 108, "/etc/hotplug.d/block/20-b.hotplug");
+        tl_test_end(w, 7, S2 + 400 * MS, 108, RECORD_AGENT_EXITED, 0);
+        record_writer_free(w);
+
+        tl = tl_test_load(path, TIMELINE_LANES_DEVICE, &problems);
+        check_int(problems, 0);
+        check_int(blame_chain_of_timeline(&c, tl), 0);
+        check(c.known && c.settled);
+        check_int(c.events, 3);
+        check_int(c.span, 400 * MS);
+        check_int(c.cut_seqnum, 0);
+        check_int(c.n_links, 3);
+        check_int(c.links[0].seqnum, 7);
+        check_int(c.links[0].blocker, 6);
+        check_int(c.links[0].at, 300 * MS);
+        check_int(c.links[0].ran, 100 * MS);
+        check_int(c.links[0].waits.order, 294 * MS);
+        check_int(c.links[0].runs, 2);
+        check_int(c.links[0].failed_runs, 1);
+        check_str(c.links[0].failed, "/etc/hotplug.d/block/10-a.hotplug");
+        check_str(c.links[0].failed_status, "signal 9");
+        check_int(c.links[1].seqnum, 6);
+        check_int(c.links[1].blocker, 5);
+        check_int(c.links[1].waits.order, 5 * MS);
+        check_int(c.links[1].waits.slot, 10 * MS);
+        check(!c.links[1].failed);
+        check_int(c.links[2].seqnum, 5);
+        check_int(c.links[2].blocker, 0);
+        check_int(c.links[2].at, 0);
+        check_str(c.links[2].devpath, "/devices/r");
+
+        f = open_memstream(&buf, &size);
+        check(f);
+        check_int(blame_chain_render_text(&c, f), 0);
+        check_int(fclose(f), 0);
+        fputs(buf, stderr);
+        check(strstr(buf, "settled in 400 ms: 3 events,"));
+        check(strstr(buf, "\n7 change block /devices/r/s @300 ms +100 ms  waited 294 ms for order  FAILED "
+                          "/etc/hotplug.d/block/10-a.hotplug (signal 9)\n"));
+        check(strstr(buf, "\n└─6 add block /devices/r/s @20 ms +280 ms  waited 5.0 ms for order, 10 ms for a free "
+                          "slot\n"));
+        check(strstr(buf, "\n  └─5 add block /devices/r @0 +10 ms\n"));
+        free(buf);
+        buf = NULL;
+        f = open_memstream(&buf, &size);
+        check(f);
+        check_int(blame_chain_render_json(&c, f), 0);
+        check_int(fclose(f), 0);
+        check(strstr(buf, "{\"events\":3,\"span_usec\":400000,\"settled\":true,\"cut_seqnum\":0,\"chain\":[{\"seqnum\":7,"));
+        check(strstr(buf, "\"failed_program\":\"/etc/hotplug.d/block/10-a.hotplug\",\"failed_status\":\"signal 9\"}"));
+        free(buf);
+        blame_chain_clear(&c);
+
+        /* The tables count the failed runs, and the events with one. */
+        check_int(blame_new(&b), 0);
+        check_int(blame_add_timeline(b, tl), 0);
+        check_int(blame_finish(b), 0);
+        check_int(b->failed_runs, 2);
+        check_int(b->failed_events, 2);
+        check_int(row_of(b, BLAME_SUBSYSTEM, "usb")->failed, 1);
+        check_int(row_of(b, BLAME_SUBSYSTEM, "block")->failed, 1);
+        check_int(row_of(b, BLAME_PROGRAM, "/sbin/hotplug")->failed, 1);
+        check_int(row_of(b, BLAME_PROGRAM, "/etc/hotplug.d/block/20-b.hotplug")->failed, 0);
+        check_int(row_of(b, BLAME_DEVICE, "/devices/r/s")->failed, 1);
+        check_int(row_of(b, BLAME_DEVICE, "/devices/r/s")->count, 2);
+        blame_free(b);
+        timeline_free(tl);
+}
+
+/* A chain whose first event waited for one the recording does not hold is cut there. */
+static void test_critical_chain_cut(void)
+{
+        char path[300];
+        struct record_writer *w = tl_test_open(dir, "cut.rec", path, sizeof(path));
+        struct blame_chain c = { 0 };
+        struct timeline *tl;
+        size_t problems;
+
+        tl_test_datagram(w, 9, T0, T0, "add", "/devices/p/c", "usb");
+        tl_test_wait(w, 9, 8, T0 + 5 * MS, "parent /devices/p");
+        tl_test_start(w, 9, T0 + 5 * MS, 109, "/sbin/hotplug");
+        record_writer_free(w); /* still running at the end */
+
+        tl = tl_test_load(path, TIMELINE_LANES_DEVICE, &problems);
+        check_int(blame_chain_of_timeline(&c, tl), 0);
+        check(c.known && !c.settled);
+        check_int(c.n_links, 1);
+        check_int(c.cut_seqnum, 8);
+        check_int(c.links[0].failed_runs, 0);
+        blame_chain_clear(&c);
         timeline_free(tl);
 }
 
@@ -131,5 +269,7 @@ int main(void)
         check(mkdtemp(dir));
         atexit(cleanup);
         run_test(test_waits_of_a_recording);
+        run_test(test_critical_chain);
+        run_test(test_critical_chain_cut);
         return 0;
 }
