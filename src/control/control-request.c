@@ -385,6 +385,9 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "udev_overflows", s->udev_overflows);
         ctlmsg_add_u64(m, "udev_forgotten", s->udev_forgotten);
         ctlmsg_add_u64(m, "udev_waiting", s->udev_waiting);
+        ctlmsg_add_u64(m, "firmware_failed", s->firmware_failed);
+        ctlmsg_add_u64(m, "firmware_missing", s->firmware_n);
+        ctlmsg_add_u64(m, "firmware_untracked", s->firmware_untracked);
 }
 
 static void req_status(struct client *cl)
@@ -409,6 +412,12 @@ static void req_status(struct client *cl)
         }
         if (cl->fd >= 0 && c->ops->for_each_agent)
                 c->ops->for_each_agent(c->userdata, send_agent, &v);
+        for (size_t i = 0; cl->fd >= 0 && i < s.firmware_n; i++) {
+                ctlmsg_init(&m, "firmware");
+                ctlmsg_add_str(&m, "name", s.firmware_name[i]);
+                ctlmsg_add_u64(&m, "requests", s.firmware_requests[i]);
+                client_reply(cl, &m);
+        }
         if (cl->fd >= 0) {
                 ctlmsg_init(&m, "end");
                 client_reply(cl, &m);

@@ -12,7 +12,7 @@
  * Requests are one line of ASCII words separated by single spaces, at most
  * HP_CONTROL_REQUEST_MAX bytes, no trailing newline:
  *
- *   status                          -> "status ..." "gap ..."* "agent ..."* "end"
+ *   status                          -> "status ..." "gap ..."* "agent ..."* "firmware ..."* "end"
  *   pause | resume                  -> "ok"
  *   reload                          -> "ok" | "error ..." (message says why)
  *   settle SEQNUM TIMEOUT_MS [DEVPATH [present]]
@@ -77,9 +77,12 @@
  *          resync=0|1 resyncs= resync_changed= resync_added= resync_removed=
  *          resync_left_alone= devices= ordering= concurrency=fixed|adaptive
  *          limit= limit_max= awake_max= asleep= raised= lowered=
+ *          firmware_failed= firmware_missing= firmware_untracked=
  *          (adaptive: limit is awake_max, the CPUs and one, plus the agents seen asleep, at most limit_max)
  *   gap first= last= count= class=unexplained|overflow   (newest first)
  *   agent seqnum= pid= age_ms= devpath= program=
+ *   firmware name= requests=      (a name the loader found no file for, whose requests
+ *                                  were failed at once: loop/observe-firmware.c)
  *   blame events= runs= run_usec= order_wait_usec= slot_wait_usec= udev_wait_usec=
  *         failed_events= failed_runs=
  *   row group=subsystem|program|device name= count= total_usec= slowest_usec=
@@ -156,6 +159,7 @@
 #include <systemd/sd-event.h>
 
 #include "pipeline/ledger.h"
+#include "shared/bounds.h"
 #include "shared/time-util.h"
 
 struct control;
@@ -189,6 +193,12 @@ struct control_status {
         const char *after_udev;
         uint64_t udev_confirmed, udev_waited, udev_wait_usec, udev_timeouts, udev_mismatched, udev_overflows,
                 udev_forgotten, udev_waiting;
+        /* Fail-fast firmware: requests failed at once, those of a name not kept, and the
+         * names kept (at most HP_FIRMWARE_MISSING_NAMES) with their requests each. */
+        uint64_t firmware_failed, firmware_untracked;
+        size_t firmware_n;
+        const char *firmware_name[HP_FIRMWARE_MISSING_NAMES];
+        uint64_t firmware_requests[HP_FIRMWARE_MISSING_NAMES];
 };
 
 /* One running agent, passed to the for_each_agent visitor (borrowed for the call). */

@@ -132,7 +132,7 @@ static void print_agent(const char *rec, bool first)
 
 /* The records of one status reply, for --json: the status record, then gaps and agents as they came. */
 struct status_reply {
-        char *rec[2 + LEDGER_RECENT_GAPS + HP_CHILDREN_MAX];
+        char *rec[2 + LEDGER_RECENT_GAPS + HP_CHILDREN_MAX + HP_FIRMWARE_MISSING_NAMES];
         size_t n;
 };
 
@@ -151,7 +151,8 @@ static void json_records_of(struct json_writer *w, const struct status_reply *s,
         json_end_array(w);
 }
 
-/* {counters of the status record..., "recent_gaps": [{...}], "agents": [{...}]}; the status
+/* {counters of the status record..., "recent_gaps": [{...}], "agents": [{...}],
+ * "missing_firmware": [{"name", "requests"}]}; the status
  * record has a counter "gaps" already. */
 static void json_status(struct json_writer *w, const void *arg)
 {
@@ -161,19 +162,44 @@ static void json_status(struct json_writer *w, const void *arg)
         ctlmsg_json_fields(w, s->rec[0]);
         json_records_of(w, s, "recent_gaps", "gap");
         json_records_of(w, s, "agents", "agent");
+        json_records_of(w, s, "missing_firmware", "firmware");
         json_end_object(w);
 }
 
-static void print_record(const char *rec, bool *first_gap, bool *first_agent)
+/* "Firmware:" the requests failed at once (none: no line), then a "firmware" record's name each. */
+static void print_firmware(const char *rec, bool first)
 {
-        if (ctlmsg_is(rec, "status"))
+        char name[HP_CONTROL_RECORD_MAX], esc[4 * HP_CONTROL_RECORD_MAX];
+
+        if (ctlmsg_is(rec, "status")) {
+                if (num(rec, "firmware_failed") > 0)
+                        printf("Firmware: %" PRIu64 " requests failed at once (no file in --firmware-path, no agent "
+                               "loaded it): %" PRIu64 " names%s\n", num(rec, "firmware_failed"),
+                               num(rec, "firmware_missing"),
+                               num(rec, "firmware_untracked") ? " and more not listed" : "");
+                return;
+        }
+        if (first)
+                printf("Missing firmware:\n");
+        if (ctlmsg_get(rec, "name", name, sizeof(name)) < 0)
+                strcpy(name, "?");
+        printf("  %s (%" PRIu64 " requests)\n", escape_cstr(name, esc, sizeof(esc)), num(rec, "requests"));
+}
+
+static void print_record(const char *rec, bool *first_gap, bool *first_agent, bool *first_fw)
+{
+        if (ctlmsg_is(rec, "status")) {
                 print_counters(rec);
-        else if (ctlmsg_is(rec, "gap")) {
+                print_firmware(rec, false);
+        } else if (ctlmsg_is(rec, "gap")) {
                 print_gap(rec, *first_gap);
                 *first_gap = false;
         } else if (ctlmsg_is(rec, "agent")) {
                 print_agent(rec, *first_agent);
                 *first_agent = false;
+        } else if (ctlmsg_is(rec, "firmware")) {
+                print_firmware(rec, *first_fw);
+                *first_fw = false;
         }
 }
 
@@ -209,7 +235,8 @@ static int read_reply(int fd, struct status_reply *s)
                         return CTL_EXIT_OK;
                 if (ctlmsg_is(rec, "error"))
                         return ctl_report_error("status", rec);
-                if ((ctlmsg_is(rec, "gap") || ctlmsg_is(rec, "agent")) && (r = keep_record(s, rec)) != CTL_EXIT_OK)
+                if ((ctlmsg_is(rec, "gap") || ctlmsg_is(rec, "agent") || ctlmsg_is(rec, "firmware")) &&
+                    (r = keep_record(s, rec)) != CTL_EXIT_OK)
                         return r;
         }
 }
@@ -218,7 +245,8 @@ static const char help[] =
         "status [--json] [--socket=PATH]\n\n"
         "Show the daemon's counters: events processed, SEQNUM ledger (gaps, duplicates,\n"
         "late events, overflows), agents, queue, concurrency limit, resync and handover;\n"
-        "then the most recent gaps and the agents running now.\n\n"
+        "then the most recent gaps, the agents running now and the firmware names\n"
+        "whose requests were failed at once (no file, no agent loaded it).\n\n"
         "Options:\n"
         "  -j, --json             the whole reply as one JSON object on one line\n"
         CTL_HELP_SOCKET CTL_HELP_HELP "\n"
@@ -233,7 +261,7 @@ int verb_status(int argc, char *argv[])
         _cleanup_close_ int fd = -1;
         static struct status_reply s;
         char rec[CTL_RECORD_SIZE];
-        bool json = false, first_gap = true, first_agent = true;
+        bool json = false, first_gap = true, first_agent = true, first_fw = true;
         int c, r;
 
         while ((c = ctl_getopt(&g, argc, argv)) >= 0)
@@ -262,7 +290,7 @@ int verb_status(int argc, char *argv[])
         }
         for (size_t i = 0; i < s.n; i++) {
                 if (r == CTL_EXIT_OK && !json)
-                        print_record(s.rec[i], &first_gap, &first_agent);
+                        print_record(s.rec[i], &first_gap, &first_agent, &first_fw);
                 free(s.rec[i]);
         }
         return r;

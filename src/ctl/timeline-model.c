@@ -572,8 +572,11 @@ int timeline_finish(struct timeline *tl, enum timeline_lanes by)
                 qsort(tl->runs, tl->n_runs, sizeof(*tl->runs), cmp_run_start);
         if (tl->n_marks > 0)
                 qsort(tl->marks, tl->n_marks, sizeof(*tl->marks), cmp_mark);
-        for (size_t i = 0; i < tl->n_runs; i++)
+        for (size_t i = 0; i < tl->n_runs; i++) {
                 tl->runs[i].event = find_event(tl, tl->runs[i].seqnum);
+                if (tl->runs[i].program && tl->runs[0].program && strcmp(tl->runs[i].program, tl->runs[0].program))
+                        tl->many_programs = true;
+        }
         r = set_queued(tl);
         if (r >= 0)
                 r = make_clock(tl);
@@ -587,6 +590,16 @@ int timeline_finish(struct timeline *tl, enum timeline_lanes by)
                 return r;
         tl->finished = true;
         return 0;
+}
+
+const char *timeline_run_name(const struct tl_run *run)
+{
+        const char *slash;
+
+        if (!run->program)
+                return "";
+        slash = strrchr(run->program, '/');
+        return slash && slash[1] ? slash + 1 : run->program;
 }
 
 void timeline_run_status(const struct tl_run *run, char *buf, size_t size)

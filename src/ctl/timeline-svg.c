@@ -388,14 +388,17 @@ static int put_events(const struct svg *g)
         return 0;
 }
 
-/* The bar's label, "SEQNUM action", inside if it fits, else after it if the row is free there. */
+/* The bar's label, "SEQNUM action" (and the script's name, with more than one
+ * program), inside if it fits, else after it if the row is free there. */
 static void put_bar_label(const struct svg *g, const struct tl_run *run, double x, double w, double next_x)
 {
-        char label[96];
+        char label[160];
         const char *action = run->event >= 0 ? g->tl->events[run->event].action : "";
+        const char *name = g->tl->many_programs ? timeline_run_name(run) : "";
         double need, y = y_of(g, run) + g->lane_h * 0.7;
 
-        snprintf(label, sizeof(label), "%" PRIu64 "%s%s", run->seqnum, *action ? " " : "", action);
+        snprintf(label, sizeof(label), "%" PRIu64 "%s%s%s%.64s", run->seqnum, *action ? " " : "", action,
+                 *name ? " " : "", name);
         need = g->char_w * (double)strlen(label) + 6;
         if (w >= need)
                 fprintf(g->f, "<text class=\"lbl%s\" x=\"%.1f\" y=\"%.1f\">",

@@ -132,6 +132,7 @@ struct timeline {
         uint64_t rejected;        /* datagrams that failed uevent_parse() */
         uint64_t ignored;         /* records past HP_TIMELINE_MAX_RUNS/EVENTS */
         uint64_t unmatched_ends;  /* AGENT_END without a start (exec failures become zero-length runs) */
+        bool many_programs;       /* runs of more than one program (hotplug.d, usb scripts): bars name theirs */
         bool finished;
 };
 
@@ -165,6 +166,9 @@ int timeline_finish(struct timeline *tl, enum timeline_lanes by);
 
 /* Lane label of @tl->by for an event index (-1: unknown event). */
 const char *timeline_lane_key(const struct timeline *tl, long event);
+
+/* What a bar is named by when tl->many_programs: the base name of @run's program, "" if it never started. */
+const char *timeline_run_name(const struct tl_run *run);
 
 /* Short status: "exit 0", "signal 15", "timeout, sig 9", "exec ENOENT", "running". */
 void timeline_run_status(const struct tl_run *run, char *buf, size_t size);

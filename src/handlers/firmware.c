@@ -8,7 +8,12 @@
  * the device's "loading", the file to "data" and "0" to "loading" (or "-1"
  * if the copy failed), and then drops the event: no agent runs for a
  * request already answered.  When no file matches, the event goes to the
- * agents as usual.  NAME must be a relative path without "." or "..".
+ * agents as usual, with HANDLER_FIRMWARE_MISSING_KEY=1 added: once they
+ * are done, the loop fails a request still open (loop/observe-firmware.c),
+ * so that the driver does not wait out the kernel's fallback timeout.
+ * filter() tells add_env() of the same event through the handler's data
+ * (the SEQNUM it found nothing for).  NAME must be a relative path without
+ * "." or "..".
  *
  * NAME is opened with openat2(RESOLVE_BENEATH) under each directory: a
  * symbolic link inside the tree is followed, one that leads out of it is
@@ -36,8 +41,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <linux/openat2.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,6 +57,12 @@
 #include "shared/sysfs.h"
 
 static const char *const firmware_subsystems[] = { "firmware", NULL };
+
+/* The handler's data: the event filter() searched for last and found nothing for. */
+struct firmware_state {
+        bool missing;
+        uint64_t seqnum;
+};
 
 /* Open @name below @rootfd; links may not lead out of it, a FIFO does not block. */
 static int open_beneath(int rootfd, const char *name)
@@ -258,20 +271,44 @@ static int firmware_load(const struct hotplugd_host *host, const struct hotplugd
         return 1;
 }
 
+static int firmware_init(const struct hotplugd_host *host, void **data)
+{
+        *data = calloc(1, sizeof(struct firmware_state));
+        return *data ? 0 : -ENOMEM;
+}
+
+static void firmware_done(void *data)
+{
+        free(data);
+}
+
 static int firmware_filter(const struct hotplugd_host *host, void *data, const struct hotplugd_event *e)
 {
+        struct firmware_state *s = data;
         const char *name = builtin_get(e, "FIRMWARE");
+        int r;
 
+        s->missing = false;
         if (!e->cfg->firmware_loader || !name || strcmp(e->ev->action, "add") != 0 || e->sysfs_fd < 0)
                 return HOTPLUGD_KEEP;
-        return firmware_load(host, e, name) > 0 ? HOTPLUGD_DROP : HOTPLUGD_KEEP;
+        r = firmware_load(host, e, name);
+        if (r > 0)
+                return HOTPLUGD_DROP;
+        *s = (struct firmware_state){ .missing = r == 0, .seqnum = e->ev->seqnum };
+        return HOTPLUGD_KEEP;
 }
 
 static int firmware_add_env(const struct hotplugd_host *host, void *data, const struct hotplugd_event *e,
                             struct hotplugd_env *env)
 {
+        struct firmware_state *s = data;
         unsigned long timeout;
 
+        if (s->missing && s->seqnum == e->ev->seqnum) {
+                s->missing = false;
+                if (handler_env_add(env, HANDLER_FIRMWARE_MISSING_KEY, "1") < 0)
+                        return -ENOMEM;
+        }
         if (builtin_get(e, "TIMEOUT") || builtin_read_ulong(e, "/class/firmware", "timeout", 10, &timeout) < 0)
                 return 0;
         return handler_env_addf(env, "TIMEOUT", "%lu", timeout);
@@ -279,6 +316,8 @@ static int firmware_add_env(const struct hotplugd_host *host, void *data, const 
 
 const struct hotplugd_handler builtin_firmware = {
         BUILTIN_HANDLER("firmware", firmware_subsystems),
+        .init = firmware_init,
+        .done = firmware_done,
         .filter = firmware_filter,
         .add_env = firmware_add_env,
 };

@@ -12,6 +12,8 @@
  *   handover     (observe-handover.c)   journals a queued event before the
  *                datagram is consumed from the socket, and marks it done
  *                before settle waiters are answered;
+ *   firmware     (observe-firmware.c)   fails a firmware request nobody
+ *                answered, before settle waiters are answered;
  *   status       (observe-status.c)     the service status line;
  *   blame        (observe-blame.c)      hotplugctl blame's sums;
  *   control      (observe-control.c)    monitor clients, settle, status.
@@ -89,7 +91,7 @@ int manager_add_observer(struct manager *m, const struct manager_observer_ops *o
 int manager_observe_open(struct manager *m)
 {
         static int (*const builtin[])(struct manager *m) = {
-                observe_record_open, observe_rebroadcast_open, observe_handover_open,
+                observe_record_open, observe_rebroadcast_open, observe_handover_open, observe_firmware_open,
                 observe_status_open, observe_blame_open, observe_control_open, observe_resync_open,
                 udev_wait_open,
         };

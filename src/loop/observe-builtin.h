@@ -31,6 +31,7 @@ int observe_record_open(struct manager *m);
 int observe_rebroadcast_open(struct manager *m);
 int observe_handover_open(struct manager *m);
 int observe_status_open(struct manager *m);
+int observe_firmware_open(struct manager *m);
 int observe_blame_open(struct manager *m);
 int observe_control_open(struct manager *m);
 /* Resync (manager-resync.c): hears accepted events and overflows; seeds its device set from sysfs. */
@@ -98,6 +99,24 @@ void manager_set_resync_uuids(struct manager *m, const char *current, const char
 bool manager_continue_ledger(struct manager *m, uint64_t last);
 /* A takeover restored @n events, @again of them to run again: counted. */
 void manager_count_taken_over(struct manager *m, size_t n, size_t again);
+
+/* ---- observe-firmware.c -------------------------------------------------- */
+
+/* A firmware name the loader found no file for, and its requests failed at once. */
+struct firmware_missing {
+        char name[HP_FIRMWARE_NAME_MAX];
+        uint64_t requests;
+};
+
+struct firmware_missing_totals {
+        uint64_t failed;    /* requests failed at once (loading -1) */
+        uint64_t untracked; /* of those, with a name not kept (the list was full, or too long) */
+        size_t n;
+        const struct firmware_missing *names; /* borrowed from the observer, @n of them */
+};
+
+/* What the firmware observer failed since the start (all zero without it). */
+void manager_firmware_missing(const struct manager *m, struct firmware_missing_totals *ret);
 
 /* ---- observe-blame.c ------------------------------------------------------ */
 

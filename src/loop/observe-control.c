@@ -47,6 +47,20 @@ static void ctl_status_concurrency(struct manager *m, struct control_status *ret
         ret->lowered = c->lowered;
 }
 
+static void ctl_status_firmware(const struct manager *m, struct control_status *ret)
+{
+        struct firmware_missing_totals fw;
+
+        manager_firmware_missing(m, &fw);
+        ret->firmware_failed = fw.failed;
+        ret->firmware_untracked = fw.untracked;
+        ret->firmware_n = MIN(fw.n, ELEMENTSOF(ret->firmware_name));
+        for (size_t i = 0; i < ret->firmware_n; i++) {
+                ret->firmware_name[i] = fw.names[i].name;
+                ret->firmware_requests[i] = fw.names[i].requests;
+        }
+}
+
 static void ctl_status(void *userdata, struct control_status *ret)
 {
         struct manager *m = userdata;
@@ -90,6 +104,7 @@ static void ctl_status(void *userdata, struct control_status *ret)
         ret->udev_overflows = us.overflows;
         ret->udev_forgotten = us.forgotten;
         ret->udev_waiting = us.waiting;
+        ctl_status_firmware(m, ret);
 }
 
 struct agent_walk {

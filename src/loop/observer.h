@@ -37,8 +37,8 @@ struct manager;
 struct spawn_env;
 struct uevent;
 
-/* Observers at most per manager (there are eight built in). */
-#define MANAGER_OBSERVERS_MAX 10
+/* Observers at most per manager (there are ten built in). */
+#define MANAGER_OBSERVERS_MAX 12
 
 /* One agent run, as observers see it. */
 struct manager_agent {

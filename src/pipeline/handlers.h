@@ -43,6 +43,9 @@ struct handler_config {
 };
 
 #define HP_FIRMWARE_PATH_DEFAULT "/lib/firmware/updates:/lib/firmware"
+/* Added (=1) to an "add" with FIRMWARE the firmware loader found no file for:
+ * once its agents are done, a request still open is failed (loop/observe-firmware.c). */
+#define HANDLER_FIRMWARE_MISSING_KEY "HOTPLUGD_FIRMWARE_MISSING"
 
 enum handler_verdict {
         HANDLER_RUN = 1,     /* keep the event: run the agent */

@@ -169,6 +169,11 @@
 
 /* Largest firmware image the built-in loader copies into the kernel. */
 #define HP_FIRMWARE_MAX_BYTES (64 * 1024 * 1024)
+/* Firmware names hotplugctl status lists as missing (the requests failed at
+ * once, loop/observe-firmware.c), each once, and the longest kept; past
+ * these a failed request is only counted. */
+#define HP_FIRMWARE_MISSING_NAMES 32
+#define HP_FIRMWARE_NAME_MAX 256
 
 /* Longest sysfs attribute value a handler reads in one call. */
 #define HP_SYSFS_ATTR_MAX 4096

@@ -28,6 +28,7 @@ FIXTURE_SYSFS (tests/fixtures/sysfs); T_KEEP=DIR keeps a copy of each case's
 directory there.  Exit: 0 all passed, 1 a case failed.
 """
 
+import json
 import os
 import re
 import shutil
@@ -103,11 +104,24 @@ class Case:
             f.write(text)
         os.chmod(path, 0o644)
 
+    def agent_dump(self):
+        """The case's own copy of agent-dump, DIR/bin/agent-dump (made on first use); returns its path.
+
+        hotplugd runs an agent only if the file and every directory above it, the link's target's too, are
+        the daemon user's and writable by no one else: a link into the build tree would make every case
+        depend on the modes of the tree's directories (0775 in a release tarball unpacked by root)."""
+        path = self.path("bin", "agent-dump")
+        if not os.path.exists(path):
+            os.makedirs(self.path("bin"), mode=0o755, exist_ok=True)
+            shutil.copyfile(env("AGENT_DUMP"), path)
+            os.chmod(path, 0o755)
+        return path
+
     def agent(self, sub="", name="agent", sleep_ms=0):
-        """The recording agent at DIR/SUB/NAME (a link to agent-dump); returns its path."""
+        """The recording agent at DIR/SUB/NAME (a link to agent_dump()); returns its path."""
         base = self.path(sub)
         os.makedirs(os.path.join(base, "runs"), exist_ok=True)
-        os.symlink(env("AGENT_DUMP"), os.path.join(base, name))
+        os.symlink(self.agent_dump(), os.path.join(base, name))
         self.write(os.path.join(base, "sleep_ms"), f"{sleep_ms}\n")
         return os.path.join(base, name)
 
@@ -623,7 +637,7 @@ def case_missing_agent(c):
     st = c.status()
     check(st["received"] == 5 and st["queued"] == 0 and st["running"] == 0,
           f"status after 5 events with a missing agent: {st}")
-    os.symlink(env("AGENT_DUMP"), agent)
+    os.symlink(c.agent_dump(), agent)
     d.send(uevent(6, "change", "/devices/virtual/net/hpm6", "net"))
     c.wait(lambda: 6 in c.runs(), "an event running once the agent exists")
     d.wait_log(r"agent .* can be executed again", "the agent's return logged")
@@ -642,7 +656,7 @@ def case_agent_trust(c):
     d.wait_log(r"cannot execute agent .*reported once", "the missing agent reported")
     os.mkdir(late)
     os.chmod(late, 0o777)
-    os.symlink(env("AGENT_DUMP"), agent)
+    os.symlink(c.agent_dump(), agent)
     d.send(*[uevent(i, "change", f"/devices/virtual/net/hpt{i}", "net") for i in range(2, 5)])
     d.wait_log(rf"agent {re.escape(agent)}: in a directory others can write \(mode 0777.*refusing to run it",
                "the agent in a directory others can write refused")
@@ -660,7 +674,7 @@ def case_agent_trust(c):
     os.chmod(late, 0o777)
     d.send(uevent(6, "change", "/devices/virtual/net/hpt6", "net"))
     d.wait_log(r"SEQNUM=6 .*cannot execute agent", "the vanished agent reported")
-    os.symlink(env("AGENT_DUMP"), agent)
+    os.symlink(c.agent_dump(), agent)
     d.send(uevent(7, "change", "/devices/virtual/net/hpt7", "net"))
     d.wait_log(r"refusing to run it", "the agent put back where others can write refused", count=2)
     c.settle()
@@ -810,6 +824,55 @@ def case_dry_run_firmware(c):
     check(device() == before, f"the dry-run replay wrote to the device: loading, data = {device()}")
     check(not c.runs() and not c.run_log(), "an agent ran in a dry run")
     print(f"ok: --dry-run and a dry-run replay named the firmware ({size} bytes) and wrote nothing")
+
+
+def case_firmware_fail_fast(c):
+    """--firmware-loader and a name no directory has: once the agent is done, a request still open gets
+    "loading" -1 (the driver's error at once, not after the fallback timeout); one an agent is loading is left
+    alone; hotplugctl status counts the requests and lists the name once."""
+    sysfs = c.path("sysfs")
+    shutil.copytree(env("FIXTURE_SYSFS"), sysfs, symlinks=True)
+    fwdev = "/devices/pci0000:00/0000:00:1f.6/firmware/0000:00:1f.6"
+    loading = sysfs + fwdev + "/loading"
+    os.makedirs(c.path("fw"))
+    os.makedirs(c.path("seen"))
+    agent = c.path("fwagent")
+    # What the agent saw of "loading", and whether it was told the loader found nothing; busy.bin it starts
+    # to load itself and leaves loading (as an agent that is still copying would).
+    c.write(agent, "#!/bin/sh\n"
+            f"{{ cat {sysfs}$DEVPATH/loading; echo \"missing=$HOTPLUGD_FIRMWARE_MISSING\"; }} "
+            f">{c.path('seen')}/$SEQNUM.tmp && mv {c.path('seen')}/$SEQNUM.tmp {c.path('seen')}/$SEQNUM\n"
+            f"[ \"$FIRMWARE\" != busy.bin ] || echo 1 >{sysfs}$DEVPATH/loading\n")
+    os.chmod(agent, 0o755)
+
+    def request(seqnum, name):
+        c.write(loading, "0\n")
+        d.send(uevent(seqnum, "add", fwdev, "firmware", f"FIRMWARE={name}", "TIMEOUT=60"))
+        c.settle()
+        with open(loading) as f, open(c.path("seen", str(seqnum))) as g:
+            return f.read(), g.read().split()
+
+    d = c.daemon(f"--sysfs={sysfs}", "--firmware-loader", f"--firmware-path={c.path('fw')}", f"--agent={agent}")
+    now, seen = request(1, "missing.bin")
+    check(seen == ["0", "missing=1"], f"the agent saw {seen}, expected loading 0 and HOTPLUGD_FIRMWARE_MISSING=1")
+    check(now == "-1", f"loading is {now!r} after the agent, expected -1 (the request failed at once)")
+    d.wait_log(r"SEQNUM=1 .*firmware missing\.bin: not in --firmware-path and no agent loaded it; request failed",
+               "the failed request logged")
+    now, seen = request(2, "busy.bin")
+    check(now == "1\n", f"loading is {now!r} after an agent began loading, expected it left alone")
+    now, seen = request(3, "missing.bin")
+    check(now == "-1", f"loading is {now!r} after the second request, expected -1")
+    st = json.loads(c.tool("status", "--json")[1])
+    check(st["firmware_failed"] == 2 and st["firmware_missing"] == 1 and st["firmware_untracked"] == 0,
+          f"status counts {st['firmware_failed']} failed, {st['firmware_missing']} names, expected 2 and 1")
+    check(st["missing_firmware"] == [{"name": "missing.bin", "requests": 2}],
+          f"status lists {st['missing_firmware']}")
+    text = c.tool("status")[1]
+    check("Firmware: 2 requests failed at once" in text and "  missing.bin (2 requests)" in text,
+          f"hotplugctl status text:\n{text}")
+    d.stop()
+    print("ok: a missing firmware's request failed once its agent was done (twice, one name in status); "
+          "one an agent was loading left alone")
 
 
 def case_record_trust(c):
@@ -1165,7 +1228,7 @@ def case_monitor_json(c):
     # Every counter is typed (control.h: all status fields but ordering=, concurrency= and after_udev=),
     # so a counter the daemon gains without an entry in ctlmsg_field_type() fails here.
     untyped = [k for k, v in sj.items()
-               if k not in ("ordering", "concurrency", "after_udev", "recent_gaps", "agents")
+               if k not in ("ordering", "concurrency", "after_udev", "recent_gaps", "agents", "missing_firmware")
                and not isinstance(v, (int, bool))]
     # The test build's socket takes any sender: its events are not udevd's, nothing waits for udevd.
     check(sj.get("after_udev") == "off", f"status --json: after_udev {sj.get('after_udev')!r}, expected 'off'")
@@ -1578,6 +1641,7 @@ CASES = {
     "settle": case_settle,
     "dry-run": case_dry_run,
     "dry-run-firmware": case_dry_run_firmware,
+    "firmware-fail-fast": case_firmware_fail_fast,
     "replay": case_replay,
     "record-trust": case_record_trust,
     "monitor-json": case_monitor_json,
@@ -1623,6 +1687,8 @@ def main(argv):
         print(f"usage: driver.py --all | CASE...  (cases: {' '.join(CASES)})", file=sys.stderr)
         return 64
     print(f"running as uid {os.geteuid()}")
+    # What a case makes (its directories above the agents) is the caller's alone, whatever umask it came with.
+    os.umask(0o022)
     results = [run_case(n) for n in names]
     print(f"{results.count(True)} passed, {results.count(False)} failed, {results.count(None)} skipped")
     if results and all(r is None for r in results):

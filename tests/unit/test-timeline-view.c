@@ -25,6 +25,7 @@
 
 #include "shared/macro.h"
 #include "uevent/record.h"
+#include "test-dir.h"
 #include "test.h"
 #include "timeline-test.h"
 
@@ -210,6 +211,47 @@ static void test_packing_random(void)
                 free(svg);
                 timeline_free(tl);
         }
+}
+
+/* hotplug.d: runs of several scripts carry their names, in the SVG bars and the text's run lines; one agent's do not. */
+static void test_script_names(void)
+{
+        char path[300], *svg, *txt;
+        struct record_writer *w = rec_open("scripts.rec", path, sizeof(path));
+        struct timeline *tl;
+
+        rec_event(w, 20, 100000, REAL0, "/devices/virtual/net/s0", "net");
+        tl_test_start(w, 20, 100000, 201, "/etc/hotplug.d/net/10-first.hotplug");
+        tl_test_end(w, 20, 400000, 201, RECORD_AGENT_EXITED, 0);
+        tl_test_start(w, 20, 400000, 202, "/etc/hotplug.d/default/50-<second>.hotplug");
+        tl_test_end(w, 20, 700000, 202, RECORD_AGENT_EXITED, 0);
+        record_writer_free(w);
+        tl = load(path, TIMELINE_LANES_DEVICE);
+        check(tl->many_programs);
+        svg = render_svg(tl, "scripts.svg", 2);
+        check(strstr(svg, ">20 add 10-first.hotplug</text>"));
+        check(strstr(svg, ">20 add 50-&lt;second&gt;.hotplug</text>"));
+        free(svg);
+        txt = tl_test_text(tl, 20);
+        fputs(txt, stderr);
+        check(strstr(txt, "| 10-first.hotplug\n") && strstr(txt, "| 50-<second>.hotplug\n"));
+        free(txt);
+        timeline_free(tl);
+
+        w = rec_open("agent.rec", path, sizeof(path));
+        rec_event(w, 21, 100000, REAL0, "/devices/virtual/net/s1", "net");
+        rec_run(w, 21, 100000, 700000, RECORD_AGENT_EXITED, 0);
+        rec_run(w, 21, 700000, 900000, RECORD_AGENT_EXITED, 0);
+        record_writer_free(w);
+        tl = load(path, TIMELINE_LANES_DEVICE);
+        check(!tl->many_programs);
+        svg = render_svg(tl, "agent.svg", 2);
+        check(strstr(svg, ">21 add</text>") && !strstr(svg, "21 add hotplug"));
+        free(svg);
+        txt = tl_test_text(tl, 20);
+        check(!strstr(txt, "| hotplug\n"));
+        free(txt);
+        timeline_free(tl);
 }
 
 /* The wait for the agent: from the event's arrival to the run's start, right before the bar. */
@@ -590,10 +632,7 @@ static void test_format_choice(void)
 
 static void cleanup(void)
 {
-        char cmd[300];
-
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        (void)system(cmd);
+        (void)test_dir_remove(dir);
 }
 
 int main(int argc, char *argv[])
@@ -609,6 +648,7 @@ int main(int argc, char *argv[])
         run_test(test_subrows);
         run_test(test_packing_random);
         run_test(test_queued);
+        run_test(test_script_names);
         run_test(test_udev_wait);
         run_test(test_outcomes);
         run_test(test_wall_clock);

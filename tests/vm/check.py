@@ -38,7 +38,8 @@ For each daemon this checks:
             default), every action);
 and once: both daemons and the capture exited 0, the capture lost nothing,
 the served firmware arrived byte for byte, the request for the missing
-file failed cleanly and its fallback device went away.
+file failed cleanly (daemon A's loader failed it once its agent was done:
+its log says so) and its fallback device went away.
 
 The usb dispatch of the daemon with --hotplug-dir (meta usb_dispatch; the
 init's usermap is results/res/usb.usermap, the runs results/res/usb/):
@@ -349,8 +350,9 @@ class Report:
         return sum(len(v) for v in self.lines.values())
 
 
-def check_contract(r, d, e, run, agent):
-    """The agent's argv and environment; returns the additions {KEY: VALUE}."""
+def check_contract(r, d, e, run, agent, loader):
+    """The agent's argv and environment; returns the additions {KEY: VALUE}.  @loader: the daemon's
+    --firmware-loader serves files, and tells the agent of a request it has no file for."""
     argv = run["argv"]
     if run.get("argc") != "2" or argv.get(0) != agent or argv.get(1) != e.subsystem:
         r.fail(d, "contract", "%s: argv %s, want [%s, %s]" % (e, [argv[i] for i in sorted(argv)], agent, e.subsystem))
@@ -373,6 +375,8 @@ def check_contract(r, d, e, run, agent):
     additions = {}
     for k, v in added:
         allowed = k in LEGACY or (e.subsystem == "usb" and k in USB_FILLS and k not in e.env)
+        allowed = allowed or (k == "HOTPLUGD_FIRMWARE_MISSING" and v == "1" and loader and
+                              e.subsystem == "firmware" and e.action == "add")
         if not allowed:
             r.fail(d, "contract", "%s: addition %s=%s is not a legacy variable" % (e, k, v))
         additions[k] = v
@@ -440,7 +444,7 @@ def check_daemon(r, d, res, results, meta, events, model, window):
         run = runs.get(e.seq)
         if run is None:
             continue
-        additions = check_contract(r, d, e, run, agent)
+        additions = check_contract(r, d, e, run, agent, bool(loader))
         check_legacy(r, d, e, model, additions, tally, meta.get("usbfs", {}).get(d, "/proc/bus/usb"))
         done.append((e, run))
     check_order(r, d, done)
@@ -595,11 +599,13 @@ def check_usb_dispatch(r, res, meta, events, model, window):
 def check_firmware(r, run, res, meta, events):
     fw = meta.get("firmware", {})
     lines = (read_text(os.path.join(res, "firmware.txt"), "") or "").splitlines()
-    result = {}
+    result, took = {}, {}
     for line in lines:
         w = line.split()
-        if len(w) == 3:
+        if len(w) >= 3:
             result[(w[0], w[1])] = w[2]
+        if len(w) == 5:
+            took[(w[0], w[1])] = float(w[4]) - float(w[3])
     served, missing = fw.get("served"), fw.get("missing")
     if served:
         rc = result.get(("serve", served))
@@ -617,6 +623,13 @@ def check_firmware(r, run, res, meta, events):
         rc = result.get(("missing", missing))
         if rc is None or rc == "rc=0":
             r.fail("-", "firmware", "request for missing %s: %s, want an error" % (missing, rc))
+        # Daemon A's loader found no file: it failed the request once its agent was done, not the kernel's
+        # fallback timeout.
+        log = read_text(os.path.join(res, "hotplugd-a.log"), "") or ""
+        if "firmware %s: not in --firmware-path and no agent loaded it; request failed" % missing not in log:
+            r.fail("-", "firmware", "daemon A did not fail the request for missing %s" % missing)
+        if ("missing", missing) in took:
+            print("firmware: the request for missing %s ended after %.3f s" % (missing, took[("missing", missing)]))
     for name in (served, missing):
         if not name:
             continue

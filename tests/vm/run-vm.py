@@ -15,7 +15,8 @@ settle (no event for a while, both daemons settled, the capture caught up):
   c. PCIe native hot-plug: a virtio NIC and an e1000e on the root ports;
   d. a SCSI disk on virtio-scsi;
   e. test_firmware: a request daemon A's --firmware-loader answers (the
-     bytes are compared afterwards) and one for a missing file;
+     bytes are compared afterwards) and one for a missing file, which A's
+     loader fails once its agent is done;
   f. removal of everything: USB surprise removal, pciehp removal, the SCSI
      disk.
 Besides (issue 39 item 6): an Intel HD Audio card (hda-duplex codec) is
