@@ -10,6 +10,9 @@ set -u
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/until.sh"
 
+# What a test makes has the modes the trust rules expect, whatever the
+# caller's umask.
+umask 022
 T_DIR=$(mktemp -d /tmp/hotplugd-test.XXXXXX)
 T_CLEANUP=()
 T_DAEMON_PID=
@@ -186,3 +189,14 @@ t_zram_remove() {
 t_env_of() {
         sed -n "s/^env:$2=//p" "$1"
 }
+
+# The recording agent (AGENT_DUMP) is run from the test's own copy,
+# $T_DIR/agent-dump: hotplugd runs a link only if its target's directories
+# are trusted too, and the build tree's modes are not the test's to choose
+# (0775 in a tarball unpacked by root).  T_AGENT_DUMP_BUILT keeps the
+# build's for a script that runs again in a namespace of its own.
+export T_AGENT_DUMP_BUILT=${T_AGENT_DUMP_BUILT:-${AGENT_DUMP:-}}
+if [ -n "$T_AGENT_DUMP_BUILT" ]; then
+        install -m 0755 "$T_AGENT_DUMP_BUILT" "$T_DIR/agent-dump" || t_fail "cannot copy $T_AGENT_DUMP_BUILT"
+        AGENT_DUMP=$T_DIR/agent-dump
+fi

@@ -7,6 +7,8 @@
 #
 # Environment: HOTPLUGD (the built binary).
 set -u
+# Files made here have the modes the trust rules expect, whatever the caller's umask.
+umask 022
 
 tmp=$(mktemp -d /tmp/hotplugd-conf.XXXXXX)
 daemon=

@@ -17,9 +17,15 @@
 
 #include "test.h"
 
-/* Make /tmp/NAME.PID.XXXXXX, mode 0755, into @dir (at least 64 bytes). */
+/*
+ * Make /tmp/NAME.PID.XXXXXX, mode 0755, into @dir (at least 64 bytes).  The
+ * umask becomes 022: what the test makes in it has the modes the trust rules
+ * expect, whatever umask the test was started with (002 makes files that
+ * every rule refuses).
+ */
 static inline void test_dir_make(char *dir, size_t size, const char *name)
 {
+        umask(022);
         snprintf(dir, size, "/tmp/%s.%ld.XXXXXX", name, (long)getpid());
         check(mkdtemp(dir));
         check_int(chmod(dir, 0755), 0);
