@@ -277,6 +277,7 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
                 "firmware_failed", "firmware_missing", "firmware_untracked", "requests",
                 "events", "runs", "run_usec", "order_wait_usec", "slot_wait_usec", "total_usec", "slowest_usec",
                 "slowest_seqnum", "left_out",
+                "blocker", "waited_us",
         };
 
         if (strcmp(key, "time") == 0)

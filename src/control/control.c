@@ -330,7 +330,7 @@ static const char *const kind_word[] = {
         [CONTROL_EVENT_RECEIVED] = "received", [CONTROL_EVENT_GAP] = "gap",
         [CONTROL_EVENT_OVERFLOW] = "overflow", [CONTROL_EVENT_QUEUED] = "queued",
         [CONTROL_EVENT_FILTERED] = "filtered", [CONTROL_EVENT_STARTED] = "started",
-        [CONTROL_EVENT_FINISHED] = "finished",
+        [CONTROL_EVENT_FINISHED] = "finished", [CONTROL_EVENT_WAITED] = "waited",
 };
 
 static void event_record(const struct control_event *e, struct ctlmsg *m)
@@ -352,6 +352,13 @@ static void event_record(const struct control_event *e, struct ctlmsg *m)
                 ctlmsg_add_str(m, "subsystem", e->subsystem);
                 ctlmsg_add_str(m, "verdict", ledger_verdict_to_string(e->verdict));
                 ctlmsg_add_str(m, "uuid", e->uuid);
+                return;
+        }
+        if (e->kind == CONTROL_EVENT_WAITED) {
+                ctlmsg_add_str(m, "devpath", e->devpath);
+                ctlmsg_add_u64(m, "blocker", e->blocker);
+                ctlmsg_add_str(m, "reason", e->reason);
+                ctlmsg_add_u64(m, "waited_us", e->waited_usec);
                 return;
         }
         if (e->kind == CONTROL_EVENT_STARTED)

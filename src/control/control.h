@@ -106,6 +106,9 @@
  *   filtered seqnum= time= devpath=               (left without running anything)
  *   started seqnum= time= pid= devpath= program= name=
  *   finished seqnum= time= devpath= program= name= status= duration_us=
+ *   waited seqnum= time= devpath= blocker= reason= waited_us=
+ *                                  (about to start, it waited: blocker= the event it waited for,
+ *                                   0 a free slot, its own SEQNUM udevd; waited_us= since its arrival)
  *   (name= is the program's argv[1], the handler's NAME)
  *   and with "properties", right after each received, queued and started
  *   record, nothing between, its entries (see below):
@@ -309,6 +312,7 @@ enum control_event_kind {
         CONTROL_EVENT_FILTERED,   /* left the pipeline without an agent (filter, abort) */
         CONTROL_EVENT_STARTED,    /* an agent program started */
         CONTROL_EVENT_FINISHED,   /* that program ended */
+        CONTROL_EVENT_WAITED,     /* about to start, it waited: for another event, a free slot or udevd */
 };
 
 /* An event for monitor clients; strings borrowed for the call, NULL if unknown. */
@@ -328,6 +332,9 @@ struct control_event {
         const struct uevent *ev;      /* the event, for monitor filters; NULL for GAP, OVERFLOW */
         const char *status;           /* FINISHED: "exit 0", "signal 9 (Killed)", ... */
         usec_t duration_usec;         /* FINISHED */
+        uint64_t blocker;             /* WAITED: the event it waited for; 0: a free slot; its own SEQNUM: udevd */
+        const char *reason;           /* WAITED: "parent /devices/...", "a free slot (limit N)", "udevd" */
+        usec_t waited_usec;           /* WAITED: since its arrival */
         /* For monitors that asked for "properties" ("env" records), borrowed:
          * RECEIVED: the kernel's KEY=VALUE entries in its order; QUEUED: the
          * handler additions that are new or change a kernel value; STARTED:

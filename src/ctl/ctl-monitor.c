@@ -215,6 +215,18 @@ static void print_human(const char *rec)
                 printf("pid %s: %s %s", field(rec, "pid", a, sizeof(a)), field(rec, "program", b, sizeof(b)),
                        field(rec, "name", c, sizeof(c)));
                 printf(" for %s", field(rec, "devpath", d, sizeof(d)));
+        } else if (ctlmsg_is(rec, "waited")) {
+                uint64_t us = 0, blocker = 0, seqnum = 0;
+
+                (void)ctlmsg_get_u64(rec, "waited_us", &us);
+                (void)ctlmsg_get_u64(rec, "blocker", &blocker);
+                (void)ctlmsg_get_u64(rec, "seqnum", &seqnum);
+                if (blocker != 0 && blocker != seqnum)
+                        printf("for SEQNUM %" PRIu64 " (%s)", blocker, field(rec, "reason", a, sizeof(a)));
+                else
+                        printf("for %s", field(rec, "reason", a, sizeof(a)));
+                printf(", %" PRIu64 ".%03" PRIu64 " ms since it arrived: %s", us / 1000, us % 1000,
+                       field(rec, "devpath", b, sizeof(b)));
         } else if (ctlmsg_is(rec, "finished")) {
                 uint64_t us = 0;
                 (void)ctlmsg_get_u64(rec, "duration_us", &us);
@@ -371,8 +383,9 @@ static const char help[] =
         "                         kernel's order, then a blank line; with --processed,\n"
         "                         also what the handlers added and the agent's argv and\n"
         "                         environment\n"
-        "      --processed        also show each event queued, filtered, its agent started\n"
-        "                         and finished (exit status or signal, duration)\n"
+        "      --processed        also show each event queued, filtered, what it waited for\n"
+        "                         (another event, a free slot, udevd) before its agent\n"
+        "                         started, and finished (exit status or signal, duration)\n"
         "  -j, --json             one JSON object per line instead of text\n"
         "  -s, --subsystem-match=SUBSYSTEM[/DEVTYPE]\n"
         "                         only events of this subsystem (and DEVTYPE); repeat for\n"

@@ -2,8 +2,8 @@
 /*
  * hotplugctl trigger [--action ACTION] [--subsystem-match S]...
  *                    [--subsystem-nomatch S]... [--sysname-match N]...
- *                    [--settle] [--timeout SEC] [--dry-run] [--verbose]
- *                    [--socket PATH] [DEVICE...]
+ *                    [--settle [--done-file PATH]] [--timeout SEC] [--dry-run]
+ *                    [--verbose] [--socket PATH] [DEVICE...]
  *
  * Coldplug: walk the device tree (ctl/trigger-walk.h), or take the DEVICEs
  * named, each checked against the match options, and write "ACTION UUID"
@@ -13,7 +13,10 @@
  * UUIDs are given to the daemon (watch-uuids) before any of its files is
  * written, so none can be processed unnoticed, and trigger returns once the
  * daemon has processed exactly those events.  Devices are handled in
- * batches of at most HP_CONTROL_UUIDS_MAX.
+ * batches of at most HP_CONTROL_UUIDS_MAX.  --done-file PATH is removed at
+ * the start and made anew, whole (a new file renamed over PATH), only once
+ * every event was processed and every write succeeded: an init script that
+ * has no service manager to order it after the coldplug waits for PATH.
  * On a terminal a progress line is kept up to date on stderr.
  *
  * Up to --jobs threads write at once (the kernel builds and sends the event
@@ -34,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -52,6 +56,8 @@
 #define MAX_MATCHES 64
 #define SYSFS_ROOT "/sys"
 #define TRIGGER_DEFAULT_TIMEOUT_SEC 120
+/* getopt code of --done-file, which has no short letter (apart from CTL_OPT_SOCKET's). */
+#define OPT_DONE_FILE 0x7f10
 
 /* Repeated options: --subsystem-match, --subsystem-nomatch, --sysname-match. */
 struct patterns {
@@ -85,6 +91,7 @@ struct trigger {
         char **devices;             /* the DEVICE arguments (borrowed from argv) */
         size_t n_devices;
         bool settle, dry_run, verbose, tty;
+        const char *done_file;      /* --done-file, or NULL */
         uint64_t timeout_ms;
         unsigned jobs;              /* writers at once, 1..HP_TRIGGER_JOBS_MAX */
         /* The current batch: at most HP_CONTROL_UUIDS_MAX devices, index 0..n. */
@@ -505,6 +512,58 @@ static int named_devices(struct trigger *t)
         return r;
 }
 
+/* --done-file: "@n\n" (the events triggered) into a new file beside @path, mode 0644, renamed over it. */
+static int done_file_write(const char *path, size_t n)
+{
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = -1;
+        char buf[32];
+        int len = snprintf(buf, sizeof(buf), "%zu\n", n), r = 0;
+
+        if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+                return -ENOMEM;
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        if (fchmod(fd, 0644) < 0)
+                r = negative_errno();
+        else if (write(fd, buf, (size_t)len) != len)
+                r = errno > 0 ? negative_errno() : -EIO;
+        else if (rename(tmp, path) < 0)
+                r = negative_errno();
+        if (r < 0)
+                (void)unlink(tmp);
+        return r;
+}
+
+/* The end of a coldplug that succeeded: --done-file made.  Return: exit status. */
+static int done_file_make(const struct trigger *t)
+{
+        char esc[4 * PATH_MAX];
+        int r;
+
+        if (!t->done_file || t->dry_run)
+                return CTL_EXIT_OK;
+        r = done_file_write(t->done_file, t->base);
+        if (r >= 0)
+                return CTL_EXIT_OK;
+        ctl_err("trigger", "cannot make --done-file %s: %s", escape_cstr(t->done_file, esc, sizeof(esc)),
+                strerror(-r));
+        return CTL_EXIT_FAILURE;
+}
+
+/* A coldplug starts: a --done-file of an earlier one is removed.  Return: exit status. */
+static int done_file_remove(const struct trigger *t)
+{
+        char esc[4 * PATH_MAX];
+
+        if (!t->done_file || t->dry_run || unlink(t->done_file) == 0 || errno == ENOENT)
+                return CTL_EXIT_OK;
+        ctl_err("trigger", "cannot remove the old --done-file %s: %s",
+                escape_cstr(t->done_file, esc, sizeof(esc)), strerror(errno));
+        return CTL_EXIT_FAILURE;
+}
+
 static const char help[] =
         "trigger [OPTIONS] [DEVICE...]\n\n"
         "Coldplug: make the kernel send again the events of devices that exist, by\n"
@@ -532,6 +591,9 @@ static const char help[] =
         "                         after every event before it; 1: in the list's order\n"
         "  -w, --settle           then wait until the daemon has processed exactly these\n"
         "                         events\n"
+        "      --done-file=PATH   with --settle, remove PATH first and make it anew once\n"
+        "                         every event was processed and every write succeeded\n"
+        "                         (it holds the number of events); init scripts wait for it\n"
         "  -t, --timeout=SEC      with --settle, give up after SEC seconds, 0 to\n"
         "                         " CTL_STR(HP_CONTROL_TIMEOUT_MAX_SEC) ", fractions allowed (default "
         CTL_STR(TRIGGER_DEFAULT_TIMEOUT_SEC) ")\n"
@@ -561,6 +623,7 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
                 { "dry-run", no_argument, NULL, 'n' },
                 { "verbose", no_argument, NULL, 'v' },
                 { "jobs", required_argument, NULL, 'j' },
+                { "done-file", required_argument, NULL, OPT_DONE_FILE },
                 CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
         };
         const struct ctl_getopt g = { "trigger", "a:c:s:S:y:wt:nvj:h", opts, help, "DEVICE..." };
@@ -584,6 +647,10 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
                         break;
                 case 'w':
                         t->settle = true;
+                        break;
+                case OPT_DONE_FILE:
+                        t->done_file = optarg;
+                        r = optarg[0] ? CTL_EXIT_OK : ctl_bad_value("trigger", "--done-file", optarg, "a path");
                         break;
                 case 't':
                         r = ctl_parse_seconds("trigger", "--timeout", optarg, 0, HP_CONTROL_TIMEOUT_MAX_SEC,
@@ -611,6 +678,8 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
                 return r;
         if (c != CTL_GETOPT_END)
                 return ctl_getopt_exit(c);
+        if (t->done_file && !t->settle)
+                return ctl_usage_error("trigger", "--done-file needs --settle");
         t->devices = argv + optind;
         t->n_devices = (size_t)(argc - optind);
         return CTL_RUN;
@@ -633,6 +702,8 @@ int verb_trigger(int argc, char *argv[])
                 return CTL_EXIT_FAILURE;
         }
         r = t.settle && !t.dry_run ? ctl_open("trigger", &t.fd) : CTL_EXIT_OK;
+        if (r == CTL_EXIT_OK)
+                r = done_file_remove(&t);
         if (r == CTL_EXIT_OK && t.n_devices) {
                 r = named_devices(&t);
         } else if (r == CTL_EXIT_OK) {
@@ -650,6 +721,8 @@ int verb_trigger(int argc, char *argv[])
                 r = batch_end(&t, true);
                 if (r == CTL_EXIT_OK && t.failures)
                         r = CTL_EXIT_FAILURE;
+                if (r == CTL_EXIT_OK)
+                        r = done_file_make(&t);
         } else if (!t.dry_run) {
                 /* Given up: what was published is written (the daemon was told of it) and named. */
                 close_writers(&t);

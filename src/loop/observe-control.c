@@ -299,6 +299,18 @@ static void on_queued(void *userdata, const struct uevent *ev)
         control_notify_event(o->control, &e);
 }
 
+static void on_waited(void *userdata, const struct uevent *ev, uint64_t blocker, const char *reason)
+{
+        struct observe_control *o = userdata;
+        struct control_event e = event_of(CONTROL_EVENT_WAITED, ev);
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+
+        e.blocker = blocker;
+        e.reason = reason;
+        e.waited_usec = ev->received && ev->received < now ? now - ev->received : 0;
+        control_notify_event(o->control, &e);
+}
+
 static void on_dropped(void *userdata, const struct uevent *view, bool filtered)
 {
         struct observe_control *o = userdata;
@@ -366,6 +378,7 @@ static const struct manager_observer_ops control_observer_ops = {
         .overflow = on_overflow,
         .input_drained = on_input_drained,
         .queued = on_queued,
+        .waited = on_waited,
         .dropped = on_dropped,
         .started = on_started,
         .finished = on_finished,

@@ -36,6 +36,53 @@ def timeline_waits(text):
     return out
 
 
+def check_monitor_waits(records, human, prev):
+    """monitor --processed: a "waited" record for each wait, before the event's first "started"; @prev: the chain."""
+    waited, first_start = {}, {}
+    for i, x in enumerate(records):
+        if x["kind"] == "waited":
+            check(x["seqnum"] not in first_start, f"waited after its agent started: {x}")
+            waited.setdefault(x["seqnum"], []).append(x)
+        elif x["kind"] == "started":
+            first_start.setdefault(x["seqnum"], i)
+    print(f"monitor waited records: {waited}")
+    for s, p in prev.items():
+        w = [x for x in waited.get(s, []) if x["blocker"] != 0]
+        check(len(w) == 1 and w[0]["blocker"] == p and w[0]["reason"].startswith("same device ")
+              and w[0]["devpath"] == NET and w[0]["waited_us"] > 0, f"SEQNUM={s}: waited records {waited.get(s)}")
+        check(f" for SEQNUM {p} (same device {NET}), " in human, f"human: no wait of {s} for {p}:\n{human}")
+    slot = [x for v in waited.values() for x in v if x["blocker"] == 0]
+    check(slot and all(x["reason"] == "a free slot (limit 2)" for x in slot), f"slot waits: {slot}")
+    check("for a free slot (limit 2), " in human and "\nWAITED   " in human, f"human: no slot wait:\n{human}")
+
+
+def case_monitor_waits(c):
+    """monitor --processed says what each event waited for (another event, a free slot) before its agent started."""
+    agent = c.agent(sleep_ms=120)
+    d = c.daemon(f"--agent={agent}", "--max-children=2")
+    mons, n = driver.start_monitors(c, d, {"json": ("--processed", "--json"), "human": ("--processed",)})
+    c.settle()
+    # n+1..n+3: a chain on one device; n+4..n+6: other devices, runnable at once but for the two slots.
+    c.tool("pause")
+    d.send(uevent(n + 1, "add", NET, "net", "INTERFACE=enp0s31f6"),
+           uevent(n + 2, "change", NET, "net", "INTERFACE=enp0s31f6"),
+           uevent(n + 3, "change", NET, "net", "INTERFACE=enp0s31f6"),
+           uevent(n + 4, "add", "/devices/virtual/net/hpw1", "net"),
+           uevent(n + 5, "add", "/devices/virtual/net/hpw2", "net"),
+           uevent(n + 6, "add", "/devices/virtual/net/hpw3", "net"))
+    c.wait(lambda: c.status()["received"] == n + 6, f"the daemon receiving {n + 6} events")
+    c.tool("resume")
+    c.settle()
+    c.wait(lambda: sum(1 for x in mons["json"].json() if x["kind"] == "finished" and x["seqnum"] > n) == 6,
+           "the monitor seeing 6 agents finish")
+    for m in mons.values():
+        m.stop()
+    d.stop()
+    check_monitor_waits([x for x in mons["json"].json() if x.get("seqnum", 0) > n], mons["human"].data().decode(),
+                        {n + 2: n + 1, n + 3: n + 2})
+    print("ok: WAITED lines for the chain and for the slots, before each event's first start")
+
+
 def case_wait_reasons(c):
     """A chain of events of one device waits each for the one before; a full slot is named."""
     agent = c.agent(sleep_ms=120)
@@ -261,6 +308,7 @@ CASES = {
     "wait-reasons": case_wait_reasons,
     "blame": case_blame,
     "blame-chain": case_blame_chain,
+    "monitor-waits": case_monitor_waits,
 }
 
 

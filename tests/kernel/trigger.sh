@@ -11,7 +11,11 @@
 #  - written several at once (--jobs), every device of the enumeration gets
 #    its event once, each after its ancestors' (the machine's ACPI tree, when
 #    it has one); DEVICEs given out of path order start a new segment, sent
-#    after everything before it; --jobs=1 sends in the list's order exactly.
+#    after everything before it; --jobs=1 sends in the list's order exactly;
+#  - --settle --done-file makes the file (mode 0644, the number of events)
+#    only once every triggered event's agent ran, and removes an earlier
+#    one at the start: after a timeout or a DEVICE that is not one there is
+#    none.
 # The devices: a veth pair of this test's own, /dev/null's (mem) and the
 # ACPI devices (change events only).
 . "$SRCDIR/tests/kernel/lib.sh"
@@ -153,4 +157,54 @@ rc=0
 "$HOTPLUGCTL" trigger --jobs 0 "/sys$null" >"$T_DIR/j0" 2>&1 || rc=$?
 [ "$rc" = 64 ] || t_fail "--jobs 0: exit $rc: $(cat "$T_DIR/j0")"
 echo "ok: --jobs 0 is a usage error"
+
+# --- --done-file: made once every event ran, not after a failure or a timeout ---------------------
+mkdir -m 0755 "$T_DIR/rundir"
+done_file=$T_DIR/rundir/coldplug-done
+echo stale >"$done_file"
+echo 400 >"$T_DIR/sleep_ms" # each run of the agent takes 0.4 s
+# The SYNTH_UUIDs of the runs that had ended when the file appeared, noted by a watcher as soon as it
+# sees it (other events the machine sends meanwhile may add runs; only these UUIDs count).
+(
+        until [ -e "$T_DIR/watch.stop" ]; do
+                if [ -e "$done_file" ] && [ "$(cat "$done_file")" != stale ]; then
+                        cat "$T_DIR"/runs/*.agent | sed -n 's/^env:SYNTH_UUID=//p' >"$T_DIR/watch.out"
+                        exit 0
+                fi
+                sleep 0.05
+        done
+) &
+watcher=$!
+t_on_exit "kill $watcher"
+trigger_ok donefile --jobs 1 --done-file="$done_file" "/sys/class/net/$a" "/sys/class/net/${a}p" "/sys$null"
+touch "$T_DIR/watch.stop"
+t_wait_pid_exit "$watcher" watch_rc || t_fail "the --done-file watcher did not end"
+[ -s "$T_DIR/watch.out" ] || t_fail "the watcher did not see --done-file appear"
+while read -r path uuid; do
+        grep -qx "$uuid" "$T_DIR/watch.out" || t_fail "--done-file appeared before the run for $path ($uuid) ended"
+done <"$T_DIR/donefile"
+[ "$(wc -l <"$T_DIR/donefile")" = 3 ] || t_fail "--done-file: triggered $(cat "$T_DIR/donefile")"
+[ "$(cat "$done_file")" = 3 ] && [ "$(stat -c %a "$done_file")" = 644 ] ||
+        t_fail "--done-file: $(stat -c %a "$done_file") '$(cat "$done_file")', want 644 '3'"
+[ -z "$(find "$T_DIR/rundir" -name 'coldplug-done.*')" ] || t_fail "temporary files left: $(ls "$T_DIR/rundir")"
+echo "ok: --done-file appeared once each triggered event's agent had run (0.4 s each), holding 3"
+
+echo 3000 >"$T_DIR/sleep_ms"
+rc=0
+"$HOTPLUGCTL" trigger --settle --timeout=0.5 --done-file="$done_file" "/sys/class/net/$a" >"$T_DIR/dto" 2>&1 ||
+        rc=$?
+[ "$rc" = 2 ] || t_fail "trigger --timeout=0.5 with an agent of 3 s: exit $rc: $(cat "$T_DIR/dto")"
+[ ! -e "$done_file" ] || t_fail "--done-file left after a timeout: '$(cat "$done_file")'"
+echo 0 >"$T_DIR/sleep_ms"
+t_settle
+echo made >"$done_file"
+rc=0
+"$HOTPLUGCTL" trigger --settle --done-file="$done_file" "/sys/class/net/$a" "/devices/virtual/net/nohpt$$" \
+        >"$T_DIR/dnodev" 2>&1 || rc=$?
+[ "$rc" = 1 ] || t_fail "trigger with a DEVICE that is not one: exit $rc: $(cat "$T_DIR/dnodev")"
+[ ! -e "$done_file" ] || t_fail "--done-file left after a failure: '$(cat "$done_file")'"
+rc=0
+"$HOTPLUGCTL" trigger --done-file="$done_file" "/sys/class/net/$a" >"$T_DIR/dnosettle" 2>&1 || rc=$?
+[ "$rc" = 64 ] || t_fail "--done-file without --settle: exit $rc: $(cat "$T_DIR/dnosettle")"
+echo "ok: no --done-file after a timeout or a DEVICE that is not one (an earlier one removed); it needs --settle"
 echo "PASS"
