@@ -273,7 +273,7 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
                 "devices", "limit", "limit_max", "awake_max", "asleep", "raised", "lowered",
                 "taken_over", "reruns", "set_aside", "dropped_keys",
                 "udev_confirmed", "udev_waited", "udev_wait_usec", "udev_timeouts", "udev_mismatched",
-                "udev_overflows", "udev_forgotten", "udev_waiting",
+                "udev_overflows", "udev_forgotten", "udev_waiting", "log_dropped",
                 "firmware_failed", "firmware_missing", "firmware_untracked", "requests",
                 "events", "runs", "run_usec", "order_wait_usec", "slot_wait_usec", "total_usec", "slowest_usec",
                 "slowest_seqnum", "left_out",

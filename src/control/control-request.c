@@ -13,6 +13,7 @@
 
 #include "shared/bounds.h"
 #include "control/control-internal.h"
+#include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/number.h"
 
@@ -388,6 +389,7 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "firmware_failed", s->firmware_failed);
         ctlmsg_add_u64(m, "firmware_missing", s->firmware_n);
         ctlmsg_add_u64(m, "firmware_untracked", s->firmware_untracked);
+        ctlmsg_add_u64(m, "log_dropped", log_lines_dropped());
 }
 
 static void req_status(struct client *cl)

@@ -93,6 +93,9 @@ static void print_counters(const char *rec)
                num(rec, "resync_added"), num(rec, "resync_removed"), num(rec, "resync_left_alone"),
                num(rec, "devices"));
         print_after_udev(rec);
+        if (num(rec, "log_dropped") > 0)
+                printf("Log:      %" PRIu64 " lines dropped while the journal or stderr did not take them\n",
+                       num(rec, "log_dropped"));
         printf("Handover: %" PRIu64 " events taken over from the previous instance, %" PRIu64
                " of them re-run (their agent had started), %" PRIu64 " set aside (hotplugd died processing them)\n",
                num(rec, "taken_over"), num(rec, "reruns"), num(rec, "set_aside"));

@@ -29,6 +29,7 @@
 #include "config/options.h"
 #include "daemon/service.h"
 #include "loop/manager.h"
+#include "shared/bounds.h"
 #include "shared/log.h"
 
 #define EXIT_CONFIG 2
@@ -152,6 +153,18 @@ static int reload_config(struct manager *m, void *userdata, char *err, size_t er
         return r;
 }
 
+/*
+ * At exit, after the loop: the lines still waiting get HP_LOG_EXIT_FLUSH_USEC
+ * to go out; what a stopped journal did not take by then is lost (saying
+ * so would wait on it too).
+ */
+static int log_finish(int status)
+{
+        (void)log_flush_wait(HP_LOG_EXIT_FLUSH_USEC);
+        log_buffer_stop();
+        return status;
+}
+
 int main(int argc, char *argv[])
 {
         /* Static: the options point into them for as long as the daemon runs. */
@@ -187,6 +200,9 @@ int main(int argc, char *argv[])
         if (r != 0 || o.check_config)
                 return r;
         log_open(o.log_target, "hotplugd");
+        r = log_buffer_start();
+        if (r < 0)
+                log_warning_errno(r, "cannot write the log without blocking; each line waits until it is written");
         log_default_agent(&o);
 
         svc.ready_fd = o.ready_fd;
@@ -195,12 +211,12 @@ int main(int argc, char *argv[])
         r = manager_new(&o.cfg, &m);
         if (r < 0) {
                 log_error_errno(r, "cannot start");
-                return EXIT_FAILURE;
+                return log_finish(EXIT_FAILURE);
         }
         manager_set_reload(m, reload_config, &base);
         service_started(&svc, m);
         r = manager_run(m);
         (void)sd_notify(false, "STOPPING=1");
         manager_free(m);
-        return r < 0 ? EXIT_FAILURE : 0;
+        return log_finish(r < 0 ? EXIT_FAILURE : 0);
 }

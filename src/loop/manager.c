@@ -50,6 +50,7 @@
 #include "shared/sysfs.h"
 #include "loop/manager.h"
 #include "loop/manager-internal.h"
+#include "loop/log-watch.h"
 #include "loop/udev-wait.h"
 #include "loop/observe-builtin.h"
 #include "loop/manager-observe.h"
@@ -566,6 +567,7 @@ static int manager_open_loop(struct manager *m)
             (r = sd_event_source_set_enabled(m->exit_check, SD_EVENT_OFF)) < 0)
                 return r;
         (void)sd_event_set_watchdog(m->event, true);
+        log_watch_open(m->event); /* the log never blocks the loop (log.h) */
         return 0;
 }
 
@@ -652,6 +654,8 @@ struct manager *manager_free(struct manager *m)
         if (m->scheduler && m->backlog)
                 (void)manager_queue_drop_all(m);
         m->handlers = handler_chain_free(m->handlers);
+        if (m->event)
+                log_watch_close();
         sd_event_unref(m->event);
         scheduler_free(m->scheduler);
         backlog_free(m->backlog);

@@ -98,6 +98,18 @@
 #define HP_OUTPUT_LOG_LINES_MAX 200
 #define HP_OUTPUT_LOG_INTERVAL_USEC (5 * 1000000ULL)
 
+/* The daemon's log never blocks it: lines the journal (or stderr) does not
+ * take at once wait, in order, in a buffer of this many bytes (about 400
+ * lines) and go out when it takes them again; lines that do not fit are
+ * dropped, counted, and reported in one line once the buffer drained.  At
+ * exit, what waits gets HP_LOG_EXIT_FLUSH_USEC to go out. */
+#define HP_LOG_BUFFER_MAX (128 * 1024)
+#define HP_LOG_EXIT_FLUSH_USEC (1000 * 1000ULL)
+/* Largest journal entry, in bytes: a field value that would not fit is cut
+ * and ends in "...[truncated]".  Far below a datagram's limit, so no entry
+ * needs journald's memfd form. */
+#define HP_LOG_ENTRY_MAX (12 * 1024)
+
 /* hotplug.d multiplexer: most scripts run per event (NAME/ plus default/). */
 #define HP_HOTPLUG_D_MAX_FILES 256
 /* hotplug.d files refused for their owner or mode that are remembered, so

@@ -3,22 +3,25 @@
  * Log backend.  One line per call; per-event lines carry SEQNUM/DEVPATH/ACTION/
  * SUBSYSTEM either as journal fields or as "KEY=value" words on stderr.
  * Strings in @fields are escaped here, so callers may pass kernel data.
+ * This file formats: a journal entry in journald's native format (what
+ * sd_journal_sendv() would send, no field more) or a stderr line;
+ * log-sink.c writes it, at once or, in the daemon, without blocking.
  */
+#include <endian.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
+#include <unistd.h>
 
-#include <systemd/sd-journal.h>
-
+#include "shared/bounds.h"
 #include "shared/escape.h"
 #include "shared/log.h"
+#include "shared/log-sink.h"
 
 static int max_level = LOG_INFO;
-static int use_journal;
 static const char *log_ident = "hotplugd";
 
 static int stderr_is_journal(void)
@@ -40,13 +43,13 @@ void log_open(enum log_target target, const char *ident)
                 log_ident = ident;
         switch (target) {
         case LOG_TARGET_JOURNAL:
-                use_journal = 1;
+                sink_reset(true, log_ident);
                 break;
         case LOG_TARGET_STDERR:
-                use_journal = 0;
+                sink_reset(false, log_ident);
                 break;
         default:
-                use_journal = stderr_is_journal();
+                sink_reset(stderr_is_journal(), log_ident);
         }
 }
 
@@ -62,7 +65,7 @@ int log_get_max_level(void)
 
 int log_is_journal(void)
 {
-        return use_journal;
+        return sink_journal();
 }
 
 static const char *const level_names[] = { "emerg", "alert", "crit", "err",
@@ -108,39 +111,79 @@ int log_level_from_string(const char *s)
         return -EINVAL;
 }
 
+/* An entry in journald's native format, at most HP_LOG_ENTRY_MAX bytes. */
+struct entry {
+        char data[HP_LOG_ENTRY_MAX];
+        size_t n;
+};
+
+/*
+ * KEY=value, or KEY, a newline, the length (64 bits, little endian) and
+ * the value when it holds a newline.  A value that does not fit is cut
+ * and ends in a marker; a field that cannot fit even so is left out.
+ */
+static void entry_add(struct entry *e, const char *key, const char *val)
+{
+        static const char cut[] = "...[truncated]";
+        size_t klen = strlen(key), vlen = strlen(val), room;
+        bool binary = memchr(val, '\n', vlen) != NULL, cutting = false;
+        size_t frame = klen + 1 + (binary ? sizeof(uint64_t) : 0) + 1;
+
+        if (e->n + frame > sizeof(e->data))
+                return;
+        room = sizeof(e->data) - e->n - frame;
+        if (vlen > room) {
+                if (room < sizeof(cut) - 1)
+                        return;
+                vlen = room - (sizeof(cut) - 1);
+                cutting = true;
+        }
+        memcpy(e->data + e->n, key, klen);
+        e->n += klen;
+        if (binary) {
+                uint64_t len = htole64((uint64_t)(vlen + (cutting ? sizeof(cut) - 1 : 0)));
+
+                e->data[e->n++] = '\n';
+                memcpy(e->data + e->n, &len, sizeof(len));
+                e->n += sizeof(len);
+        } else
+                e->data[e->n++] = '=';
+        memcpy(e->data + e->n, val, vlen);
+        e->n += vlen;
+        if (cutting) {
+                memcpy(e->data + e->n, cut, sizeof(cut) - 1);
+                e->n += sizeof(cut) - 1;
+        }
+        e->data[e->n++] = '\n';
+}
+
 static void log_to_journal(int level, const struct log_fields *f, const char *msg)
 {
-        char prio[16], seq[40], dur[48];
-        struct iovec iov[12];
-        size_t n = 0;
-        /* Field values need no escaping for the journal; they are kept as bytes. */
-        char *bufs[7] = { 0 };
+        struct entry e;
+        char num[32];
 
-        snprintf(prio, sizeof(prio), "PRIORITY=%d", level);
-        iov[n++] = (struct iovec){ .iov_base = prio, .iov_len = strlen(prio) };
-        if (asprintf(&bufs[0], "MESSAGE=%s", msg) >= 0)
-                iov[n++] = (struct iovec){ .iov_base = bufs[0], .iov_len = strlen(bufs[0]) };
+        e.n = 0;
+        snprintf(num, sizeof(num), "%d", level);
+        entry_add(&e, "PRIORITY", num);
+        entry_add(&e, "MESSAGE", msg);
         if (f) {
                 if (f->seqnum) {
-                        snprintf(seq, sizeof(seq), "SEQNUM=%" PRIu64, f->seqnum);
-                        iov[n++] = (struct iovec){ .iov_base = seq, .iov_len = strlen(seq) };
+                        snprintf(num, sizeof(num), "%" PRIu64, f->seqnum);
+                        entry_add(&e, "SEQNUM", num);
                 }
+                /* Field values need no escaping for the journal; they are kept as bytes. */
                 const char *keys[] = { "DEVPATH", "ACTION", "SUBSYSTEM", "AGENT", "AGENT_STATUS" };
                 const char *vals[] = { f->devpath, f->action, f->subsystem, f->agent, f->agent_status };
-                for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-                        if (!vals[i] || asprintf(&bufs[i + 1], "%s=%s", keys[i], vals[i]) < 0)
-                                continue;
-                        iov[n++] = (struct iovec){ .iov_base = bufs[i + 1], .iov_len = strlen(bufs[i + 1]) };
-                }
+                for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                        if (vals[i])
+                                entry_add(&e, keys[i], vals[i]);
                 if (f->duration_usec >= 0) {
-                        snprintf(dur, sizeof(dur), "AGENT_DURATION_USEC=%" PRId64, f->duration_usec);
-                        iov[n++] = (struct iovec){ .iov_base = dur, .iov_len = strlen(dur) };
+                        snprintf(num, sizeof(num), "%" PRId64, f->duration_usec);
+                        entry_add(&e, "AGENT_DURATION_USEC", num);
                 }
         }
-        if (sd_journal_sendv(iov, (int)n) < 0)
+        if (sink_line(e.data, e.n) < 0)
                 fprintf(stderr, "%s: %s\n", log_ident, msg);
-        for (size_t i = 0; i < ELEMENTSOF(bufs); i++)
-                free(bufs[i]);
 }
 
 static void log_to_stderr(const struct log_fields *f, const char *msg)
@@ -176,8 +219,7 @@ static void log_to_stderr(const struct log_fields *f, const char *msg)
         }
 #undef APPEND
         line[o++] = '\n';
-        /* One write per line so concurrent writers do not interleave. */
-        (void)!write(STDERR_FILENO, line, o);
+        (void)sink_line(line, o);
 }
 
 int log_internalv(int level, int error, const struct log_fields *fields, const char *fmt, va_list ap)
@@ -195,7 +237,7 @@ int log_internalv(int level, int error, const struct log_fields *fields, const c
         if (error && k >= 0 && (size_t)k < sizeof(msg))
                 snprintf(msg + k, sizeof(msg) - (size_t)k, ": %s", strerror(error));
 
-        if (use_journal)
+        if (sink_journal())
                 log_to_journal(level & 7, fields, msg);
         else
                 log_to_stderr(fields, msg);

@@ -12,6 +12,8 @@
  */
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <syslog.h>
 
@@ -48,6 +50,65 @@ const char *log_target_to_string(enum log_target t);
 int log_target_from_string(const char *s);
 /* True if lines go to the journal (structured fields available). */
 int log_is_journal(void);
+
+/*
+ * Never waiting on the log (the daemon).  After log_buffer_start(), lines
+ * are written without blocking: a line the journal or stderr does not take
+ * now is kept, in order, in a buffer of at most HP_LOG_BUFFER_MAX bytes,
+ * and written by log_flush() when the target takes lines again; a line
+ * that does not fit is dropped and counted, and once the buffer drained
+ * one line says how many: "N log lines dropped while the journal (stderr)
+ * did not take them".  Without it (hotplugctl, a forked child) each line
+ * is written at once, blocking.  log_open() goes back to that.
+ */
+typedef void (*log_wake_fn)(void *userdata);
+
+/**
+ * log_buffer_start() - write without blocking from now on (after log_open()).
+ *
+ * Journal: a datagram socket of its own connected to journald's (if that
+ * cannot be connected, lines go to stderr).  stderr: a pipe, FIFO or
+ * terminal is opened again non-blocking (its other holders keep theirs
+ * as it is), a socket gets MSG_DONTWAIT, a file is written as it is.
+ * Return: 0, or negative errno (the log stays direct, as it was).
+ */
+int log_buffer_start(void);
+
+/**
+ * log_buffer_set_wake() - be told when lines start to wait.
+ * @wake: called (from inside a log call) each time the buffer goes from
+ *        empty to holding a line, and when log_buffer_fd() changed while
+ *        lines wait; the caller then watches log_buffer_fd() for
+ *        writability and calls log_flush().  NULL: nobody is told.
+ * @userdata: for @wake (borrowed)
+ */
+void log_buffer_set_wake(log_wake_fn wake, void *userdata);
+
+/* The descriptor to watch for writability while lines wait; -1 outside buffered mode. */
+int log_buffer_fd(void);
+
+/* True while lines wait in the buffer. */
+bool log_buffer_pending(void);
+
+/**
+ * log_flush() - write what waits, as far as the target takes it now.
+ * Once the buffer drained, lines dropped since the last report are
+ * reported in one line.
+ * Return: 0 when nothing waits any more, 1 when lines still wait.
+ */
+int log_flush(void);
+
+/**
+ * log_flush_wait() - at exit: write what waits, waiting at most @usec in all.
+ * Return: the lines still waiting (lost) after that.
+ */
+size_t log_flush_wait(uint64_t usec);
+
+/* Log lines dropped since log_buffer_start() (never reset). */
+uint64_t log_lines_dropped(void);
+
+/* Leave buffered mode: what still waits is discarded; closes what log_buffer_start() opened. */
+void log_buffer_stop(void);
 
 /**
  * log_internal() - write one line.
