@@ -108,7 +108,9 @@ static int append(struct handover *h, enum handover_record type, uint64_t seqnum
         memcpy(buf, &f, sizeof(f));
         r = pwrite_all(h->fd, buf, HANDOVER_FRAME_SIZE + f.length, h->end);
         if (r < 0) {
-                (void)ftruncate(h->fd, (off_t)h->end);
+                /* Best effort: a frame left past h->end is never read (a scan stops at a bad
+                 * checksum) and the next append writes over it. */
+                (void)!ftruncate(h->fd, (off_t)h->end);
                 return r;
         }
         h->end += HANDOVER_FRAME_SIZE + f.length;
@@ -571,9 +573,10 @@ static int compact(struct handover *h)
         if (r >= 0)
                 r = pwrite_all(h->fd, &new_start, 8, OFF_START);
         if (r < 0) {
-                /* The old start still rules; drop the partial copies. */
+                /* The old start still rules; drop the partial copies (best effort, as in
+                 * append(): the next append writes over what stays). */
                 h->end = new_start;
-                (void)ftruncate(h->fd, (off_t)new_start);
+                (void)!ftruncate(h->fd, (off_t)new_start);
                 scan_done(&s);
                 return r;
         }

@@ -47,7 +47,8 @@ static int writer_init_file(struct record_writer *w, const uint8_t *have, size_t
                 return negative_errno();
         r = write_all(w->fd, h, sizeof(h));
         if (r < 0) {
-                (void)ftruncate(w->fd, 0);
+                /* Best effort: a file holding part of a header is given a whole one next time. */
+                (void)!ftruncate(w->fd, 0);
                 return r;
         }
         w->size = sizeof(h);
@@ -119,8 +120,9 @@ int record_append(struct record_writer *w, const struct record *rec)
                 return (int)n;
         r = write_all(w->fd, w->buf, (size_t)n);
         if (r < 0) {
-                /* Leave no torn record behind us: the file ends on a boundary again. */
-                (void)ftruncate(w->fd, (off_t)w->size);
+                /* Leave no torn record behind us: the file ends on a boundary again.  Best
+                 * effort: the caller stops writing, and a reader reports a torn last record. */
+                (void)!ftruncate(w->fd, (off_t)w->size);
                 return r;
         }
         w->size += (uint64_t)n;

@@ -27,6 +27,7 @@
 
 #include "shared/macro.h"
 #include "uevent/record.h"
+#include "test-dir.h"
 #include "test.h"
 #include "timeline-test.h"
 
@@ -597,10 +598,7 @@ static void test_output_file(void)
 
 static void cleanup(void)
 {
-        char cmd[300];
-
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        (void)system(cmd);
+        (void)test_dir_remove(dir);
 }
 
 int main(int argc, char *argv[])
