@@ -140,7 +140,7 @@ def hotplug_d_script(c, name, script, sleep_ms):
     """DIR/hotplug.d/NAME/SCRIPT, the recording agent sleeping sleep_ms, with its own runs/."""
     d = c.path("hotplug.d", name)
     os.makedirs(os.path.join(d, "runs"), exist_ok=True)
-    os.symlink(env("AGENT_DUMP"), os.path.join(d, script))
+    os.symlink(c.agent_dump(), os.path.join(d, script))
     c.write(os.path.join(d, "sleep_ms"), f"{sleep_ms}\n")
     return os.path.join(d, script)
 
