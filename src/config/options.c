@@ -88,6 +88,12 @@ const struct option_info option_table[] = {
                 .arg = "N", .help = "events held at most",
         },
         {
+                .name = "max-queue-bytes", .type = OPTION_SIZE,
+                KEY("max-queue-bytes"), FIELD(cfg.max_queue_bytes),
+                .min = HP_QUEUE_BYTES_MIN, .max = HP_QUEUE_BYTES_LIMIT, .def.u = HP_QUEUE_BYTES_DEFAULT,
+                .arg = "BYTES", .help = "memory held for events at most: queue, jobs, journal",
+        },
+        {
                 .name = "timeout", .short_name = 't', .type = OPTION_SECONDS,
                 KEY("timeout"), FIELD(cfg.timeout_usec),
                 .min = 1, .max = HP_TIMEOUT_MAX_SEC, .def.u = HP_TIMEOUT_DEFAULT_SEC,

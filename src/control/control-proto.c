@@ -272,6 +272,7 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
                 "running", "resyncs", "resync_changed", "resync_added", "resync_removed", "resync_left_alone",
                 "devices", "limit", "limit_max", "awake_max", "asleep", "raised", "lowered",
                 "taken_over", "reruns", "set_aside", "dropped_keys",
+                "overloads", "bytes_held", "peak_bytes", "max_queue_bytes",
                 "udev_confirmed", "udev_waited", "udev_wait_usec", "udev_timeouts", "udev_mismatched",
                 "udev_overflows", "udev_forgotten", "udev_waiting", "log_dropped",
                 "firmware_failed", "firmware_missing", "firmware_untracked", "requests",
@@ -282,7 +283,7 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
 
         if (strcmp(key, "time") == 0)
                 return CTLMSG_TIME;
-        if (strcmp(key, "paused") == 0 || strcmp(key, "resync") == 0)
+        if (strcmp(key, "paused") == 0 || strcmp(key, "resync") == 0 || strcmp(key, "overloaded") == 0)
                 return CTLMSG_FLAG;
         for (size_t i = 0; i < sizeof(uints) / sizeof(uints[0]); i++)
                 if (strcmp(key, uints[i]) == 0)

@@ -359,6 +359,11 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "queued", s->queued);
         ctlmsg_add_u64(m, "running", s->running);
         ctlmsg_add_u64(m, "paused", s->paused);
+        ctlmsg_add_u64(m, "overloaded", s->overloaded);
+        ctlmsg_add_u64(m, "overloads", s->overloads);
+        ctlmsg_add_u64(m, "bytes_held", s->bytes_held);
+        ctlmsg_add_u64(m, "peak_bytes", s->peak_bytes);
+        ctlmsg_add_u64(m, "max_queue_bytes", s->max_queue_bytes);
         ctlmsg_add_u64(m, "resync", s->resync);
         ctlmsg_add_u64(m, "resyncs", s->resyncs);
         ctlmsg_add_u64(m, "resync_changed", s->resync_changed);

@@ -74,6 +74,7 @@
  *   status processed= gaps= gaps_overflow= missing= duplicates= late=
  *          overflows= baseline= last= received= rejected= filtered= started=
  *          finished= failed= timeouts= queued= running= paused=0|1 dropped_keys=
+ *          overloaded=0|1 overloads= bytes_held= peak_bytes= max_queue_bytes=
  *          resync=0|1 resyncs= resync_changed= resync_added= resync_removed=
  *          resync_left_alone= devices= ordering= concurrency=fixed|adaptive
  *          limit= limit_max= awake_max= asleep= raised= lowered=
@@ -133,8 +134,8 @@
  *   "error errno=105 message=..." after what it already has, and is closed.
  *
  * Field types (hotplugctl's JSON output follows them; every other field is
- * text): time= is a decimal number of seconds with six decimals; paused= and
- * resync= are 0 or 1; these are unsigned decimal integers: seqnum pid first
+ * text): time= is a decimal number of seconds with six decimals; paused=,
+ * overloaded= and resync= are 0 or 1; these are unsigned decimal integers: seqnum pid first
  * last count duration_us age_ms errno done total watched pending
  * lowest_held and every field of the status record but ordering= and
  * concurrency=, and every field of the blame and row records but group=
@@ -173,6 +174,9 @@ struct control_status {
         size_t queued;
         size_t running;
         bool paused;
+        /* The bounds: reading stopped at one (overloaded), times it did, bytes held now, at most, the budget. */
+        bool overloaded;
+        uint64_t overloads, bytes_held, peak_bytes, max_queue_bytes;
         uint64_t received, rejected, filtered, started, finished, failed, timeouts;
         /* Variables left out of events read from a recording (--replay): keys no kernel sends. */
         uint64_t dropped_keys;

@@ -68,6 +68,18 @@ static void print_after_udev(const char *rec)
         printf("\n");
 }
 
+/* "Memory:" the bytes held against max-queue-bytes (nothing from a daemon that predates it). */
+static void print_memory(const char *rec)
+{
+        if (!num(rec, "max_queue_bytes"))
+                return;
+        printf("Memory:   %" PRIu64 " bytes held of %" PRIu64 " (max-queue-bytes), at most %" PRIu64
+               "; overloaded %" PRIu64 " times%s\n",
+               num(rec, "bytes_held"), num(rec, "max_queue_bytes"), num(rec, "peak_bytes"), num(rec, "overloads"),
+               num(rec, "overloaded") ? ", OVERLOADED now (reading stopped at a bound; resync recovers "
+                                        "what the kernel drops)" : "");
+}
+
 static void print_counters(const char *rec)
 {
         printf("Events:   %" PRIu64 " processed, %" PRIu64 " received, %" PRIu64 " rejected, %" PRIu64 " filtered",
@@ -86,6 +98,7 @@ static void print_counters(const char *rec)
                num(rec, "started"), num(rec, "finished"), num(rec, "failed"), num(rec, "timeouts"));
         printf("Queue:    %" PRIu64 " queued, %" PRIu64 " running%s\n", num(rec, "queued"), num(rec, "running"),
                num(rec, "paused") ? ", PAUSED (agents are not started)" : "");
+        print_memory(rec);
         print_limit(rec);
         printf("Resync:   %s, %" PRIu64 " passes (%" PRIu64 " changed, %" PRIu64 " added, %" PRIu64
                " removed, %" PRIu64 " left alone), %" PRIu64 " devices known\n",

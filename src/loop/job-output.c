@@ -12,6 +12,7 @@
  * HP_OUTPUT_LOG_LINES_MAX lines per job reach the log in each
  * HP_OUTPUT_LOG_INTERVAL_USEC, the rest are counted and reported.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,6 +37,8 @@ void job_output_free(struct job_output *o)
         }
         sd_event_source_disable_unref(o->io);
         safe_close(o->wfd);
+        assert(o->m->jobs->bytes >= sizeof(*o));
+        o->m->jobs->bytes -= sizeof(*o);
         free(o);
 }
 
@@ -78,6 +81,7 @@ int job_output_get(struct job *j)
                 list_node_init(&o->link);
                 o->m = m;
                 o->wfd = -1;
+                m->jobs->bytes += sizeof(*o);
                 r = spawn_pipe(&rfd, &o->wfd);
                 if (r >= 0)
                         r = sd_event_add_io(m->event, &o->io, rfd, EPOLLIN, on_output, o);

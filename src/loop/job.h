@@ -46,6 +46,7 @@ struct manager_jobs {
         struct usermap *usermap;        /* hotplug-dir's maps (job-usb.c); NULL: none */
         struct list_node idle_outputs;  /* struct job_output.link: pipes kept for the next runs */
         size_t n_idle_outputs;          /* at most HP_OUTPUT_PIPES_KEPT */
+        size_t bytes;                   /* the jobs' and output pipes' records (manager_jobs_bytes()) */
         size_t n_probe_waiting;         /* jobs with probe_waiting set */
         sd_event_source *probe_look;    /* while jobs wait for a probe's end: read the source again */
 };

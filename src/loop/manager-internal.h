@@ -60,6 +60,11 @@ struct manager {
         struct manager_stats stats;
         size_t max_queue;               /* events held (scheduler and backlog) at most: reading pauses there */
         size_t resume_mark;             /* reading resumes at this many held */
+        uint64_t budget;                /* max_queue_bytes: bytes held (manager_bytes_held()) at most */
+        uint64_t budget_resume;         /* reading resumes at this many bytes held */
+        uint64_t journal_bytes;         /* the handover journal's bytes, as its observer last told */
+        bool overloaded;                /* reading stopped at a bound (manager_feed_paused()) until resumed */
+        usec_t overloaded_since;        /* CLOCK_MONOTONIC, when it stopped */
         bool stopping;
         sd_event_source *shutdown_timer;
         sd_event_source *exit_check;    /* post source: off until stopping or the input's end (manager_maybe_exit()) */
@@ -139,6 +144,12 @@ int manager_take_control_fd(struct manager *m);
 size_t manager_queued(const struct manager *m);
 /* Events held, queued or running: what max_queue bounds. */
 size_t manager_held(const struct manager *m);
+/* Bytes held for events (the budget's count): the queue's, the jobs', the handover journal's. */
+uint64_t manager_bytes_held(const struct manager *m);
+/* The handover journal is @bytes long now (its observer tells, after each write). */
+void manager_note_journal_bytes(struct manager *m, uint64_t bytes);
+/* Reading stopped at a bound (max-queue or max-queue-bytes) and has not gone on yet. */
+bool manager_overloaded(const struct manager *m);
 /* Lowest SEQNUM held, in the scheduler or the backlog; 0 if none (settle). */
 uint64_t manager_lowest_held(const struct manager *m);
 /* Lowest SEQNUM held on @devpath (DEVPATH or DEVPATH_OLD); 0 if none (wait).
@@ -229,6 +240,8 @@ void manager_dispatch(struct manager *m);
 /* Kill (SIGKILL) and reap every running agent, hand back their events. */
 void manager_kill_running(struct manager *m);
 bool manager_paused(const struct manager *m);
+/* Bytes of the running jobs' records and of the output pipes' (running and kept), for the budget. */
+size_t manager_jobs_bytes(const struct manager *m);
 /* The concurrency limit's state (borrowed), for status. */
 const struct concurrency *manager_concurrency(const struct manager *m);
 /**

@@ -82,6 +82,8 @@ static struct job *job_free(struct job *j)
         free(j->scripts);
         free(j->agent);
         job_usb_free(j);
+        assert(j->m->jobs->bytes >= sizeof(*j));
+        j->m->jobs->bytes -= sizeof(*j);
         free(j);
         return NULL;
 }
@@ -689,6 +691,7 @@ static void job_start(void *data, struct uevent *ev)
         }
         j->m = m;
         j->ev = ev;
+        m->jobs->bytes += sizeof(*j);
         list_add_head(&m->jobs->running, &j->link);
         j->job_started = now_usec(CLOCK_MONOTONIC);
         ev->owner_data = j;
@@ -842,6 +845,11 @@ bool manager_paused(const struct manager *m)
         return m->jobs->paused;
 }
 
+size_t manager_jobs_bytes(const struct manager *m)
+{
+        return m->jobs->bytes;
+}
+
 void manager_jobs_reconfigured(struct manager *m)
 {
         jobs_usb_load(m);
@@ -913,6 +921,7 @@ void manager_jobs_close(struct manager *m)
         manager_kill_running(m);
         while ((o = list_first(&m->jobs->idle_outputs, struct job_output, link)))
                 job_output_free(o);
+        assert(m->jobs->bytes == 0); /* every job and pipe counted in was counted out */
         jobs_usb_close(m);
         if (m->jobs->spawner && m->jobs->spawner->free)
                 m->jobs->spawner->free(m->jobs->spawner_data);

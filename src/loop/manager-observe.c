@@ -168,6 +168,12 @@ void observe_input_drained(struct manager *m)
                 o->ops->input_drained(o->userdata);
 }
 
+void observe_overload(struct manager *m, bool overloaded)
+{
+        for_each_observer(m, o, overload)
+                o->ops->overload(o->userdata, overloaded);
+}
+
 void observe_queued(struct manager *m, const struct uevent *ev)
 {
         m->obs->tally.receipt_pending = false;

@@ -34,6 +34,7 @@ void observe_received(struct manager *m, const struct uevent *view, enum ledger_
 void observe_gap(struct manager *m, const struct ledger_gap *gap);
 void observe_overflow(struct manager *m);
 void observe_input_drained(struct manager *m);
+void observe_overload(struct manager *m, bool overloaded);
 void observe_queued(struct manager *m, const struct uevent *ev);
 /* @ev, about to start, waited as @w says (the scheduler's answer; nothing happens if it did not wait). */
 void observe_waited(struct manager *m, const struct uevent *ev, const struct scheduler_wait *w);

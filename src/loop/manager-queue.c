@@ -138,6 +138,12 @@ size_t manager_held(const struct manager *m)
         return scheduler_held(m->scheduler) + backlog_count(m->backlog);
 }
 
+uint64_t manager_bytes_held(const struct manager *m)
+{
+        return (uint64_t)scheduler_bytes(m->scheduler) + backlog_bytes(m->backlog) + manager_jobs_bytes(m) +
+               m->journal_bytes;
+}
+
 uint64_t manager_lowest_held(const struct manager *m)
 {
         uint64_t s = scheduler_lowest_held(m->scheduler), b = backlog_lowest(m->backlog);

@@ -25,6 +25,12 @@
  *    source is resumed once the held count falls to resume_mark (three
  *    quarters of the bound); the source reads none of this state, it only
  *    hears the answers (source.h);
+ *  - the same holds for bytes: the source feeds while the bytes held
+ *    (manager_bytes_held(): the queue, the jobs, the handover journal) are
+ *    more than HP_QUEUE_BYTES_EVENT_MAX below the budget (max-queue-bytes),
+ *    so reading never takes them past it, and goes on once they fell to
+ *    budget_resume (three quarters); from the stop until then the daemon
+ *    is "overloaded" (logged on entering and leaving, in the status);
  *  - no code runs in signal handlers: signals arrive through signalfd.
  */
 #include <assert.h>
@@ -333,7 +339,42 @@ enum manager_feed manager_feed_room(const struct manager *m)
 {
         if (m->stopping)
                 return MANAGER_FEED_STOP;
-        return manager_held(m) >= m->max_queue ? MANAGER_FEED_FULL : MANAGER_FEED_GO_ON;
+        if (manager_held(m) >= m->max_queue || manager_bytes_held(m) + HP_QUEUE_BYTES_EVENT_MAX > m->budget)
+                return MANAGER_FEED_FULL;
+        return MANAGER_FEED_GO_ON;
+}
+
+_Static_assert(HP_QUEUE_BYTES_EVENT_MAX >= 64 * 1024 + 20 * 1024 + HP_UEVENT_MAX_SIZE + 64,
+               "a backlog chunk or an event's copy, and its journal record, fit in the room reading leaves");
+_Static_assert(HP_QUEUE_BYTES_MIN / 4 > HP_QUEUE_BYTES_EVENT_MAX, "reading goes on below the resume mark");
+
+/* Keep the most bytes held, for status and the logs. */
+static void note_peak_bytes(struct manager *m)
+{
+        uint64_t bytes = manager_bytes_held(m);
+
+        if (bytes > m->stats.peak_bytes)
+                m->stats.peak_bytes = bytes;
+}
+
+void manager_note_journal_bytes(struct manager *m, uint64_t bytes)
+{
+        m->journal_bytes = bytes;
+        note_peak_bytes(m);
+}
+
+bool manager_overloaded(const struct manager *m)
+{
+        return m->overloaded;
+}
+
+/* "N events, B bytes held (queue Q, backlog L, jobs J, journal H)" into @buf. */
+static const char *held_text(const struct manager *m, char *buf, size_t size)
+{
+        snprintf(buf, size, "%zu events, %" PRIu64 " bytes held (window %zu, backlog %zu, jobs %zu, journal %" PRIu64 ")",
+                 manager_held(m), manager_bytes_held(m), scheduler_bytes(m->scheduler), backlog_bytes(m->backlog),
+                 manager_jobs_bytes(m), m->journal_bytes);
+        return buf;
 }
 
 enum manager_feed manager_feed(struct manager *m, const char *data, size_t size, usec_t mono, usec_t real,
@@ -347,6 +388,7 @@ enum manager_feed manager_feed(struct manager *m, const char *data, size_t size,
         m->feeding = true;
         manager_process_datagram(m, data, size, mono, sent);
         m->feeding = false;
+        note_peak_bytes(m);
         return manager_feed_room(m);
 }
 
@@ -371,9 +413,20 @@ void manager_feed_dropped_keys(struct manager *m, size_t n)
         m->stats.dropped_keys += n;
 }
 
-void manager_feed_log_full(const struct manager *m)
+void manager_feed_paused(struct manager *m)
 {
-        log_notice("%zu events held (the limit): reading paused until %zu", manager_held(m), m->resume_mark);
+        char held[192];
+        bool bytes = manager_held(m) < m->max_queue;
+
+        m->overloaded = true;
+        m->overloaded_since = now_usec(CLOCK_MONOTONIC);
+        m->stats.overloads++;
+        log_warning("overloaded: %s, at the %s (%" PRIu64 "); reading stopped until %zu events and %" PRIu64
+                    " bytes are held: the kernel keeps what comes in the socket buffer and drops the rest, "
+                    "which resync recovers",
+                    held_text(m, held, sizeof(held)), bytes ? "max-queue-bytes budget" : "max-queue limit",
+                    bytes ? m->budget : (uint64_t)m->max_queue, m->resume_mark, m->budget_resume);
+        observe_overload(m, true);
 }
 
 void manager_feed_end(struct manager *m, bool drained)
@@ -427,10 +480,21 @@ bool manager_input_paused(const struct manager *m)
 
 void manager_input_maybe_resume(struct manager *m)
 {
-        if (m->stopping || manager_held(m) > m->resume_mark || !manager_input_paused(m))
+        bool was = m->overloaded;
+        char held[192];
+
+        if (m->stopping || manager_held(m) > m->resume_mark || manager_bytes_held(m) > m->budget_resume ||
+            !manager_input_paused(m))
                 return;
+        m->overloaded = false;
+        if (was)
+                log_notice("overload over after %" PRIu64 " ms: %s; reading again",
+                           (now_usec(CLOCK_MONOTONIC) - m->overloaded_since) / USEC_PER_MSEC,
+                           held_text(m, held, sizeof(held)));
         if (m->in.ops->resume)
                 m->in.ops->resume(m->in.data);
+        if (was)
+                observe_overload(m, false);
 }
 
 int manager_input_rcvbuf(const struct manager *m)
@@ -571,6 +635,15 @@ static int manager_open_loop(struct manager *m)
         return 0;
 }
 
+/* The bounds on what is held, from the configuration, and where reading goes on (three quarters). */
+static void set_bounds(struct manager *m)
+{
+        m->max_queue = m->cfg.max_queue;
+        m->resume_mark = m->max_queue - m->max_queue / 4;
+        m->budget = m->cfg.max_queue_bytes;
+        m->budget_resume = m->budget - m->budget / 4;
+}
+
 int manager_new(const struct manager_config *cfg, struct manager **ret)
 {
         struct manager *m;
@@ -590,8 +663,7 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         r = manager_jobs_init(m);
         if (r < 0)
                 goto fail;
-        m->max_queue = m->cfg.max_queue;
-        m->resume_mark = m->max_queue - m->max_queue / 4;
+        set_bounds(m);
 
         /* The manager enforces max_queue itself (it can change on reload). */
         r = scheduler_new(m->cfg.ordering, manager_concurrency(m)->limit, HP_QUEUE_MAX_LIMIT, &m->scheduler);
@@ -715,8 +787,7 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         old = m->cfg;
         m->cfg = n;
         manager_config_free(&old);
-        m->max_queue = n.max_queue;
-        m->resume_mark = m->max_queue - m->max_queue / 4;
+        set_bounds(m);
         manager_jobs_reconfigured(m); /* the ordering and the limit too */
         udev_wait_reconfigured(m);
         manager_queue_refill(m); /* the window follows max_children */
@@ -758,17 +829,19 @@ int manager_run(struct manager *m)
 {
         int r;
 
-        log_info("listening: agent %s, ordering %s, max %u children, queue limit %zu, ledger baseline %" PRIu64,
+        log_info("listening: agent %s, ordering %s, max %u children, queue limit %zu events and %" PRIu64
+                 " bytes, ledger baseline %" PRIu64,
                  m->cfg.hotplug_d ? m->cfg.hotplug_d : m->cfg.agent, ordering_to_string(m->cfg.ordering),
-                 m->cfg.max_children, m->max_queue, m->ledger.baseline);
+                 m->cfg.max_children, m->max_queue, m->budget, m->ledger.baseline);
         if (!m->cfg.hotplug_d && !m->cfg.dry_run && access(m->cfg.agent, X_OK) < 0)
                 log_warning_errno(errno, "agent %s is not executable now", m->cfg.agent);
         r = sd_event_loop(m->event);
         manager_kill_running(m);
         log_info("stopped: %" PRIu64 " events processed, %" PRIu64 " agents started, %" PRIu64 " failed, "
-                 "%" PRIu64 " gaps, %" PRIu64 " duplicates, %" PRIu64 " overflows, peak queue %" PRIu64,
+                 "%" PRIu64 " gaps, %" PRIu64 " duplicates, %" PRIu64 " overflows, peak queue %" PRIu64
+                 " (%" PRIu64 " bytes), overloaded %" PRIu64 " times",
                  m->ledger.processed, m->stats.started, m->stats.failed, m->ledger.gaps, m->ledger.duplicates,
-                 m->ledger.overflows, m->stats.peak_held);
+                 m->ledger.overflows, m->stats.peak_held, m->stats.peak_bytes, m->stats.overloads);
         return r;
 }
 

@@ -40,6 +40,7 @@ struct manager_config {
         unsigned max_children;      /* agents running at once, at most */
         unsigned concurrency;       /* agents at once: 0 adapts up to max_children (pipeline/concurrency.h) */
         size_t max_queue;           /* events held at most */
+        uint64_t max_queue_bytes;   /* bytes held for events at most (the budget, HP_QUEUE_BYTES_DEFAULT) */
         usec_t timeout_usec;        /* agent run time before SIGTERM */
         usec_t kill_grace_usec;     /* SIGTERM to SIGKILL */
         usec_t shutdown_grace_usec; /* how long running agents may finish at exit */
@@ -80,7 +81,7 @@ int manager_config_copy(const struct manager_config *src, struct manager_config 
  */
 void manager_config_free(struct manager_config *cfg);
 
-/* Pause/resume starting agents (events keep queueing). */
+/* Pause/resume starting agents (events keep queueing, up to the bounds). */
 void manager_pause(struct manager *m);
 void manager_resume(struct manager *m);
 
@@ -102,6 +103,8 @@ struct manager_stats {
         uint64_t reruns;       /* of them, events whose agent that instance had started */
         uint64_t set_aside;    /* datagrams HP_INTAKE_TRIES_MAX instances died processing or starting, not run */
         uint64_t peak_held;    /* most events held (queued + running) at once */
+        uint64_t peak_bytes;   /* most bytes held at once (the budget's count, manager_bytes_held()) */
+        uint64_t overloads;    /* times reading stopped at max-queue or max-queue-bytes */
 };
 
 /**

@@ -63,6 +63,17 @@ static void journal_failed(struct manager_handover *h, int r)
                              "(reported once)");
 }
 
+/* A write to the journal returned @r: a failure is reported; the manager hears its new size (the budget). */
+static void journal_wrote(struct manager_handover *h, int r)
+{
+        /* Dead records count against the budget too: an eighth of it, at most, before a compaction
+         * (1 MiB of the default budget, HANDOVER_COMPACT_MIN). */
+        handover_set_compact_min(h->journal, manager_cfg(h->m)->max_queue_bytes / 8);
+        if (r < 0)
+                journal_failed(h, r);
+        manager_note_journal_bytes(h->m, handover_size(h->journal));
+}
+
 static void on_queued(void *userdata, const struct uevent *ev)
 {
         struct manager_handover *h = userdata;
@@ -71,8 +82,7 @@ static void on_queued(void *userdata, const struct uevent *ev)
         if (!h->journal || h->restoring)
                 return;
         r = handover_event(h->journal, ev->seqnum, ev->buf, ev->size);
-        if (r < 0)
-                journal_failed(h, r);
+        journal_wrote(h, r);
 }
 
 /*
@@ -97,8 +107,7 @@ static void on_dropped(void *userdata, const struct uevent *view, bool filtered)
                 r = handover_done(h->journal, view->seqnum, view->size, held(h->m));
         else
                 r = handover_ledger(h->journal, manager_ledger(h->m)->last);
-        if (r < 0)
-                journal_failed(h, r);
+        journal_wrote(h, r);
 }
 
 static void on_starting(void *userdata, const struct uevent *ev)
@@ -109,8 +118,7 @@ static void on_starting(void *userdata, const struct uevent *ev)
         if (!h->journal)
                 return;
         r = handover_started(h->journal, ev->seqnum);
-        if (r < 0)
-                journal_failed(h, r);
+        journal_wrote(h, r);
 }
 
 static void on_done(void *userdata, const struct uevent *ev)
@@ -122,8 +130,7 @@ static void on_done(void *userdata, const struct uevent *ev)
         if (!h->journal)
                 return;
         r = handover_done(h->journal, ev->seqnum, ev->size, held(h->m));
-        if (r < 0)
-                journal_failed(h, r);
+        journal_wrote(h, r);
 }
 
 /*
@@ -282,6 +289,7 @@ static void restore(struct manager *m, struct manager_handover *h)
         }
         manager_count_taken_over(m, n, again);
         h->restoring = false;
+        journal_wrote(h, 0);
         manager_dispatch(m);
         if (r < 0)
                 log_error_errno(r, "cannot read the handover journal after %zu event(s)", n);

@@ -54,6 +54,10 @@ static void status_format(const struct manager *m, char *buf, size_t size)
         if (st->set_aside > 0 && n > 0 && (size_t)n < size)
                 snprintf(buf + n, size - (size_t)n, ", %" PRIu64 " set aside (killed hotplugd)",
                          st->set_aside);
+        n = n > 0 ? (int)strlen(buf) : n;
+        if (manager_overloaded(m) && n > 0 && (size_t)n < size)
+                snprintf(buf + n, size - (size_t)n, ", overloaded (%" PRIu64 " of %" PRIu64 " bytes held, "
+                         "reading stopped)", manager_bytes_held(m), manager_cfg(m)->max_queue_bytes);
 }
 
 static void status_send(struct observe_status *s, bool stopping)
@@ -108,6 +112,12 @@ static void on_done(void *userdata, const struct uevent *ev)
         status_touch(userdata);
 }
 
+/* Reading stopped or went on (manager_feed_paused(), manager_input_maybe_resume()): "overloaded" changed. */
+static void on_overload(void *userdata, bool overloaded)
+{
+        status_touch(userdata);
+}
+
 static void on_stopping(void *userdata)
 {
         struct observe_status *s = userdata;
@@ -130,6 +140,7 @@ static const struct manager_observer_ops status_ops = {
         .queued = on_queued,
         .dropped = on_dropped,
         .done = on_done,
+        .overload = on_overload,
         .stopping = on_stopping,
         .close = on_close,
 };

@@ -63,6 +63,8 @@ struct manager_observer_ops {
         void (*overflow)(void *userdata);
         /* The socket was read until empty. */
         void (*input_drained)(void *userdata);
+        /* Reading stopped at a bound, max-queue or max-queue-bytes (@overloaded), or went on. */
+        void (*overload)(void *userdata, bool overloaded);
         /* @ev was queued: into the scheduler, or the backlog behind it; said at once either way. */
         void (*queued)(void *userdata, const struct uevent *ev);
         /* @ev, about to start, waited: for the event @blocker to finish (the last of those it

@@ -8,10 +8,11 @@
  *    sender keeps the loop here; the socket stays readable, so reading goes
  *    on at the next turn;
  *  - when the queue is full (max_queue events held, in the scheduler and
- *    its backlog), reading is switched off until the held count
- *    falls to the manager's resume mark (three quarters of the bound), and
- *    the kernel's socket buffer keeps the rest (an overflow there is
- *    counted as a gap);
+ *    its backlog, or the bytes held at the max-queue-bytes budget),
+ *    reading is switched off until the manager calls resume() (at three
+ *    quarters of the bounds), and the kernel's socket buffer keeps the rest
+ *    (an overflow there, ENOBUFS at the next read, is counted as a gap and
+ *    recovered by resync);
  *  - loss-proof intake: with a handover journal, a datagram is consumed
  *    from the socket only after it went through manager_feed(),
  *    where the journal holds it (or it was dropped on purpose); without
@@ -84,7 +85,7 @@ static int take(struct source_netlink *s, const char *data, size_t size, enum ma
 static void pause_reading(struct source_netlink *s)
 {
         if (!s->paused)
-                manager_feed_log_full(s->m);
+                manager_feed_paused(s->m);
         s->paused = true;
         sd_event_source_set_enabled(s->io, SD_EVENT_OFF);
 }

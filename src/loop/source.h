@@ -34,7 +34,7 @@ struct uevent;
 /* The manager's answer to a source: feed on, or hold on. */
 enum manager_feed {
         MANAGER_FEED_GO_ON,
-        MANAGER_FEED_FULL,      /* max_queue events held: feed again once resume() is called */
+        MANAGER_FEED_FULL,      /* max_queue events or the budget's bytes held: feed again once resume() is called */
         MANAGER_FEED_STOP,      /* the manager stops: feed nothing more */
 };
 
@@ -62,8 +62,9 @@ void manager_feed_overflow(struct manager *m);
 void manager_feed_refused(struct manager *m);
 /* @n keys no kernel sends were left out of a datagram read from a recording before it was fed (counted). */
 void manager_feed_dropped_keys(struct manager *m, size_t n);
-/* The live source stopped reading at MANAGER_FEED_FULL: say so in the log. */
-void manager_feed_log_full(const struct manager *m);
+/* The live source stopped reading at MANAGER_FEED_FULL: the manager is overloaded (logged, counted)
+ * until it calls resume(). */
+void manager_feed_paused(struct manager *m);
 /* A batch is over (@drained: the socket was read to the end, observers hear input_drained()): start what may run. */
 void manager_feed_end(struct manager *m, bool drained);
 /* Reading failed for good (@error, negative errno, logged by the source): the loop exits with it. */

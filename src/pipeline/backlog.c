@@ -94,6 +94,7 @@ struct chunk {
 };
 
 #define CHUNK_DATA (BACKLOG_CHUNK_SIZE - offsetof(struct chunk, data))
+_Static_assert(BACKLOG_CHUNK_SIZE <= 64 * 1024, "a new chunk fits the room HP_QUEUE_BYTES_EVENT_MAX leaves");
 _Static_assert(CHUNK_DATA <= UINT16_MAX, "an offset in a chunk, and one more, fit 16 bits");
 _Static_assert(sizeof(struct entry_head) + HP_UEVENT_MAX_SIZE + HP_ENV_ADD_MAX_BYTES + HP_NAME_MAX <= CHUNK_DATA,
                "the largest entry fits a chunk");

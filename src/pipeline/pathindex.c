@@ -74,6 +74,8 @@ static void node_put(struct pathindex *pi, struct pathnode *n)
         while (n && (assert(n->refs > 0), --n->refs == 0)) {
                 struct pathnode *up = n->parent;
                 hash_table_remove(&pi->table, n->hash, hash_item_is, n);
+                assert(pi->bytes >= sizeof(*n) + n->len + 1);
+                pi->bytes -= sizeof(*n) + n->len + 1;
                 free(n);
                 n = up;
         }
@@ -100,6 +102,7 @@ static struct pathnode *node_get(struct pathindex *pi, const char *path, size_t 
                 return NULL;
         }
         memcpy(n->key, path, len);
+        pi->bytes += sizeof(*n) + len + 1;
         n->len = len;
         n->hash = hash;
         n->parent = up;
@@ -122,6 +125,7 @@ void pathindex_clear(struct pathindex *pi)
         while ((n = hash_table_next(&pi->table, &iter)))
                 free(n);
         hash_table_clear(&pi->table);
+        pi->bytes = 0;
 }
 
 static struct pi_link *link_of(struct list_node *node)

@@ -57,6 +57,7 @@ struct pi_entry {
 
 struct pathindex {
         struct hash_table table; /* the nodes, by hash_bytes() of their path */
+        size_t bytes;            /* the nodes' allocations: 0 when there is none */
 };
 
 /* An entry and its seq (kept together so comparisons need not touch the entry). */

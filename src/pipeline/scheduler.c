@@ -64,6 +64,7 @@ struct item {
         char *waited_path;          /* its DEVPATH (owned), NULL if unknown */
         struct pi_entry d;          /* by DEVPATH; d.seq is the SEQNUM */
         struct pi_entry o;          /* by DEVPATH_OLD, if has_old */
+        size_t bytes;               /* this item's allocation and its event's (uevent_copy_size()) */
         struct pi_link links[];     /* d's, then o's (pathindex_links()) */
 };
 
@@ -83,6 +84,7 @@ struct scheduler {
         struct heap heap[_HEAP_MAX];
         struct list_node running;
         struct pathindex index;
+        size_t bytes;               /* the held items' bytes (item->bytes summed): 0 when nothing is held */
 };
 
 const char *ordering_to_string(enum ordering o)
@@ -175,8 +177,10 @@ static void note_blocker(struct item *w, const struct item *it)
         w->waited_path = strdup(it->ev->devpath); /* NULL: the reason names no path */
 }
 
-static void item_free(struct item *it)
+static void item_free(struct scheduler *s, struct item *it)
 {
+        assert(s->bytes >= it->bytes);
+        s->bytes -= it->bytes;
         it->ev->sched_data = NULL;
         free(it->waited_path);
         free(it);
@@ -198,7 +202,9 @@ static void leave(struct scheduler *s, struct item *it)
                 settle(s, w);
         }
         assert(list_empty(&it->waiters));
-        item_free(it);
+        item_free(s, it);
+        /* What the window holds is counted to the byte: nothing held, nothing counted. */
+        assert(heap_count(&s->heap[HEAP_QUEUED]) + s->n_running > 0 || (s->bytes == 0 && s->index.bytes == 0));
 }
 
 /* ---- the interface ------------------------------------------------------- */
@@ -229,9 +235,9 @@ struct scheduler *scheduler_free(struct scheduler *s)
         if (!s)
                 return NULL;
         for (size_t i = 0; i < heap_count(&s->heap[HEAP_QUEUED]); i++)
-                item_free(s->heap[HEAP_QUEUED].v[i].item);
+                item_free(s, s->heap[HEAP_QUEUED].v[i].item);
         list_for_each_safe(it, next, &s->running, link)
-                item_free(it);
+                item_free(s, it);
         free(s->last_done_path);
         for (int h = 0; h < _HEAP_MAX; h++)
                 heap_clear(&s->heap[h]);
@@ -251,10 +257,11 @@ static int item_new(struct scheduler *s, struct uevent *ev, struct item **ret)
         size_t old_len = ev->devpath_old ? strlen(ev->devpath_old) : 0;
         size_t nd = pathindex_links(ev->devpath, ev->devpath_len);
         size_t no = ev->devpath_old ? pathindex_links(ev->devpath_old, old_len) : 0;
+        size_t size = sizeof(struct item) + (nd + no) * sizeof(((struct item *)0)->links[0]);
         struct item *it;
         int r;
 
-        it = calloc(1, sizeof(*it) + (nd + no) * sizeof(it->links[0]));
+        it = calloc(1, size);
         if (!it)
                 return -ENOMEM;
         it->ev = ev;
@@ -270,6 +277,8 @@ static int item_new(struct scheduler *s, struct uevent *ev, struct item **ret)
                 free(it);
                 return r;
         }
+        it->bytes = size + uevent_copy_size(ev);
+        s->bytes += it->bytes;
         *ret = it;
         return 0;
 }
@@ -474,6 +483,15 @@ bool scheduler_slot_wanted(const struct scheduler *s)
         default:
                 return false;
         }
+}
+
+size_t scheduler_bytes(const struct scheduler *s)
+{
+        size_t n = s->bytes + s->index.bytes;
+
+        for (int h = 0; h < _HEAP_MAX; h++)
+                n += s->heap[h].cap * sizeof(struct heap_slot);
+        return n;
 }
 
 size_t scheduler_running(const struct scheduler *s)

@@ -129,6 +129,8 @@ size_t scheduler_queued(const struct scheduler *s);
 /* True if an event waits only for a free slot (max_running reached); never in strict. */
 bool scheduler_slot_wanted(const struct scheduler *s);
 size_t scheduler_running(const struct scheduler *s);
+/* Bytes the held events cost: their copies (uevent_copy_size()), items, path index nodes and heaps. */
+size_t scheduler_bytes(const struct scheduler *s);
 static inline size_t scheduler_held(const struct scheduler *s)
 {
         return scheduler_queued(s) + scheduler_running(s);

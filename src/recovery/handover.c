@@ -66,6 +66,7 @@ struct handover {
         uint64_t ledger_last;     /* highest known */
         uint64_t ledger_written;  /* what the header says */
         uint64_t live_bytes;      /* EVENT records not done (frames included) */
+        uint64_t compact_min;     /* dead bytes tolerated before a compaction, at least (budget) */
         struct held *restore;     /* adopt: held events, by SEQNUM */
         size_t n_restore, next_restore;
         size_t n_restore_started; /* of them, events whose agent had been started */
@@ -199,6 +200,11 @@ int handover_fd(const struct handover *h)
 uint64_t handover_ledger_last(const struct handover *h)
 {
         return h->ledger_last;
+}
+
+void handover_set_compact_min(struct handover *h, uint64_t bytes)
+{
+        h->compact_min = bytes;
 }
 
 uint64_t handover_size(const struct handover *h)
@@ -605,7 +611,9 @@ int handover_done(struct handover *h, uint64_t seqnum, size_t size, size_t held)
         if (r < 0)
                 return r;
         used = h->end - h->start;
-        if (used > HANDOVER_COMPACT_MIN && used - MIN(used, h->live_bytes) > 3 * h->live_bytes)
+        /* Under a budget (compact_min): as soon as the dead bytes outgrow the live ones. */
+        if (used > (h->compact_min ? h->compact_min : HANDOVER_COMPACT_MIN) &&
+            used - MIN(used, h->live_bytes) > (h->compact_min ? 1 : 3) * h->live_bytes)
                 return compact(h);
         return 0;
 }

@@ -219,6 +219,10 @@ int handover_mark(struct handover *h, enum handover_slot slot, const struct hand
  */
 void handover_suspect(const struct handover *h, enum handover_slot slot, struct handover_mark *ret);
 
+/* Compact once the journal is over @bytes and its dead bytes outgrow its live ones, not at
+ * HANDOVER_COMPACT_MIN and three times: a memory budget's share (0: those again). */
+void handover_set_compact_min(struct handover *h, uint64_t bytes);
+
 /* Bytes from start to the end of the last record, and live EVENT bytes (for tests and status). */
 uint64_t handover_size(const struct handover *h);
 uint64_t handover_live_bytes(const struct handover *h);

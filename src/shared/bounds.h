@@ -33,6 +33,25 @@
 #define HP_QUEUE_MAX_DEFAULT 65536
 #define HP_QUEUE_MAX_LIMIT 1048576
 
+/* Bytes the daemon holds for events at most (max-queue-bytes): the queued
+ * events (the scheduler's window and the backlog), the running jobs and
+ * their output buffers, and the handover journal.  At the budget hotplugd
+ * stops reading the netlink socket as at max-queue ("overloaded"); the
+ * kernel keeps what fits in the socket buffer and drops the rest with
+ * ENOBUFS, which resync recovers once reading goes on.  Reading goes on
+ * when the bytes fell to three quarters of the budget.  The default holds
+ * a coldplug of some 10,000 events and keeps a daemon under 16 MiB of
+ * memory on a small board; the least leaves room for a few backlog chunks. */
+#define HP_QUEUE_BYTES_DEFAULT (8 * 1024 * 1024)
+#define HP_QUEUE_BYTES_MIN (512 * 1024)
+#define HP_QUEUE_BYTES_LIMIT (1024ULL * 1024 * 1024 * 1024)
+/* The most one more event can add to the bytes held: a chunk of the
+ * backlog (64 KiB, taken whole) or its copy in the window (the largest
+ * datagram, the handler additions, argv[1], offsets and path nodes: under
+ * 20 KiB), and its journal record (8 KiB).  Reading stops while the bytes
+ * held are within this of the budget, so reading never passes the budget. */
+#define HP_QUEUE_BYTES_EVENT_MAX (96 * 1024)
+
 /* Queued events the dependency scheduler holds at most (or twice
  * max-children, if that is more); the rest of the queue waits behind it in
  * the backlog, compactly, and moves in, lowest SEQNUM first, as events are

@@ -49,6 +49,13 @@ static const char *rebase(const char *p, const char *old, const char *new)
         return p ? new + (p - old) : NULL;
 }
 
+size_t uevent_copy_size(const struct uevent *ev)
+{
+        const char *name = ev->name ? ev->name : ev->subsystem;
+
+        return sizeof(*ev) + (size_t)ev->n_vars * sizeof(uint16_t) + ev->size + ev->extra_size + strlen(name) + 1;
+}
+
 int uevent_clone(const struct uevent *ev, struct uevent **ret)
 {
         size_t var_bytes = (size_t)ev->n_vars * sizeof(uint16_t);
@@ -57,7 +64,7 @@ int uevent_clone(const struct uevent *ev, struct uevent **ret)
         struct uevent *c;
         char *p;
 
-        c = malloc(sizeof(*c) + var_bytes + ev->size + ev->extra_size + name_len);
+        c = malloc(uevent_copy_size(ev));
         if (!c)
                 return -ENOMEM;
         *c = *ev;

@@ -166,6 +166,9 @@ int uevent_dup(const struct uevent *view, const struct envbuf *extra, const char
  */
 int uevent_clone(const struct uevent *ev, struct uevent **ret);
 
+/* The bytes uevent_clone() allocates for @ev (a dup's own size: what holding it costs). */
+size_t uevent_copy_size(const struct uevent *ev);
+
 /* The structured log fields of @ev (borrowed from it); none for NULL. */
 static inline void uevent_log_fields(const struct uevent *ev, struct log_fields *f)
 {

@@ -60,6 +60,7 @@ static void test_all_keys(void)
                            "max-children=8\n"
                            "concurrency = 3\n"
                            "max-queue = 1000\n"
+                           "max-queue-bytes = 3M\n"
                            "  # indented comment = ignored\n"
                            "timeout = 30\n"
                            "kill-grace = 2\n"
@@ -87,6 +88,7 @@ static void test_all_keys(void)
         check_str(c.values.cfg.agent, "/sbin/hotplug");
         check_int(c.values.cfg.ordering, ORDERING_STRICT);
         check_int(c.values.cfg.max_children, 8);
+        check_int(c.values.cfg.max_queue_bytes, 3 * 1024 * 1024);
         check_int(c.values.cfg.after_udev, AFTER_UDEV_YES);
         check_int((int)c.values.cfg.after_udev_timeout_usec, 5 * USEC_PER_SEC);
         check_int(c.values.cfg.concurrency, 3);
@@ -110,13 +112,14 @@ static void test_all_keys(void)
         check_int(c.line[ROW("agent")], 3);
         check_int(c.line[ROW("ordering")], 4);
         check_int(c.line[ROW("concurrency")], 6);
-        check_int(c.line[ROW("after-udev")], 11);
-        check_int(c.line[ROW("hotplug-dir")], 15);
+        check_int(c.line[ROW("max-queue-bytes")], 8);
+        check_int(c.line[ROW("after-udev")], 12);
+        check_int(c.line[ROW("hotplug-dir")], 16);
         check_str(c.values.cfg.hotplug_dir, "/etc/hotplug");
         check_int(c.values.cfg.handlers.usb_device_path, USB_DEVICE_PATH_PROC);
-        check_int(c.line[ROW("resync")], 22);
-        check_int(c.line[ROW("resync-subsystems")], 27);
-        check_int(c.line[ROW("input-strip-quotes")], 28);
+        check_int(c.line[ROW("resync")], 23);
+        check_int(c.line[ROW("resync-subsystems")], 28);
+        check_int(c.line[ROW("input-strip-quotes")], 29);
 
         check_int(parse("hotplug-d = /etc/hotplug.d\n", &c, &err), 0);
         check_int(c.set, option_key_bit("hotplug-d"));

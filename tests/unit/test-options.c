@@ -84,8 +84,9 @@ static const char *other(const struct option_info *oi)
                 return "net=drop";
         case OPTION_SUBSYSTEMS:
                 return "input";
-        case OPTION_SIZE:
-                return "8K";
+        case OPTION_SIZE: /* 8K, or the least that is valid */
+                snprintf(other_buf, sizeof(other_buf), "%" PRIu64 "K", MAX(oi->min, UINT64_C(8192)) / 1024);
+                return other_buf;
         case OPTION_AUTO_UINT:
                 snprintf(other_buf, sizeof(other_buf), "%" PRIu64, oi->min);
                 return other_buf;
