@@ -36,6 +36,10 @@
 #  d. systemctl stop is clean: exit status 0, the running agent finished,
 #     nothing left running;
 #  e. journalctl SEQNUM=N finds the event's lines with their fields;
+#  j. with systemd-journald stopped (SIGSTOP) for 20 s or more during a
+#     5,000-event burst at debug level, every agent runs while it is
+#     stopped, none is lost, and hotplugd's count of the log lines the
+#     journal did not take is in status and, once it goes on, the journal;
 #  shutdown. powering the container off stops hotplugd as a unit: its
 #     "stopped:" summary and systemd's "Deactivated successfully" are in the
 #     (persistent) journal, nothing was killed, and nspawn exits 0.
@@ -50,8 +54,10 @@
 # binaries), BUILD_ROOT (the build directory, installed from), SBINDIR,
 # BINDIR, HOTPLUG_D (configured paths).  HOTPLUGD_NSPAWN_COUNT overrides the
 # burst size (default 10000, 2000 when HOTPLUGD_SANITIZED=1: an instrumented
-# daemon is several times slower); HOTPLUGD_NSPAWN_KEEP=DIR keeps a copy of
-# the work directory (agent runs, the journal of a failed run) in DIR.
+# daemon is several times slower); HOTPLUGD_NSPAWN_JOURNAL_COUNT the
+# size of (j)'s burst (default 5000); HOTPLUGD_NSPAWN_UNTIL=j stops after
+# (j); HOTPLUGD_NSPAWN_KEEP=DIR keeps a copy of the work directory (agent
+# runs, the journal of a failed run) in DIR.
 set -u
 
 if [ "${HOTPLUGD_SANITIZED:-0}" = 1 ]; then
@@ -134,6 +140,7 @@ remove_cgroup() {
 
 cleanup() {
         local i cg
+        [ -n "${JOURNALD_STOPPED:-}" ] && kill -CONT "$JOURNALD_STOPPED" 2>/dev/null
         if [ -n "$NSPAWN_PID" ] && kill -0 "$NSPAWN_PID" 2>/dev/null; then
                 # SIGTERM: nspawn asks the container's systemd to power off.
                 kill -TERM "$NSPAWN_PID" 2>/dev/null
@@ -260,6 +267,9 @@ StartLimitIntervalSec=0
 # Short, to see keep-alives arrive within the test.
 WatchdogSec=4s
 EOF
+# (j) keeps systemd-journald stopped longer than its watchdog may allow.
+mkdir -p "$ROOT/etc/systemd/system/systemd-journald.service.d"
+printf '[Service]\nWatchdogSec=0\n' >"$ROOT/etc/systemd/system/systemd-journald.service.d/test.conf"
 systemctl --root="$ROOT" enable hotplugd.service >"$T/enable.log" 2>&1 ||
         { cat "$T/enable.log" >&2; fail "systemctl --root enable hotplugd.service failed"; }
 log "installed; systemctl enable hotplugd.service made $(grep -c "Created symlink" "$T/enable.log") link(s):"
@@ -513,6 +523,74 @@ in_ct journalctl --no-pager -o short-monotonic "SEQNUM=$first_seqnum" | sed 's/^
 burst() {
         ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$UEVENT_BURST" "$1" "$2" /sys/class/net/lo/uevent
 }
+
+# ---- j. journald stopped during a burst ----------------------------------------------------
+# hotplugd logs at debug level (its configuration above), a few lines per
+# event.  systemd-journald is SIGSTOPped (from the host, by PID; its
+# watchdog is off in this container) before a burst of $JCOUNT events and
+# goes on once every agent ran and at least 20 s went by: every agent runs
+# while journald is stopped, none is lost, hotplugctl status answers with
+# the count of log lines dropped, systemd has not restarted hotplugd (its
+# watchdog), and once journald goes on, hotplugd's line "N log lines
+# dropped while the journal did not take them" is in the journal.  A
+# daemon that sends its log blocking stops at journald's full socket: no
+# agent runs until journald goes on.  Printed: when the agents started,
+# after the burst's start (median and last).
+
+JCOUNT=${HOTPLUGD_NSPAWN_JOURNAL_COUNT:-5000}
+JSTOP_SEC=20
+runs_count() { find "$S/runs" -type f 2>/dev/null | wc -l; }
+# "median last" agent start after $2 (ns) of the runs with SYNTH_UUID prefix $1, in ms.
+start_delays() {
+        grep -rl "^env:SYNTH_UUID=$1" "$S/runs" 2>/dev/null | grep -v '\.tmp$' | xargs -r sed -n 's/^start=//p' |
+                awk -v t0="$2" '{ print int(($1 - t0) / 1000000) }' | sort -n |
+                awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)], a[NR]; else print "- -" }'
+}
+log_dropped() { in_ct "$BINDIR/hotplugctl" status --json | sed -n 's/.*"log_dropped": *\([0-9]*\).*/\1/p' | head -n 1; }
+drop_reports() {
+        in_ct journalctl --no-pager -u hotplugd.service -o cat | grep -c "log lines\? dropped while the journal did not take" || true
+}
+
+[ "$(in_ct systemctl is-active hotplugd.service)" = active ] || in_ct systemctl start hotplugd.service ||
+        fail "cannot start hotplugd.service"
+restarts_before=$(svc_show NRestarts)
+jpid=$(ct_pgrep -o -f "systemd-journald") || fail "no systemd-journald in the container"
+reports_before=$(drop_reports)
+dropped_before=$(log_dropped)
+prefix=$(cut -c1-23 </proc/sys/kernel/random/uuid)
+log "burst of $JCOUNT uevents with systemd-journald (pid $jpid on the host) stopped"
+kill -STOP "$jpid" || fail "cannot stop systemd-journald"
+JOURNALD_STOPPED=$jpid
+t_stop=$(date +%s)
+t0=$(date +%s%N)
+burst "$JCOUNT" "$prefix" >"$T/burst.out" 2>&1 || fail "uevent-burst failed: $(cat "$T/burst.out")"
+# No systemctl while journald is stopped: the runs alone tell the progress.
+until_progress "$IDLE" runs_count all_ran "$prefix" "$JCOUNT" ||
+        fail "$(distinct_of "$prefix") of $JCOUNT agents ran with journald stopped; nothing moved for $IDLE s"
+read -r stop_median stop_last <<<"$(start_delays "$prefix" "$t0")"
+ran_at=$(($(date +%s) - t_stop))
+# Still stopped: status answers at once, with what the journal did not take.
+dropped=$(log_dropped)
+[ -n "$dropped" ] && [ -n "$dropped_before" ] || fail "hotplugctl status --json gave no log_dropped while journald was stopped"
+while (($(date +%s) - t_stop < JSTOP_SEC)); do sleep 1; done
+kill -CONT "$jpid" || fail "cannot continue systemd-journald"
+JOURNALD_STOPPED=
+log "journald went on after $(($(date +%s) - t_stop)) s; all $JCOUNT agents ran $ran_at s after it stopped"
+reported() { (($(drop_reports) > reports_before)); }
+wait_progress "hotplugd's drop report in the journal after journald went on" reported
+[ "$(distinct_of "$prefix")" = "$JCOUNT" ] || fail "$((JCOUNT - $(distinct_of "$prefix"))) of $JCOUNT events lost"
+[ "$(svc_show NRestarts)" = "$restarts_before" ] || fail "hotplugd was restarted while journald was stopped"
+((dropped > dropped_before)) || fail "no log line dropped while journald was stopped (status: $dropped)"
+in_ct journalctl --no-pager -u hotplugd.service -o cat | grep "log lines\? dropped while the journal did not take" |
+        tail -n 1 | sed 's/^/    /'
+echo "journald stopped: agents started ${stop_median} ms (median) and ${stop_last} ms (last) after the start" \
+        "of the $JCOUNT-event burst"
+echo "ok (j): journald stopped ${JSTOP_SEC}+ s: all $JCOUNT agents ran while it was stopped, none lost, no" \
+        "restart; $((dropped - dropped_before)) log lines dropped and reported once it went on"
+if [ "${HOTPLUGD_NSPAWN_UNTIL:-}" = j ]; then
+        echo "HOTPLUGD_NSPAWN_UNTIL=j: the phases after (j) left out"
+        exit 0
+fi
 
 # ---- c. restarts during a burst ------------------------------------------------------------
 
