@@ -1,7 +1,7 @@
 #!/bin/bash
 # mandoc -Tlint -Wstyle on every manual page: any message fails, style notes
 # included, and so does a template variable (@NAME@) the build left in a page,
-# or text that shows a macro rendered as words.
+# or text that shows a macro rendered as words, or quotes nested by mistake.
 # References between the project's own pages are checked against a manual
 # database of just these pages (so "hotplugd(8)" must exist); a reference to
 # a page outside the project is not checked, since the test machine need not
@@ -47,9 +47,18 @@ for page in "$@"; do
                 out=$(grep -n '@[A-Z_]*@' "$page")
         fi
         # What lint cannot see: macros that render into the text as words
-        # ({"first, "last ...} from Qq inside Brq; -monitor after a Fl).
+        # ({"first, "last ...} from Qq inside Brq; -monitor after a Fl; a
+        # word after a Fl and a colon, "(with -r: -gone)").
         if [ -z "$out" ]; then
-                out=$(mandoc -Tascii "$page" | col -b | grep -nE '\{"[a-z]|[a-z]"""|, -[a-z]+, -[a-z]+,')
+                out=$(mandoc -Tascii "$page" | col -b |
+                        grep -nE '\{"[a-z]|[a-z]"""|, -[a-z]+, -[a-z]+,|-[a-z]+[:;] -[a-z]+\)')
+        fi
+        # Quotes nested where they should follow each other: an Sq, Ql or
+        # Dq on the line of the one before it encloses all that follows
+        # ("text: `#, `x, `>'''", "no `/, not starting with `.''").  The
+        # UTF-8 rendering tells the macros' quotes from quotes in the text.
+        if [ -z "$out" ]; then
+                out=$(mandoc -Tutf8 "$page" | col -b | grep -nE '‘‘|’’|““|””')
         fi
         if [ -n "$out" ]; then
                 printf '%s\n' "$out" >&2

@@ -117,6 +117,53 @@ for name in sorted(set(defined) & set(documented)):
     if defined[name] != documented[name]:
         errors.append(f"hotplugd.8 LIMITS: {name} is {defined[name]} in bounds.h, {documented[name]} in the page")
 
+# Bounds in the text: every HP_* a page names anywhere (LIMITS included)
+# comes with its value, after it ("HP_NAME (VALUE UNIT)", "HP_NAME = VALUE",
+# "HP_NAME VALUE UNIT") or right before it ("VALUE UNIT (HP_NAME)"), equal
+# to bounds.h's in its unit: the name's own (microseconds for *_USEC,
+# seconds for *_SEC, else bytes or a count) or one written after the value.
+TIME = {"us": 1, "microseconds": 1, "ms": 10**3, "milliseconds": 10**3, "s": 10**6, "second": 10**6,
+        "seconds": 10**6, "min": 60 * 10**6, "minutes": 60 * 10**6, "h": 3600 * 10**6, "hours": 3600 * 10**6,
+        "day": 86400 * 10**6, "days": 86400 * 10**6}  # in microseconds
+SIZE = {"KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4}
+MACRO = re.compile(r"[A-Z][a-z][a-z]?")  # Dv, Pq, No, Ns, ... (a word of the text is lower case or longer)
+
+
+def flatten(page):
+    """The words of an mdoc page, macro names and escapes left out."""
+    out = []
+    for line in page.splitlines():
+        if line.startswith('.\\"'):
+            continue
+        if line.startswith("."):
+            line = " ".join(w for w in line[1:].split() if not MACRO.fullmatch(w))
+        out.append(line.replace("\\&", "").replace("\\~", " ").replace("\\-", "-"))
+    return " ".join(" ".join(out).split())
+
+
+def in_own_unit(name, number, unit):
+    """NUMBER UNIT in the unit of bound NAME (a word after the number that is no unit is just a word)."""
+    if name.endswith(("_USEC", "_SEC")):
+        own = 1 if name.endswith("_USEC") else 10**6
+        return number * TIME.get(unit, own) / own
+    return number * SIZE.get(unit, 1)
+
+
+for page in sorted(glob.glob(f"{src}/man/*.[0-9]")):
+    text = flatten(read(os.path.relpath(page, src)))
+    for m in re.finditer(r"\b(HP_[A-Z0-9_]+)\b(?:\s*\(?\s*(?:=\s*)?(\d+(?:\.\d+)?)(?:\s+(\w+))?)?", text):
+        name, number, unit = m.groups()
+        where = f"{os.path.basename(page)}: {m.group(0)!r}"
+        before = re.search(r"(\d+(?:\.\d+)?)(?:\s+(\w+))?\s*\(?\s*$", text[max(0, m.start() - 40):m.start()])
+        if number is None and before:
+            number, unit = before.groups()
+        if name not in defined:
+            errors.append(f"{where}: {name} is not a bound of bounds.h")
+        elif number is None:
+            errors.append(f"{where}: {name} without its value ({defined[name]})")
+        elif in_own_unit(name, float(number), unit) != int(defined[name]):
+            errors.append(f"{where}: {name} is {defined[name]} in bounds.h")
+
 # Ranges: every numeric key's "MIN to MAX" (from the table, bounds.h
 # names evaluated) is in its hotplugd.conf.5 entry.
 def value_of(expr):
@@ -153,6 +200,15 @@ else:
     cli_only = {field(r, "name", r'"([a-z0-9-]+)"') for r in rows
                 if "KEY(" not in r and ".type = OPTION_HELP" not in r and ".type = OPTION_VERSION" not in r}
     compare("command-line-only option", cli_only, listed, "README.md")
+
+# README's quick start installs the build's dependencies, the list .ci/deps
+# names as such (.ci/deps installs the tests' besides).
+m = re.search(r"^ *sudo apt-get install ([a-z0-9 .+-]+?) &&", readme, re.M)
+ci = re.search(r"^build=\(([^)]*)\)", read(".ci/deps"), re.M)
+if not m or not ci:
+    errors.append("README.md's quick start 'sudo apt-get install ... &&' or .ci/deps's 'build=(...)' not found")
+elif sorted(m.group(1).split()) != sorted(ci.group(1).split()):
+    errors.append(f"README.md's quick start installs {m.group(1)}, .ci/deps's build list is {ci.group(1)}")
 
 for e in errors:
     print("FAIL:", e, file=sys.stderr)
