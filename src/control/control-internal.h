@@ -64,6 +64,8 @@ struct control {
         struct list_node clients; /* live clients, newest first */
         size_t n_clients;
         struct list_node dead;    /* dropped, freed by the reaper */
+        int spare_fd;             /* /dev/null, given up to refuse a client when no descriptor is left */
+        bool out_of_fds;          /* a client was refused for want of a descriptor (warned once until one is served) */
 };
 
 /* control-client.c: lifetime and output; calls nothing in control.c or control-request.c */

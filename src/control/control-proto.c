@@ -269,6 +269,7 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
                 "watched", "pending", "lowest_held",
                 "processed", "gaps", "gaps_overflow", "missing", "duplicates", "late", "overflows", "baseline",
                 "received", "rejected", "filtered", "started", "finished", "failed", "timeouts", "queued",
+                "spawn_retries", "spawn_waiting",
                 "running", "resyncs", "resync_changed", "resync_added", "resync_removed", "resync_left_alone",
                 "devices", "limit", "limit_max", "awake_max", "asleep", "raised", "lowered",
                 "taken_over", "reruns", "set_aside", "dropped_keys",

@@ -356,6 +356,8 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "finished", s->finished);
         ctlmsg_add_u64(m, "failed", s->failed);
         ctlmsg_add_u64(m, "timeouts", s->timeouts);
+        ctlmsg_add_u64(m, "spawn_retries", s->spawn_retries);
+        ctlmsg_add_u64(m, "spawn_waiting", s->spawn_waiting);
         ctlmsg_add_u64(m, "queued", s->queued);
         ctlmsg_add_u64(m, "running", s->running);
         ctlmsg_add_u64(m, "paused", s->paused);

@@ -133,6 +133,33 @@ static int client_new(struct control *c, int fd)
         return 0;
 }
 
+/*
+ * accept4() found no descriptor left (EMFILE, ENFILE): the peer would wait
+ * in the backlog, and the listening socket stay readable, a busy loop.
+ * Give up the spare descriptor for a moment, take the connection, tell the
+ * peer why and close it, then take the spare again (the descriptor just
+ * closed is free for it).  Return: true if a peer was refused.
+ */
+static bool refuse_without_fds(struct control *c, int lfd, int error)
+{
+        int fd;
+
+        if (c->spare_fd < 0)
+                return false;
+        c->spare_fd = safe_close(c->spare_fd);
+        fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd >= 0)
+                refuse(fd, error, "hotplugd has no file descriptor left for a control client; try again later");
+        c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        if (!c->out_of_fds)
+                log_warning_errno(error, "control client refused: no file descriptor left (events go on; "
+                                  "reported once until a client is served)");
+        c->out_of_fds = true;
+        return true;
+}
+
 static int on_listen(sd_event_source *s, int lfd, uint32_t revents, void *userdata)
 {
         struct control *c = userdata;
@@ -142,6 +169,8 @@ static int on_listen(sd_event_source *s, int lfd, uint32_t revents, void *userda
                 socklen_t len = sizeof(cred);
                 int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
+                if (fd < 0 && (errno == EMFILE || errno == ENFILE) && refuse_without_fds(c, lfd, errno))
+                        continue;
                 if (fd < 0)
                         return 0; /* EAGAIN, or a peer that left already */
                 if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof(cred)) {
@@ -160,7 +189,10 @@ static int on_listen(sd_event_source *s, int lfd, uint32_t revents, void *userda
                         refuse(fd, EBUSY, "too many control clients connected");
                         continue;
                 }
-                (void)client_new(c, fd);
+                if (client_new(c, fd) == 0 && c->out_of_fds) {
+                        log_notice("control clients are served again");
+                        c->out_of_fds = false;
+                }
         }
         return 0;
 }
@@ -263,6 +295,12 @@ int control_new(sd_event *event, const char *path, int listen_fd, const struct c
         c->ops = ops;
         c->userdata = userdata;
         c->fd = listen_fd;
+        /* Opened first: a process short of descriptors fails here, not at its first refusal. */
+        c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (c->spare_fd < 0) {
+                r = negative_errno();
+                goto fail;
+        }
         if (c->fd < 0) {
                 c->fd = listen_at(path);
                 if (c->fd < 0) {
@@ -306,6 +344,7 @@ struct control *control_free(struct control *c)
         sd_event_source_disable_unref(c->reaper);
         sd_event_source_disable_unref(c->listen_io);
         safe_close(c->fd);
+        safe_close(c->spare_fd);
         if (c->path)
                 (void)unlink(c->path);
         free(c->path);

@@ -178,6 +178,8 @@ struct control_status {
         bool overloaded;
         uint64_t overloads, bytes_held, peak_bytes, max_queue_bytes;
         uint64_t received, rejected, filtered, started, finished, failed, timeouts;
+        /* Spawns tried again (they found no process or descriptor), and events waiting for one now. */
+        uint64_t spawn_retries, spawn_waiting;
         /* Variables left out of events read from a recording (--replay): keys no kernel sends. */
         uint64_t dropped_keys;
         /* Handover: events taken over from the previous instance, and those run a second time. */

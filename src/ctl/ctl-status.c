@@ -96,6 +96,9 @@ static void print_counters(const char *rec)
         printf("Agents:   %" PRIu64 " started, %" PRIu64 " finished, %" PRIu64 " failed, %" PRIu64
                " timed out\n",
                num(rec, "started"), num(rec, "finished"), num(rec, "failed"), num(rec, "timeouts"));
+        if (num(rec, "spawn_retries") > 0 || num(rec, "spawn_waiting") > 0)
+                printf("Spawns:   %" PRIu64 " tried again (no process or descriptor could be had), %" PRIu64
+                       " event(s) waiting to try now\n", num(rec, "spawn_retries"), num(rec, "spawn_waiting"));
         printf("Queue:    %" PRIu64 " queued, %" PRIu64 " running%s\n", num(rec, "queued"), num(rec, "running"),
                num(rec, "paused") ? ", PAUSED (agents are not started)" : "");
         print_memory(rec);

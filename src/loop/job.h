@@ -49,6 +49,15 @@ struct manager_jobs {
         size_t bytes;                   /* the jobs' and output pipes' records (manager_jobs_bytes()) */
         size_t n_probe_waiting;         /* jobs with probe_waiting set */
         sd_event_source *probe_look;    /* while jobs wait for a probe's end: read the source again */
+        /* Spawns that failed for want of resources (spawn_error_resources()):
+         * jobs waiting to try again, and whether an episode is on (warned once,
+         * over at the next spawn that succeeds) with the retries it counted. */
+        size_t n_spawn_waiting;
+        /* Made at the start, so that arming it needs no descriptor or memory
+         * (sd-event's timerfd for the clock exists): at the earliest retry_at. */
+        sd_event_source *spawn_retry;
+        bool spawn_starved;
+        uint64_t spawn_episode_retries;
 };
 
 /*
@@ -82,6 +91,9 @@ struct job {
         sd_event_source *child;  /* on the pidfd; until the program is reaped, freeing it kills and reaps it */
         struct job_output *out;  /* while a program runs */
         sd_event_source *timer;
+        usec_t retry_at;         /* CLOCK_MONOTONIC: its program could not be started, try again then */
+        usec_t retry_delay;      /* the last wait before a retry (HP_SPAWN_RETRY_MIN_USEC, doubling) */
+        const struct usb_step *retry_step; /* the usb step to try again, if the program is one */
         usec_t started;          /* CLOCK_MONOTONIC, this program */
         usec_t job_started;      /* CLOCK_MONOTONIC, first program */
         usec_t looked;           /* CLOCK_MONOTONIC, the last look at this program (on_look()), or its start */
@@ -92,6 +104,7 @@ struct job {
         bool starting_sent;      /* observers heard starting() */
         bool udev_waiting;       /* its first program waits for udevd's broadcast (udev-wait.h) */
         bool probe_waiting;      /* it waits for its physical device's probe to end (manager_probe_hold()) */
+        bool spawn_waiting;      /* j->program (j->retry_step) waits for retry_at to be spawned again */
         bool physdev_set;        /* its programs get @physdev in place of the intake's PHYSDEVDRIVER */
         char physdev[sizeof("PHYSDEVDRIVER=") + DEVMODEL_NAME_MAX];
         size_t line_len;

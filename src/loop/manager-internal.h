@@ -240,6 +240,8 @@ void manager_dispatch(struct manager *m);
 /* Kill (SIGKILL) and reap every running agent, hand back their events. */
 void manager_kill_running(struct manager *m);
 bool manager_paused(const struct manager *m);
+/* Jobs whose program waits to be spawned again (its spawn found no process or descriptor). */
+size_t manager_spawn_waiting(const struct manager *m);
 /* Bytes of the running jobs' records and of the output pipes' (running and kept), for the budget. */
 size_t manager_jobs_bytes(const struct manager *m);
 /* The concurrency limit's state (borrowed), for status. */

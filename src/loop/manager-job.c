@@ -20,7 +20,11 @@
  * physical device's probe (probe_waiting, counted in
  * m->jobs->n_probe_waiting; looked at again at each dispatch), is flagged
  * asleep and has no process; its programs get the PHYSDEVDRIVER the model
- * says when they start (manager_physdev_driver()).
+ * says when they start (manager_physdev_driver()).  A job whose program
+ * could not be started for want of resources (spawn_waiting, counted in
+ * m->jobs->n_spawn_waiting) keeps its event and its slot, has no process,
+ * and is tried again by the one retry timer, armed at the earliest
+ * retry_at; a stop drops it as it drops the jobs that wait for udevd.
  */
 #include <assert.h>
 #include <errno.h>
@@ -71,6 +75,8 @@ static struct job *job_free(struct job *j)
         list_unlink(&j->link);
         if (j->probe_waiting)
                 j->m->jobs->n_probe_waiting--;
+        if (j->spawn_waiting)
+                j->m->jobs->n_spawn_waiting--;
         if (j->udev_waiting)
                 udev_wait_abandon(j->m, j->ev);
         /* A child source that owns its process kills and reaps it if still running. */
@@ -108,6 +114,25 @@ static void job_finish(struct job *j)
         job_output_put(j, true); /* still held only if the last program failed to exec: nothing wrote */
         job_free(j);
         manager_event_done(m, ev);
+}
+
+/*
+ * Start @j's next program, or the one whose spawn is retried, marked as the
+ * first was (its event passed manager_start_begin() at dispatch, so it is
+ * not one to set aside); finish @j if none starts.
+ */
+static void job_go_on(struct job *j)
+{
+        struct manager *m = j->m;
+        _unused_ uint32_t aside;
+        int r;
+
+        aside = manager_start_begin(m, j->ev);
+        assert(aside == 0);
+        r = job_start_next(j);
+        manager_start_end(m);
+        if (r <= 0)
+                job_finish(j);
 }
 
 /* The scheduler runs at most the controller's limit at once. */
@@ -306,9 +331,7 @@ static int on_job_exit(sd_event_source *s, int fd, uint32_t revents, void *userd
         struct log_fields f;
         char status[96];
         siginfo_t si = { .si_pid = 0 };
-        _unused_ uint32_t aside;
         bool ok, more;
-        int r;
 
         if (waitid(P_PID, (id_t)j->pid, &si, WEXITED | WNOHANG) < 0) {
                 /* Not ours to wait for any more (reaped elsewhere): say so, and end the run. */
@@ -350,14 +373,7 @@ static int on_job_exit(sd_event_source *s, int fd, uint32_t revents, void *userd
         if (!ok)
                 j->failed = true;
 
-        /* The next hotplug.d program: marked as the first was.  Its event passed
-         * manager_start_begin() at dispatch, so it is not one to set aside. */
-        aside = manager_start_begin(m, j->ev);
-        assert(aside == 0);
-        r = job_start_next(j);
-        manager_start_end(m);
-        if (r <= 0)
-                job_finish(j);
+        job_go_on(j); /* the next hotplug.d program */
         return 0;
 }
 
@@ -438,6 +454,8 @@ static int agent_verify(struct job *j)
                 log_exec_failure(j, r); /* as for an exec that found none: once */
                 return r;
         }
+        if (spawn_error_resources(r))
+                return r; /* no descriptor or memory to check it with: tried again (job_spawn_later()) */
         job_log_fields(j, &f);
         f.agent_status = "exec failed";
         if (m->jobs->agent_refusal_reported)
@@ -500,6 +518,102 @@ static int job_watch(struct job *j, const struct spawn_result *sr)
         return 0;
 }
 
+/* @m's retry timer at the earliest retry of the jobs waiting for one, or off if none waits. */
+static void jobs_spawn_retry_arm(struct manager *m)
+{
+        usec_t next = UINT64_MAX;
+        struct job *j;
+
+        list_for_each(j, &m->jobs->running, link)
+                if (j->spawn_waiting && j->retry_at < next)
+                        next = j->retry_at;
+        if (next == UINT64_MAX) {
+                (void)sd_event_source_set_enabled(m->jobs->spawn_retry, SD_EVENT_OFF);
+                return;
+        }
+        (void)sd_event_source_set_time(m->jobs->spawn_retry, next);
+        (void)sd_event_source_set_enabled(m->jobs->spawn_retry, SD_EVENT_ONESHOT);
+}
+
+/* A job whose retry is due, or NULL. */
+static struct job *jobs_retry_due(struct manager *m, usec_t now)
+{
+        struct job *j;
+
+        list_for_each(j, &m->jobs->running, link)
+                if (j->spawn_waiting && j->retry_at <= now)
+                        return j;
+        return NULL;
+}
+
+/*
+ * Retries are due: try each due job's program again, as on_job_exit()
+ * starts the next one.  A job is looked for again from the list's head
+ * after each: starting or finishing one may start, finish and free others
+ * (the dispatch after a job's end).  Each one tried either runs now or
+ * waits again, later than @now.
+ */
+static int on_spawn_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+        struct job *j;
+
+        while ((j = jobs_retry_due(m, now)))
+                job_go_on(j);
+        jobs_spawn_retry_arm(m);
+        return 0;
+}
+
+/*
+ * @j's program could not be started for want of resources (@error, one of
+ * spawn_error_resources()): not its failure.  It is tried again after a
+ * wait (HP_SPAWN_RETRY_MIN_USEC, doubling up to HP_SPAWN_RETRY_MAX_USEC);
+ * the job keeps its event's place meanwhile (the scheduler counts it
+ * running, so its device's later events wait behind it).  The first such
+ * failure of an episode is a warning; the episode ends at a spawn that
+ * succeeds once no job waits any more (spawn_episode_end()).  @step: the
+ * usb step @j's program is, or NULL.  Return: 0, or -ENOTSUP without the
+ * retry timer (then it is the program's failure after all).
+ */
+static int job_spawn_later(struct job *j, const struct usb_step *step, int error)
+{
+        struct manager *m = j->m;
+        struct log_fields f;
+
+        if (!m->jobs->spawn_retry)
+                return -ENOTSUP; /* no timer made at the start */
+        j->retry_delay = j->retry_delay == 0 ? HP_SPAWN_RETRY_MIN_USEC :
+                         MIN(2 * j->retry_delay, (usec_t)HP_SPAWN_RETRY_MAX_USEC);
+        j->retry_at = now_usec(CLOCK_MONOTONIC) + j->retry_delay;
+        job_log_fields(j, &f);
+        j->spawn_waiting = true;
+        j->retry_step = step;
+        m->jobs->n_spawn_waiting++;
+        m->stats.spawn_retries++;
+        m->jobs->spawn_episode_retries++;
+        jobs_spawn_retry_arm(m);
+        if (!m->jobs->spawn_starved) {
+                m->jobs->spawn_starved = true;
+                log_internal(LOG_WARNING, 0, &f, "cannot start a process for %s (%s): the event waits and is "
+                             "tried again, after %u ms and up to every %u ms, until one can be started; events "
+                             "are not dropped (reported once until processes start again)", j->program,
+                             strerror(-error), HP_SPAWN_RETRY_MIN_USEC / 1000, HP_SPAWN_RETRY_MAX_USEC / 1000);
+        } else
+                log_internal(LOG_DEBUG, error, &f, "cannot start %s; tried again in %" PRIu64 " ms", j->program,
+                             j->retry_delay / USEC_PER_MSEC);
+        return 0;
+}
+
+/* Processes start again and no job waits to retry: the episode job_spawn_later() warned of is over. */
+static void spawn_episode_end(struct manager *m)
+{
+        log_notice("processes can be started again: %" PRIu64 " spawn(s) failed for want of resources and "
+                   "were tried again, no event was dropped", m->jobs->spawn_episode_retries);
+        m->jobs->spawn_starved = false;
+        m->jobs->spawn_episode_retries = 0;
+}
+
 /* Start the next program of @j.  Return: 1 started, 0 nothing left, negative on failure (logged). */
 static int job_start_next(struct job *j)
 {
@@ -513,7 +627,12 @@ static int job_start_next(struct job *j)
                 const struct usb_step *step = NULL;
                 const char *argv[6];
 
-                if (m->cfg.hotplug_d && j->next_script < j->n_scripts) {
+                if (j->spawn_waiting) {
+                        /* The program whose spawn found no resources, again (job_spawn_later()). */
+                        j->spawn_waiting = false;
+                        m->jobs->n_spawn_waiting--;
+                        step = j->retry_step;
+                } else if (m->cfg.hotplug_d && j->next_script < j->n_scripts) {
                         j->program = j->scripts[j->next_script++];
                 } else if (m->cfg.hotplug_d || j->next_script > 0) {
                         /* After the agent or the hotplug.d programs: the usb dispatch's steps. */
@@ -554,6 +673,8 @@ static int job_start_next(struct job *j)
                         r = spawn_argv_to(usb_step_argv(step, argv), &env, j->out->wfd, &sr);
                 else if (r >= 0)
                         r = spawn_agent_to(j->program, j->ev->name, &env, j->out->wfd, &sr);
+                if (r < 0 && spawn_error_resources(r) && job_spawn_later(j, step, r) == 0)
+                        return 1; /* not the program's failure: it waits and is tried again */
                 if (r < 0) {
                         j->failed = true;
                         if (r == -ENOENT && !m->cfg.hotplug_d && !step)
@@ -569,7 +690,10 @@ static int job_start_next(struct job *j)
                         log_notice("agent %s can be executed again", j->program);
                         m->jobs->agent_missing_reported = false;
                 }
+                if (m->jobs->spawn_starved && m->jobs->n_spawn_waiting == 0)
+                        spawn_episode_end(m);
                 m->stats.started++;
+                j->retry_delay = 0;
                 j->pid = sr.pid;
                 j->looked = j->started;
                 j->looked_busy = 0;
@@ -750,7 +874,7 @@ size_t manager_jobs_drop_waiting(struct manager *m)
         list_for_each_safe(j, next, &m->jobs->running, link) {
                 struct uevent *ev = j->ev;
 
-                if (!j->udev_waiting && !j->probe_waiting)
+                if (!j->udev_waiting && !j->probe_waiting && !j->spawn_waiting)
                         continue;
                 job_free(j);
                 scheduler_done(m->scheduler, ev);
@@ -835,6 +959,11 @@ void manager_resume(struct manager *m)
         manager_dispatch(m);
 }
 
+size_t manager_spawn_waiting(const struct manager *m)
+{
+        return m->jobs->n_spawn_waiting;
+}
+
 const struct concurrency *manager_concurrency(const struct manager *m)
 {
         return &m->jobs->conc;
@@ -901,6 +1030,11 @@ int manager_jobs_open(struct manager *m)
         if (!m->cfg.dry_run) {
                 m->jobs->spawner = &spawner_real_ops;
                 m->jobs->spawner_data = m;
+                r = sd_event_add_time(m->event, &m->jobs->spawn_retry, CLOCK_MONOTONIC, 0, USEC_PER_MSEC,
+                                      on_spawn_retry, m);
+                if (r < 0)
+                        return log_error_errno(r, "cannot make the timer of spawn retries");
+                (void)sd_event_source_set_enabled(m->jobs->spawn_retry, SD_EVENT_OFF);
                 return 0;
         }
         r = spawner_dry_new(m, &m->jobs->spawner_data);
@@ -919,6 +1053,7 @@ void manager_jobs_close(struct manager *m)
         m->jobs->look = sd_event_source_disable_unref(m->jobs->look);
         m->jobs->probe_look = sd_event_source_disable_unref(m->jobs->probe_look);
         manager_kill_running(m);
+        m->jobs->spawn_retry = sd_event_source_disable_unref(m->jobs->spawn_retry);
         while ((o = list_first(&m->jobs->idle_outputs, struct job_output, link)))
                 job_output_free(o);
         assert(m->jobs->bytes == 0); /* every job and pipe counted in was counted out */

@@ -99,6 +99,7 @@ struct manager_stats {
         uint64_t finished;     /* events whose job completed */
         uint64_t failed;       /* jobs with a non-zero exit, signal, timeout or exec failure */
         uint64_t timeouts;
+        uint64_t spawn_retries; /* programs tried again: their spawn failed for want of a process or a descriptor */
         uint64_t taken_over;   /* events run again from the previous instance's handover journal */
         uint64_t reruns;       /* of them, events whose agent that instance had started */
         uint64_t set_aside;    /* datagrams HP_INTAKE_TRIES_MAX instances died processing or starting, not run */

@@ -87,6 +87,8 @@ static void ctl_status(void *userdata, struct control_status *ret)
                 .finished = st->finished,
                 .failed = st->failed,
                 .timeouts = st->timeouts,
+                .spawn_retries = st->spawn_retries,
+                .spawn_waiting = manager_spawn_waiting(m),
                 .taken_over = st->taken_over,
                 .reruns = st->reruns,
                 .set_aside = st->set_aside,

@@ -348,6 +348,11 @@ static int spawn_child(struct child_args *a, pid_t *ret_pid, int *ret_pidfd)
         return 0;
 }
 
+bool spawn_error_resources(int error)
+{
+        return error == -EAGAIN || error == -ENOMEM || error == -EMFILE || error == -ENFILE;
+}
+
 int spawn_pipe(int *ret_read, int *ret_write)
 {
         int p[2];

@@ -85,6 +85,20 @@ struct spawn_result {
 int spawn_agent(const char *path, const char *name, const struct spawn_env *env, struct spawn_result *ret);
 
 /**
+ * spawn_error_resources() - did a spawn fail for want of resources, not because of the program?
+ * @error: a negative errno from spawn_agent(), spawn_agent_to(), spawn_argv_to() or spawn_pipe()
+ *
+ * -EAGAIN and -ENOMEM (clone() found no room for one more process: a
+ * cgroup's pids.max, kernel.pid_max, kernel.threads-max, RLIMIT_NPROC, or
+ * no memory; or execve() found no memory), -EMFILE and -ENFILE (no
+ * descriptor left for the pipe, /dev/null or the program's file): the same
+ * program may well start a moment later.  Every other error is the
+ * program's (missing, refused, not executable, bad format).
+ * Return: true for those four.
+ */
+bool spawn_error_resources(int error);
+
+/**
  * spawn_pipe() - a pipe for agents' output, to be used for many runs.
  * @ret_read: its read end (non-blocking, close-on-exec; owned by the caller)
  * @ret_write: its write end (blocking, close-on-exec; owned by the caller)

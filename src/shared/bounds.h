@@ -111,6 +111,13 @@
 #define HP_OUTPUT_READ_MAX (64 * 1024)
 /* Output pipes kept open between agent runs for the next ones (two fds each). */
 #define HP_OUTPUT_PIPES_KEPT 8
+/* A program that could not be started for want of resources (a process or
+ * a descriptor: spawn_error_resources()) is tried again after a wait that
+ * starts at the first and doubles with each failure up to the second; its
+ * event keeps its place, and the tries go on until one succeeds or the
+ * daemon stops. */
+#define HP_SPAWN_RETRY_MIN_USEC (10 * 1000)
+#define HP_SPAWN_RETRY_MAX_USEC (1000 * 1000)
 
 /* Most output lines logged per agent run in each window of
  * HP_OUTPUT_LOG_INTERVAL_USEC; the rest are counted and reported. */
