@@ -10,7 +10,7 @@
  * rest; SLEEP_BY_SEQNUM (agent-append-vary) sleeps 10 to 100 ms, 10 ms times
  * 1 + SEQNUM % 10; SPIN_USEC (agent-append-spin) computes for that much CPU
  * time instead, like a CPU-bound agent.  agent-coldplug adds the time it
- * started (CLOCK_REALTIME) to its line.
+ * started (CLOCK_REALTIME) to its line; agent-append-action (WITH_ACTION) its ACTION.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +39,11 @@ int main(int argc, char *argv[])
         clock_gettime(CLOCK_REALTIME, &now);
         n = snprintf(line, sizeof(line), "%s %s %s %lld.%09ld\n", seq ? seq : "-", dev ? dev : "-", uuid ? uuid : "-",
                      (long long)now.tv_sec, now.tv_nsec);
+#elif defined(WITH_ACTION)
+        /* And its ACTION, for the last state of each device (bench/budget.sh). */
+        const char *action = getenv("ACTION");
+        n = snprintf(line, sizeof(line), "%s %s %s %s\n", seq ? seq : "-", dev ? dev : "-", uuid ? uuid : "-",
+                     action ? action : "-");
 #else
         n = snprintf(line, sizeof(line), "%s %s %s\n", seq ? seq : "-", dev ? dev : "-", uuid ? uuid : "-");
 #endif
