@@ -2,11 +2,12 @@
 # Burst benchmark (root): real uevents through hotplugd, everything the
 # performance targets speak of in one run, optionally two builds side by side.
 #
-#   bench/burst.sh [-n EVENTS] [-r RUNS] [-q QUEUED] [-c OTHER_BUILDDIR] [BUILDDIR]
+#   bench/burst.sh [-n EVENTS] [-r RUNS] [-q QUEUED] [-a AGENT] [-c OTHER_BUILDDIR] [BUILDDIR]
 #
 #   -n  events per burst of the busy agent (default 6000; the sleeping agent gets a fifth)
 #   -r  runs of each burst; the median is shown (default 3)
 #   -q  events queued while paused for RSS per queued event (default 50000; 0 skips)
+#   -a  only this agent's spawn limits and bursts: busy or sleep (default both)
 #   -c  a second build (say, of the previous commit) measured in the same run,
 #       interleaved with BUILDDIR so machine noise falls on both alike
 #
@@ -21,16 +22,19 @@
 #  3. RSS per queued event: events queued while agents are paused
 #     (hotplugctl pause), VmRSS growth divided by the events;
 #  4. the ratios: devpath / strict in rate and in CPU, per build.
-# The same agent binaries (BUILDDIR's) run for both builds.
+# The same agent binaries (BUILDDIR's) run for both builds.  The daemons do
+# not wait for udevd (--after-udev no): a udevd another process runs on the
+# machine would hold every event for its broadcast.
 set -u
-N=6000 RUNS=3 QUEUED=50000 OTHER=
-while getopts n:r:q:c: o; do
+N=6000 RUNS=3 QUEUED=50000 OTHER= AGENTS="busy sleep"
+while getopts n:r:q:a:c: o; do
         case $o in
         n) N=$OPTARG ;;
         r) RUNS=$OPTARG ;;
         q) QUEUED=$OPTARG ;;
+        a) AGENTS=$OPTARG ;;
         c) OTHER=$OPTARG ;;
-        *) sed -n '2,12p' "$0" >&2; exit 64 ;;
+        *) sed -n '2,13p' "$0" >&2; exit 64 ;;
         esac
 done
 shift $((OPTIND - 1))
@@ -100,7 +104,8 @@ burst() { # burst BUILD AGENTDIR ORDERING N FILES... -> "rate lost violations cp
         local b=$1 dir=$2 mode=$3 N=$4 prefix t0 t1 tk0 tk1 lost viol limit
         shift 4
         rm -f "$dir/events.log" "$W/ctl"
-        "$b/src/hotplugd" --agent "$dir/agent" --all --ordering "$mode" --log-level warning --log-target stderr \
+        "$b/src/hotplugd" --agent "$dir/agent" --all --ordering "$mode" --after-udev no --log-level warning \
+                --log-target stderr \
                 --control-socket "$W/ctl" --max-queue 200000 2>"$W/daemon.log" &
         DPID=$!
         for _ in $(seq 100); do [ -S "$W/ctl" ] && break; sleep 0.05; done
@@ -127,7 +132,7 @@ queued_rss() { # queued_rss BUILD -> "bytes_per_event lost"
         local b=$1 prefix rss0 rss1 lost
         [ "$QUEUED" -gt 0 ] || { echo "- -"; return; }
         rm -f "$W/busy/events.log" "$W/ctl"
-        "$b/src/hotplugd" --agent "$W/busy/agent" --all --log-level warning --log-target stderr \
+        "$b/src/hotplugd" --agent "$W/busy/agent" --all --after-udev no --log-level warning --log-target stderr \
                 --control-socket "$W/ctl" --max-queue 1048576 2>"$W/daemon.log" &
         DPID=$!
         for _ in $(seq 100); do [ -S "$W/ctl" ] && break; sleep 0.05; done
@@ -152,7 +157,7 @@ echo
 declare -A R
 echo "== 1. spawn limits: one loop spawning the agent and waiting, and two loops at once (3000 spawns each)"
 printf '%-22s %-6s %10s %10s %7s %14s\n' build agent "1 loop/s" "2 loops/s" "2/1" "CPU/spawn(1)"
-for agent in busy sleep; do
+for agent in $AGENTS; do
         for b in "${BUILDS[@]}"; do
                 read -r one two cpu < <(spawn_rates "$b" "$W/$agent")
                 R[$b,$agent,spawn1]=$one
@@ -164,7 +169,7 @@ echo
 
 echo "== 2. bursts (rate = events/s from the first write to the last agent run; cpu = daemon user+sys per event)"
 printf '%-22s %-6s %4s %-8s %9s %5s %5s %10s %6s %9s\n' build agent devs ordering events/s lost viol cpu/event limit "/spawn1"
-for agent in busy sleep; do
+for agent in $AGENTS; do
         n=$N
         [ "$agent" = sleep ] && n=$((N / 5))
         for devs in 1 3; do
@@ -208,7 +213,7 @@ echo
 
 echo "== 4. ratios, devpath over strict (rate: higher is better; CPU per event: lower is better)"
 for b in "${BUILDS[@]}"; do
-        for agent in busy sleep; do
+        for agent in $AGENTS; do
                 for devs in 1 3; do
                         printf '%-22s %-6s %d device(s): rate %5.2fx, daemon CPU per event %5.2fx\n' "$(label "$b")" \
                                 "$agent" "$devs" \

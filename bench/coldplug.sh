@@ -2,12 +2,13 @@
 # Coldplug and burst benchmark of the concurrency limit (root): hotplugd with
 # --concurrency=auto (the default) beside fixed limits and udevd, in one run.
 #
-#   bench/coldplug.sh [-r RUNS] [-d DEVICES] [-c OTHER_BUILDDIR] [-q] [BUILDDIR]
+#   bench/coldplug.sh [-r RUNS] [-d DEVICES] [-c OTHER_BUILDDIR] [-q | -s] [BUILDDIR]
 #
 #   -r  runs of each measurement; each run and the median are shown (default 3)
 #   -d  veth devices of the bursts (default 16)
 #   -c  a second build (say, of the previous commit) measured with auto too
 #   -q  only section 0, the no-op coldplug against the machine's limit
+#   -s  only the coldplug with agents sleeping by SUBSYSTEM, hotplugd alone
 #
 # 0. the no-op coldplug of issue 27 target 3: the machine's limit (as many
 #    spawns of the no-op agent as trigger writes uevent files, at the rate
@@ -34,14 +35,15 @@
 # Each hotplugd: --concurrency=auto, 2, 8 and 20 of BUILDDIR, and auto of
 # OTHER_BUILDDIR; the agent binaries are BUILDDIR's for all.
 set -u
-RUNS=3 DEVS=16 OTHER= QUICK=
-while getopts r:d:c:q o; do
+RUNS=3 DEVS=16 OTHER= QUICK= SLEEPING=
+while getopts r:d:c:qs o; do
         case $o in
         q) QUICK=1 ;;
+        s) SLEEPING=1 ;;
         r) RUNS=$OPTARG ;;
         d) DEVS=$OPTARG ;;
         c) OTHER=$OPTARG ;;
-        *) sed -n '2,10p' "$0" >&2; exit 64 ;;
+        *) sed -n '2,11p' "$0" >&2; exit 64 ;;
         esac
 done
 shift $((OPTIND - 1))
@@ -85,7 +87,7 @@ now() { date +%s.%N; }
 
 start_daemon() { # start_daemon BUILD CONCURRENCY AGENTDIR
         rm -f "$W/ctl" "$3/events.log"
-        "$1/src/hotplugd" --agent "$3/agent" --concurrency "$2" --log-level warning --log-target stderr \
+        "$1/src/hotplugd" --agent "$3/agent" --concurrency "$2" --after-udev no --log-level warning --log-target stderr \
                 --control-socket "$W/ctl" --max-queue 200000 2>>"$W/daemon.log" &
         DPID=$!
         for _ in $(seq 500); do [ -S "$W/ctl" ] && return 0; sleep 0.01; done
@@ -223,25 +225,30 @@ rows() {
 echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "devices: $(find /sys/devices -name uevent | wc -l) uevent files; build $B$([ -n "$OTHER" ] && echo ", before $OTHER"); $RUNS runs interleaved, median first"
 echo
-N=$("$B/src/hotplugctl" trigger --dry-run | wc -l)
-echo "== 0. coldplug, no-op agent, $N devices: hotplugd, peers and the machine's limit, seconds"
-S=("limit limit $N" "auto coldplug_hotplugd $B auto noop" "auto-jobs1 coldplug_hotplugd $B auto noop --jobs 1"
-   "fixed-2 coldplug_hotplugd $B 2 noop")
-[ -n "$OTHER" ] && S+=("before coldplug_hotplugd $OTHER auto noop")
-[ -n "$UDEVD" ] && S+=("udevd coldplug_udevd noop")
-[ -n "$MDEVD" ] && S+=("mdevd coldplug_mdevd")
-S+=("enumerate elapsed $B/src/hotplugctl trigger --dry-run" "writes-j1 writes_only $B --jobs 1" "writes writes_only $B")
-rows "${S[@]}"
-[ -n "$UDEVD" ] || echo "  udevd        not installed"
-[ -n "$MDEVD" ] || echo "  mdevd        not installed"
-for l in auto auto-jobs1 fixed-2 before; do
-        [ -n "${R[$l]:-}" ] || continue
-        printf '  %-12s %.2fx the limit%s\n' "$l" "$(echo "${R[$l]} / ${R[limit]}" | bc -l)" \
-                "$([ -n "${R[udevd]:-}" ] && printf ', %.2fx udevd' "$(echo "${R[$l]} / ${R[udevd]}" | bc -l)")"
-done
-[ -n "$QUICK" ] && exit 0
+COLD="coldplug noop"
+if [ -n "$SLEEPING" ]; then
+        COLD=coldplug UDEVD=
+else
+        N=$("$B/src/hotplugctl" trigger --dry-run | wc -l)
+        echo "== 0. coldplug, no-op agent, $N devices: hotplugd, peers and the machine's limit, seconds"
+        S=("limit limit $N" "auto coldplug_hotplugd $B auto noop" "auto-jobs1 coldplug_hotplugd $B auto noop --jobs 1"
+           "fixed-2 coldplug_hotplugd $B 2 noop")
+        [ -n "$OTHER" ] && S+=("before coldplug_hotplugd $OTHER auto noop")
+        [ -n "$UDEVD" ] && S+=("udevd coldplug_udevd noop")
+        [ -n "$MDEVD" ] && S+=("mdevd coldplug_mdevd")
+        S+=("enumerate elapsed $B/src/hotplugctl trigger --dry-run" "writes-j1 writes_only $B --jobs 1" "writes writes_only $B")
+        rows "${S[@]}"
+        [ -n "$UDEVD" ] || echo "  udevd        not installed"
+        [ -n "$MDEVD" ] || echo "  mdevd        not installed"
+        for l in auto auto-jobs1 fixed-2 before; do
+                [ -n "${R[$l]:-}" ] || continue
+                printf '  %-12s %.2fx the limit%s\n' "$l" "$(echo "${R[$l]} / ${R[limit]}" | bc -l)" \
+                        "$([ -n "${R[udevd]:-}" ] && printf ', %.2fx udevd' "$(echo "${R[$l]} / ${R[udevd]}" | bc -l)")"
+        done
+        [ -n "$QUICK" ] && exit 0
+fi
 echo
-for agent in coldplug noop; do
+for agent in $COLD; do
         if [ "$agent" = coldplug ]; then
                 echo "== coldplug, agent sleeping by SUBSYSTEM (tty 10 ms, net 50 ms, block 100 ms, else 0), seconds"
         else
@@ -254,8 +261,9 @@ for agent in coldplug noop; do
         done
         [ -n "$UDEVD" ] && S+=("udevd coldplug_udevd $agent")
         rows "${S[@]}"
-        [ -n "$UDEVD" ] || echo "  udevd        not installed"
+        [ -n "$UDEVD" ] || [ -n "$SLEEPING" ] || echo "  udevd        not installed"
 done
+[ -n "$SLEEPING" ] && exit 0
 echo
 for agent in vary spin; do
         if [ "$agent" = vary ]; then

@@ -79,7 +79,9 @@ const struct option_info option_table[] = {
                 .name = "concurrency", .type = OPTION_AUTO_UINT,
                 KEY("concurrency"), FIELD(cfg.concurrency),
                 .min = 1, .max = HP_CHILDREN_MAX, .def.u = 0,
-                .arg = "auto|N", .help = "agents at once: the CPUs and one, plus those asleep, up to max-children, or N",
+                .arg = "auto|N",
+                .help = "agents at once: the awake ones that pay for their CPU, plus those asleep, up to "
+                        "max-children, or N",
         },
         {
                 .name = "max-queue", .type = OPTION_UINT,

@@ -272,6 +272,7 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
                 "spawn_retries", "spawn_waiting",
                 "running", "resyncs", "resync_changed", "resync_added", "resync_removed", "resync_left_alone",
                 "devices", "limit", "limit_max", "awake_max", "asleep", "raised", "lowered",
+                "awake", "windows", "probes", "probes_kept", "per_cpu_second",
                 "taken_over", "reruns", "set_aside", "dropped_keys",
                 "overloads", "bytes_held", "peak_bytes", "max_queue_bytes",
                 "udev_confirmed", "udev_waited", "udev_wait_usec", "udev_timeouts", "udev_mismatched",

@@ -378,9 +378,14 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "limit", s->limit);
         ctlmsg_add_u64(m, "limit_max", s->limit_max);
         ctlmsg_add_u64(m, "awake_max", s->awake_max);
+        ctlmsg_add_u64(m, "awake", s->awake);
         ctlmsg_add_u64(m, "asleep", s->asleep);
         ctlmsg_add_u64(m, "raised", s->raised);
         ctlmsg_add_u64(m, "lowered", s->lowered);
+        ctlmsg_add_u64(m, "windows", s->windows);
+        ctlmsg_add_u64(m, "probes", s->probes);
+        ctlmsg_add_u64(m, "probes_kept", s->probes_kept);
+        ctlmsg_add_u64(m, "per_cpu_second", s->per_cpu_second);
         ctlmsg_add_u64(m, "taken_over", s->taken_over);
         ctlmsg_add_u64(m, "reruns", s->reruns);
         ctlmsg_add_u64(m, "set_aside", s->set_aside);

@@ -77,9 +77,12 @@
  *          overloaded=0|1 overloads= bytes_held= peak_bytes= max_queue_bytes=
  *          resync=0|1 resyncs= resync_changed= resync_added= resync_removed=
  *          resync_left_alone= devices= ordering= concurrency=fixed|adaptive
- *          limit= limit_max= awake_max= asleep= raised= lowered=
+ *          limit= limit_max= awake_max= awake= asleep= raised= lowered= windows=
+ *          probes= probes_kept= per_cpu_second=
  *          firmware_failed= firmware_missing= firmware_untracked=
- *          (adaptive: limit is awake_max, the CPUs and one, plus the agents seen asleep, at most limit_max)
+ *          (adaptive: limit is awake, learnt from 1 to awake_max (the CPUs and one) in windows of
+ *          completions, plus the agents seen asleep, at most limit_max; per_cpu_second: the events the
+ *          last window finished per CPU-second of the daemon and its agents)
  *   gap first= last= count= class=unexplained|overflow   (newest first)
  *   agent seqnum= pid= age_ms= devpath= program=
  *   firmware name= requests=      (a name the loader found no file for, whose requests
@@ -194,8 +197,8 @@ struct control_status {
         /* The concurrency limit (pipeline/concurrency.h): ordering name, how the limit is set
          * ("fixed", "adaptive"), the limit and its bound, the awake agents allowed and the asleep ones. */
         const char *ordering, *concurrency;
-        unsigned limit, limit_max, awake_max, asleep;
-        uint64_t raised, lowered;
+        unsigned limit, limit_max, awake_max, awake, asleep;
+        uint64_t raised, lowered, windows, probes, probes_kept, per_cpu_second;
         /* after-udev (loop/udev-wait.h): its state (struct udev_wait_status); broadcasts paired,
          * events that waited and their waits summed, events that went on without their broadcast,
          * broadcasts that did not match, socket overflows, early broadcasts forgotten, waiting now. */

@@ -41,10 +41,21 @@ static void print_limit(const char *rec)
         else if (strcmp(how, "fixed") == 0)
                 printf(" (fixed by concurrency, max-children %" PRIu64 ")", num(rec, "limit_max"));
         else {
-                printf(" (%s up to %" PRIu64 ": %" PRIu64 " awake (the CPUs and one) and %" PRIu64
-                       " asleep; raised %" PRIu64 ", lowered %" PRIu64 " times)",
-                       escape_cstr(how, esc, sizeof(esc)), num(rec, "limit_max"), num(rec, "awake_max"),
-                       num(rec, "asleep"), num(rec, "raised"), num(rec, "lowered"));
+                uint64_t awake;
+
+                /* A daemon before the awake part was learnt ran awake_max. */
+                if (ctlmsg_get_u64(rec, "awake", &awake) < 0)
+                        awake = num(rec, "awake_max");
+                printf(" (%s up to %" PRIu64 ": %" PRIu64 " awake of at most %" PRIu64
+                       " (the CPUs and one) and %" PRIu64 " asleep; raised %" PRIu64 ", lowered %" PRIu64
+                       " times)", escape_cstr(how, esc, sizeof(esc)), num(rec, "limit_max"), awake,
+                       num(rec, "awake_max"), num(rec, "asleep"), num(rec, "raised"), num(rec, "lowered"));
+                if (num(rec, "windows") > 0)
+                        printf("\n          awake agents learnt in %" PRIu64 " windows, %" PRIu64
+                               " probes, %" PRIu64 " kept; the last window: %" PRIu64
+                               " events per CPU-second",
+                               num(rec, "windows"), num(rec, "probes"), num(rec, "probes_kept"),
+                               num(rec, "per_cpu_second"));
         }
         printf("\n");
 }

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,6 +95,8 @@ static struct job *job_free(struct job *j)
         return NULL;
 }
 
+static void jobs_measure(struct manager *m);
+
 /* The event's job is over: give the event back to the scheduler, free it, run more. */
 static void job_finish(struct job *j)
 {
@@ -104,6 +107,7 @@ static void job_finish(struct job *j)
         if (j->failed)
                 m->stats.failed++;
         m->stats.finished++;
+        jobs_measure(m);
         if (j->n_scripts > 0 || m->cfg.hotplug_d) {
                 uevent_log_fields(ev, &f);
                 f.duration_usec = (int64_t)(now_usec(CLOCK_MONOTONIC) - j->job_started);
@@ -151,6 +155,55 @@ static void job_set_asleep(struct job *j, bool asleep)
                 return;
         j->asleep = asleep;
         if (concurrency_set_asleep(c, asleep ? c->asleep + 1 : c->asleep - 1))
+                jobs_apply_limit(m);
+}
+
+/* CPU time the daemon and its reaped children (the agents) used so far, in ns. */
+static uint64_t jobs_cpu_ns(void)
+{
+        static const int who[] = { RUSAGE_SELF, RUSAGE_CHILDREN };
+        uint64_t ns = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(who); i++) {
+                struct rusage ru;
+
+                if (getrusage(who[i], &ru) < 0)
+                        continue; /* cannot fail with these arguments */
+                ns += ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+                      ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+        }
+        return ns;
+}
+
+/*
+ * An event finished: the controller's windows of completions and CPU time
+ * (pipeline/concurrency.h), while events wait; the queue ran empty: none.
+ * The CPU times are read only when a window ends (every 16 events or so).
+ */
+static void jobs_measure(struct manager *m)
+{
+        struct concurrency *c = &m->jobs->conc;
+        unsigned awake = c->awake;
+        usec_t now;
+        bool changed;
+
+        if (c->phase == CONCURRENCY_FIXED || !c->learn || m->cfg.ordering == ORDERING_STRICT)
+                return;
+        if (manager_queued(m) == 0) {
+                if (concurrency_idle(c))
+                        jobs_apply_limit(m);
+                return;
+        }
+        now = now_usec(CLOCK_MONOTONIC);
+        if (!concurrency_window_due(c, now, m->stats.finished))
+                return;
+        changed = concurrency_window(c, now, m->stats.finished, jobs_cpu_ns());
+        if (c->awake != awake)
+                log_debug("concurrency: %u awake agent(s) at once, was %u: the last window finished %" PRIu64
+                          " events in %" PRIu64 " ms, %" PRIu64 " per CPU-second", c->awake, awake,
+                          c->last.finished, c->last.usec / USEC_PER_MSEC,
+                          concurrency_per_cpu_second(&c->last));
+        if (changed)
                 jobs_apply_limit(m);
 }
 
@@ -929,17 +982,19 @@ int manager_jobs_init(struct manager *m)
                 return -ENOMEM;
         list_init(&m->jobs->running);
         list_init(&m->jobs->idle_outputs);
-        /* One awake agent more than the CPUs (the CPUs as max-children's default
-         * counts them): while one agent exits and its slot's next one is
-         * spawned, the spare keeps the freed CPU busy (CPU-bound agents
+        /* At most one awake agent more than the CPUs (the CPUs as max-children's
+         * default counts them): while one agent exits and its slot's next one
+         * is spawned, the spare keeps the freed CPU busy (CPU-bound agents
          * finished 9% sooner than at one per CPU, a no-op coldplug 3%;
-         * bench/RESULTS.md).  A dry run's jobs run nothing and are never
-         * awake: up to max-children, as the agents asleep of the run it may
-         * replay. */
+         * bench/RESULTS.md); the controller learns how many of them pay for
+         * their CPU.  A dry run's jobs run nothing and are never awake: up
+         * to max-children, as the agents asleep of the run it may replay,
+         * nothing to learn. */
         cpus = cpus > 0 ? cpus + 1 : 2;
         if (m->cfg.dry_run)
                 cpus = (long)m->cfg.max_children;
-        concurrency_init(&m->jobs->conc, m->cfg.max_children, m->cfg.concurrency, (unsigned)cpus);
+        concurrency_init(&m->jobs->conc, m->cfg.max_children, m->cfg.concurrency, (unsigned)cpus,
+                         !m->cfg.dry_run);
         jobs_usb_load(m);
         return 0;
 }

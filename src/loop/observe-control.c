@@ -42,9 +42,14 @@ static void ctl_status_concurrency(struct manager *m, struct control_status *ret
         ret->limit = c->limit;
         ret->limit_max = c->max;
         ret->awake_max = c->awake_max;
+        ret->awake = c->awake;
         ret->asleep = c->asleep;
         ret->raised = c->raised;
         ret->lowered = c->lowered;
+        ret->windows = c->windows;
+        ret->probes = c->probes;
+        ret->probes_kept = c->probes_kept;
+        ret->per_cpu_second = concurrency_per_cpu_second(&c->last);
 }
 
 static void ctl_status_firmware(const struct manager *m, struct control_status *ret)

@@ -1,19 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The concurrency limit against a modelled machine: CPUs shared fairly
- * among the agents that want one, agents that compute for a while and then
- * sleep for a while, and a caller that starts what the limit allows and,
- * while events wait for a slot, looks at the running agents every
- * HP_CONCURRENCY_LOOK_USEC as the daemon does (CPU plus run-queue time, as
- * /proc/PID/schedstat gives it).  The checks are the properties the rule
- * promises: sleeping agents reach max-children within a few looks (the old
- * rate-learning rule started at one agent and opened a slot per 200 ms
- * stall), CPU-bound agents never run more than one per CPU however long
- * they run, and an unrelated event does not wait behind a long sleeping
- * agent.
+ * The concurrency limit, two ways.
+ *
+ * Feeds of windows: a machine given as events per second and CPU per event
+ * at each number of awake agents, and windows of completions fed as the
+ * daemon feeds them.  Where a second agent at once does not raise the
+ * events per second by more than it raises the CPU used (spawning is the
+ * bottleneck, or a second CPU is not there to have), the awake part stays
+ * at one but for a probe now and then; where it does (CPU-bound agents and
+ * a free CPU), it climbs.
+ *
+ * A modelled machine: CPUs shared fairly among the agents that want one,
+ * agents that compute for a while and then sleep for a while, and a caller
+ * that starts what the limit allows, ends a window as the daemon does at
+ * each event finished while others wait, and, while events wait for a
+ * slot, looks at the running agents every HP_CONCURRENCY_LOOK_USEC as the
+ * daemon does (CPU plus run-queue time, as /proc/PID/schedstat gives it).
+ * The checks are the properties the rule promises: sleeping agents reach
+ * max-children within a few looks (the old rate-learning rule started at
+ * one agent and opened a slot per 200 ms stall), CPU-bound agents never run
+ * more than one per CPU however long they run, and an unrelated event does
+ * not wait behind a long sleeping agent.
  */
 #include "pipeline/concurrency.h"
 #include "shared/bounds.h"
+#include "shared/macro.h"
 #include "test.h"
 
 #define STEP_USEC 50
@@ -32,6 +43,8 @@ struct machine {
         unsigned cpus;
         struct agent run[AGENTS_MAX];
         unsigned n_run;
+        double cpu_used;        /* usec of CPU the agents used */
+        uint64_t finished;
         /* Results. */
         usec_t now, makespan;
         unsigned most_running, most_awake;
@@ -46,6 +59,7 @@ static void finish(struct concurrency *c, struct machine *m, unsigned k)
         if (m->run[k].asleep)
                 (void)concurrency_set_asleep(c, c->asleep - 1);
         m->run[k] = m->run[--m->n_run];
+        m->finished++;
 }
 
 /* One step of the CPUs: the agents computing share them, the others sleep. */
@@ -67,6 +81,7 @@ static void tick(struct concurrency *c, struct machine *m)
 
                 if (a->cpu_left > 0) {
                         a->cpu_left -= share * STEP_USEC;
+                        m->cpu_used += share * STEP_USEC;
                         a->busy += STEP_USEC; /* on a CPU or in its run queue */
                 } else
                         a->sleep_left -= STEP_USEC;
@@ -99,6 +114,7 @@ static void simulate(struct concurrency *c, struct machine *m, unsigned events, 
 {
         unsigned next = 0;
         usec_t next_look = 0;
+        uint64_t finished;
 
         m->now = 0;
         while (next < events || m->n_run > 0) {
@@ -123,7 +139,15 @@ static void simulate(struct concurrency *c, struct machine *m, unsigned events, 
                         }
                 } else
                         next_look = 0;
+                finished = m->finished;
                 tick(c, m);
+                /* An event finished: a window, while others wait (the daemon's jobs_measure()). */
+                if (m->finished == finished)
+                        continue;
+                if (next == events)
+                        (void)concurrency_idle(c);
+                else if (concurrency_window_due(c, m->now, m->finished))
+                        (void)concurrency_window(c, m->now, m->finished, (uint64_t)(m->cpu_used * 1000));
         }
         m->makespan = m->now;
 }
@@ -167,24 +191,32 @@ static usec_t run_with(unsigned cpus, unsigned max, unsigned fixed, unsigned eve
         struct concurrency c;
 
         machine = (struct machine){ .cpus = cpus };
-        concurrency_init(&c, max, fixed, cpus);
+        concurrency_init(&c, max, fixed, cpus, true);
         simulate(&c, &machine, events, work);
         return machine.makespan;
 }
 
-static void test_starts_at_the_cpus(void)
+static void test_starts_at_one_awake(void)
 {
         struct concurrency c;
 
-        /* Not at one: where the machine says, with nothing learnt yet. */
-        concurrency_init(&c, 20, 0, 4);
+        /* One awake agent until a window shows that more pay. */
+        concurrency_init(&c, 20, 0, 4, true);
         check_int(c.phase, CONCURRENCY_ADAPTIVE);
-        check_int(c.limit, 4);
-        concurrency_init(&c, 3, 0, 8);
-        check_int(c.limit, 3);
-        concurrency_init(&c, 20, 0, 0);
+        check_int(c.awake, 1);
         check_int(c.limit, 1);
         check_str(concurrency_phase_to_string(c.phase), "adaptive");
+        /* Nothing to learn (a dry run): the CPUs, and windows change nothing. */
+        concurrency_init(&c, 20, 0, 4, false);
+        check_int(c.limit, 4);
+        check(!concurrency_window_due(&c, 0, 0));
+        check(!concurrency_window(&c, 0, 0, 0));
+        check(!concurrency_window(&c, 1000000, 100, 1000));
+        check_int(c.limit, 4);
+        concurrency_init(&c, 3, 0, 8, false);
+        check_int(c.limit, 3);
+        concurrency_init(&c, 20, 0, 0, false);
+        check_int(c.limit, 1);
 }
 
 static void test_asleep_or_not(void)
@@ -200,11 +232,11 @@ static void test_asleep_or_not(void)
         check(concurrency_agent_asleep(9000000, 1000, 1000, 3000));
 }
 
-static void test_limit_is_cpus_plus_asleep(void)
+static void test_limit_is_awake_plus_asleep(void)
 {
         struct concurrency c;
 
-        concurrency_init(&c, 20, 0, 2);
+        concurrency_init(&c, 20, 0, 2, false);
         check(concurrency_set_asleep(&c, 5));
         check_int(c.limit, 7);
         check(!concurrency_set_asleep(&c, 5));
@@ -214,9 +246,237 @@ static void test_limit_is_cpus_plus_asleep(void)
         check_int(c.limit, 3);
         check_int(c.raised, 2);
         check_int(c.lowered, 1);
+        /* Learning, one awake: while agents sleep, the awake part is all of
+         * awake_max again (those not looked at yet likely sleep too), and
+         * the agents asleep climb to max-children. */
+        concurrency_init(&c, 20, 0, 3, true);
+        check_int(c.limit, 1);
+        check(concurrency_set_asleep(&c, 1));
+        check_int(c.limit, 4);
+        check(concurrency_set_asleep(&c, 7));
+        check_int(c.limit, 10);
+        check(concurrency_set_asleep(&c, 19));
+        check_int(c.limit, 20);
+        /* None asleep any more: awake_max still, until a whole window went by
+         * with none seen asleep; then the part learnt. */
+        check(concurrency_set_asleep(&c, 0));
+        check_int(c.limit, 3);
+        (void)concurrency_window(&c, 0, 0, 0);
+        (void)concurrency_window(&c, 100000, 16, 16000000);
+        check_int(c.limit, 3);
+        (void)concurrency_window(&c, 200000, 32, 32000000);
+        check(c.awake < 3);
+        check_int(c.limit, c.awake);
 }
 
-/* Sleeping agents: within a few looks (ms), not after learning windows or 200 ms stalls. */
+/* ---- feeds of windows -------------------------------------------------------- */
+
+/* A machine at 1, 2, 3 ... awake agents: events per second, CPU per event (usec). */
+struct level {
+        double rate, cpu_usec;
+};
+
+struct feed {
+        uint64_t finished;
+        double usec, cpu_ns;
+        unsigned windows_at[8]; /* windows run at each awake count */
+        unsigned changes;       /* times the awake part changed */
+};
+
+/* The awake part kept: the awake count, but during a probe the one it goes back to. */
+static unsigned kept(const struct concurrency *c)
+{
+        if (c->probe == CONCURRENCY_PROBE_UP)
+                return c->awake - 1;
+        return c->probe == CONCURRENCY_PROBE_DOWN ? c->awake + 1 : c->awake;
+}
+
+/*
+ * Feed @windows windows of CONCURRENCY_WINDOW_EVENTS events each, at the
+ * rate and CPU cost of the awake count at the time; @noise: every other
+ * window that much slower and dearer (percent), the rest as much faster
+ * and cheaper.  Return: the windows at more than one awake agent.
+ */
+static unsigned feed(struct concurrency *c, struct feed *f, const struct level *lv, unsigned windows,
+                     double noise)
+{
+        unsigned above_one = 0;
+
+        if (f->finished == 0)
+                (void)concurrency_window(c, 0, 0, 0); /* opens the first */
+        for (unsigned i = 0; i < windows; i++) {
+                const struct level *l = &lv[c->awake - 1];
+                double k = 1 + (i % 2 ? noise : -noise) / 100, n = CONCURRENCY_WINDOW_EVENTS;
+                unsigned awake = c->awake;
+
+                f->windows_at[awake]++;
+                above_one += awake > 1;
+                f->finished += CONCURRENCY_WINDOW_EVENTS;
+                f->usec += n / l->rate * 1e6 * k;
+                f->cpu_ns += n * l->cpu_usec * 1000 * k;
+                check(concurrency_window_due(c, (usec_t)f->usec, f->finished));
+                (void)concurrency_window(c, (usec_t)f->usec, f->finished, (uint64_t)f->cpu_ns);
+                f->changes += c->awake != awake;
+                check(c->awake >= 1 && c->awake <= c->awake_max);
+                check_int(c->limit, MIN(c->awake + c->asleep, c->max));
+        }
+        return above_one;
+}
+
+/*
+ * The issue's machine: spawning is the bottleneck, two spawning loops finish
+ * 1.13x what one does and each spawn costs the daemon about twice as much
+ * CPU; through the daemon a second agent at once bought 1% more events per
+ * second for much more CPU.  One awake agent, but for a probe now and then.
+ */
+static void test_spawn_bound_stays_at_one(void)
+{
+        static const struct level lv[] = { { 850, 400 }, { 860, 560 }, { 865, 600 } };
+        struct concurrency c;
+        struct feed f = { 0 };
+        unsigned above;
+
+        concurrency_init(&c, 20, 0, 3, true);
+        above = feed(&c, &f, lv, 400, 0);
+        check_int(kept(&c), 1);
+        check(above * 20 <= 400); /* at most 5% of the windows probe */
+        check(c.probes >= 5);
+        check_int(c.probes_kept, 0);
+        /* The same with 3% of noise. */
+        f = (struct feed){ 0 };
+        concurrency_init(&c, 20, 0, 3, true);
+        above = feed(&c, &f, lv, 400, 3);
+        check_int(kept(&c), 1);
+        check(above * 20 <= 400);
+}
+
+/* CPU-bound agents where a second gives no more events per second (no CPU free for it): one. */
+static void test_cpu_bound_without_gain_stays_at_one(void)
+{
+        static const struct level lv[] = { { 50, 20000 }, { 50, 20000 }, { 50, 20400 } };
+        struct concurrency c;
+        struct feed f = { 0 };
+
+        concurrency_init(&c, 20, 0, 3, true);
+        check(feed(&c, &f, lv, 200, 0) * 20 <= 200);
+        check_int(kept(&c), 1);
+        check(f.windows_at[1] * 20 >= 200 * 19);
+}
+
+/* Two at once give +50% events per second at +50% CPU per second (the same CPU per event): two stay. */
+static void test_gain_that_pays_climbs(void)
+{
+        static const struct level lv[] = { { 100, 5000 }, { 150, 5000 }, { 150, 5000 } };
+        static const struct level cpus[] = { { 50, 20000 }, { 100, 20000 }, { 104, 20600 } };
+        struct concurrency c;
+        struct feed f = { 0 };
+
+        concurrency_init(&c, 20, 0, 3, true);
+        feed(&c, &f, lv, 200, 0);
+        check_int(kept(&c), 2);
+        /* Two from the second window on, but for the probes of one and three. */
+        check(f.windows_at[2] * 10 >= 200 * 9);
+        /* With 3% of noise, at two or more (three's 6% swing from one window to the
+         * next can pass for a gain). */
+        f = (struct feed){ 0 };
+        concurrency_init(&c, 20, 0, 3, true);
+        check(feed(&c, &f, lv, 200, 3) * 10 >= 200 * 9);
+        check(kept(&c) >= 2);
+        /* Two CPUs and CPU-bound agents: two, and three does not pay (4%). */
+        f = (struct feed){ 0 };
+        concurrency_init(&c, 20, 0, 3, true);
+        feed(&c, &f, cpus, 200, 0);
+        check_int(kept(&c), 2);
+}
+
+/* Three at once pay more still: three, reached in the third window. */
+static void test_climbs_to_awake_max(void)
+{
+        static const struct level lv[] = { { 100, 3000 }, { 190, 3000 }, { 270, 3100 }, { 280, 3500 } };
+        struct concurrency c;
+        struct feed f = { 0 };
+
+        concurrency_init(&c, 20, 0, 3, true);
+        feed(&c, &f, lv, 3, 0);
+        check_int(kept(&c), 3);
+        feed(&c, &f, lv, 100, 0);
+        check_int(kept(&c), 3);
+        check(f.windows_at[3] >= 90);
+}
+
+/* What paid once is looked at again: when it stops paying, the awake part goes back down. */
+static void test_goes_back_down(void)
+{
+        static const struct level pays[] = { { 100, 5000 }, { 190, 5000 }, { 190, 5200 } };
+        static const struct level not_any_more[] = { { 850, 400 }, { 860, 560 }, { 865, 600 } };
+        struct concurrency c;
+        struct feed f = { 0 };
+
+        concurrency_init(&c, 20, 0, 3, true);
+        feed(&c, &f, pays, 50, 0);
+        check_int(kept(&c), 2);
+        feed(&c, &f, not_any_more, 2 * CONCURRENCY_BACKOFF_MAX + 4, 0);
+        check_int(kept(&c), 1);
+}
+
+static void test_higher_pays(void)
+{
+        /* 16 events in 100 ms, 4 ms of CPU each, against ... */
+        struct concurrency_window lo = { .finished = 16, .cpu_ns = 64000000, .usec = 100000 };
+        struct concurrency_window hi = { .finished = 16, .cpu_ns = 64000000, .usec = 95000 };
+
+        /* ... 5.3% more per second at the same CPU: pays. */
+        check(concurrency_higher_pays(&lo, &hi));
+        /* 1% more per second: not enough gain. */
+        hi.usec = 99000;
+        check(!concurrency_higher_pays(&lo, &hi));
+        /* 50% more per second at 10% more CPU each: pays; at 11%: does not. */
+        hi = (struct concurrency_window){ .finished = 24, .cpu_ns = 4000000ULL * 24 * 110 / 100,
+                                          .usec = 100000 };
+        check(concurrency_higher_pays(&lo, &hi));
+        hi.cpu_ns = 4000000ULL * 24 * 111 / 100;
+        check(!concurrency_higher_pays(&lo, &hi));
+        /* An empty window never pays; against an empty one, anything that finished does. */
+        hi = (struct concurrency_window){ .usec = 100000 };
+        check(!concurrency_higher_pays(&lo, &hi));
+        check(concurrency_higher_pays(&hi, &lo));
+        check_int(concurrency_per_cpu_second(&lo), 250);
+        check_int(concurrency_per_cpu_second(&hi), 0);
+}
+
+/* The queue ran empty during a probe: it goes back, and the next busy spell probes after one window. */
+static void test_idle_ends_the_probe(void)
+{
+        static const struct level lv[] = { { 850, 400 }, { 860, 560 }, { 865, 600 } };
+        struct concurrency c;
+        struct feed f = { 0 };
+
+        concurrency_init(&c, 20, 0, 3, true);
+        check(concurrency_window_due(&c, 0, 0)); /* none open yet */
+        feed(&c, &f, lv, 1, 0);
+        check_int(c.probe, CONCURRENCY_PROBE_UP);
+        check_int(c.awake, 2);
+        check(!concurrency_window_due(&c, (usec_t)f.usec + 1000, f.finished + 3));
+        check(concurrency_window_due(&c, (usec_t)f.usec + 1000, f.finished + CONCURRENCY_WINDOW_EVENTS));
+        check(!concurrency_window_due(&c, (usec_t)f.usec + CONCURRENCY_WINDOW_USEC, f.finished + 3));
+        check(concurrency_window_due(&c, (usec_t)f.usec + CONCURRENCY_WINDOW_USEC, f.finished + 4));
+        check(concurrency_idle(&c));
+        check_int(c.awake, 1);
+        check_int(c.limit, 1);
+        check(!c.open);
+        /* The next spell: a window opens, one at one awake, then the probe. */
+        (void)concurrency_window(&c, 10000000, 1000, 1000000);
+        check_int(c.awake, 1);
+        f = (struct feed){ .finished = 1000, .usec = 10000000, .cpu_ns = 1000000 };
+        feed(&c, &f, lv, 1, 0);
+        check_int(c.awake, 2);
+}
+
+/*
+ * Sleeping agents: within a few looks (ms), not after learning windows or
+ * 200 ms stalls, whatever the awake part learnt (one awake agent: no window
+ * has ended yet).
+ */
 static void test_sleepers_climb_within_ms(void)
 {
         unsigned ramp = 0;
@@ -286,12 +546,16 @@ static void test_fixed_never_moves(void)
 {
         struct concurrency c;
 
-        concurrency_init(&c, 20, 3, 2);
+        concurrency_init(&c, 20, 3, 2, true);
         check_int(c.phase, CONCURRENCY_FIXED);
         check_int(c.limit, 3);
         check(!concurrency_set_asleep(&c, 10));
         check_int(c.limit, 3);
-        concurrency_init(&c, 20, 50, 2);
+        check(!concurrency_window_due(&c, 0, 0));
+        check(!concurrency_window(&c, 1000000, 100, 1000));
+        check(!concurrency_idle(&c));
+        check_int(c.limit, 3);
+        concurrency_init(&c, 20, 50, 2, true);
         check_int(c.limit, 20);
         check_str(concurrency_phase_to_string(c.phase), "fixed");
         run_with(2, 20, 3, 100, sleepy_work);
@@ -300,30 +564,47 @@ static void test_fixed_never_moves(void)
 
 static void test_reconfigure(void)
 {
+        static const struct level lv[] = { { 100, 5000 }, { 190, 5000 }, { 190, 5200 } };
         struct concurrency c;
+        struct feed f = { 0 };
 
-        concurrency_init(&c, 20, 0, 2);
+        concurrency_init(&c, 20, 0, 3, true);
+        feed(&c, &f, lv, 50, 0);
+        check_int(kept(&c), 2);
         (void)concurrency_set_asleep(&c, 6);
-        check_int(c.limit, 8);
+        check_int(c.limit, 9);
         /* A lower max-children clamps it; the agents asleep still count. */
         concurrency_reconfigure(&c, 5, 0);
         check_int(c.limit, 5);
         check_int(c.asleep, 6);
-        /* Pinned, then adaptive again: the CPUs plus the agents asleep. */
+        /* Pinned, then adaptive again: the awake part learnt (a probe under way
+         * went back) and the agents asleep stay. */
         concurrency_reconfigure(&c, 20, 4);
         check_int(c.phase, CONCURRENCY_FIXED);
         check_int(c.limit, 4);
         concurrency_reconfigure(&c, 20, 0);
         check_int(c.phase, CONCURRENCY_ADAPTIVE);
-        check_int(c.limit, 8);
-        check_int(c.awake_max, 2);
+        check_int(c.limit, 9);
+        check_int(c.awake_max, 3);
+        check_int(c.awake, 2);
+        check(!c.open);
+        /* None asleep: awake_max until a window went by without. */
+        (void)concurrency_set_asleep(&c, 0);
+        check_int(c.limit, 3);
 }
 
 int main(void)
 {
-        run_test(test_starts_at_the_cpus);
+        run_test(test_starts_at_one_awake);
         run_test(test_asleep_or_not);
-        run_test(test_limit_is_cpus_plus_asleep);
+        run_test(test_limit_is_awake_plus_asleep);
+        run_test(test_higher_pays);
+        run_test(test_spawn_bound_stays_at_one);
+        run_test(test_cpu_bound_without_gain_stays_at_one);
+        run_test(test_gain_that_pays_climbs);
+        run_test(test_climbs_to_awake_max);
+        run_test(test_goes_back_down);
+        run_test(test_idle_ends_the_probe);
         run_test(test_sleepers_climb_within_ms);
         run_test(test_never_loses_to_fixed);
         run_test(test_cpu_bound_stays_at_cpus);

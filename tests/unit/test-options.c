@@ -715,7 +715,8 @@ static void test_messages(void)
         check_str(why, "--rebroadcast must be a number 2..32: '1' (re-send processed events on this netlink group)");
         check_int(option_set_arg(&o, sizeof(o), option_by_name("concurrency"), "Auto", why, sizeof(why)), -EINVAL);
         check_str(why, "--concurrency must be auto or a number 1..2048: 'Auto' "
-                       "(agents at once: the CPUs and one, plus those asleep, up to max-children, or N)");
+                       "(agents at once: the awake ones that pay for their CPU, plus those asleep, up to "
+                       "max-children, or N)");
         check_int(option_set_arg(&o, sizeof(o), option_by_name("firmware-path"), "a:/b", why, sizeof(why)), -EINVAL);
         check_str(why, "--firmware-path must be absolute paths separated by ':': 'a:/b' "
                        "(firmware directories, ':'-separated)");
