@@ -18,6 +18,7 @@
 #include "shared/macro.h"
 #include "loop/manager-internal.h"
 #include "loop/manager-observe.h"
+#include "loop/udev-wait.h"
 #include "pipeline/backlog.h"
 #include "pipeline/scheduler.h"
 #include "uevent/uevent.h"
@@ -141,7 +142,7 @@ size_t manager_held(const struct manager *m)
 uint64_t manager_bytes_held(const struct manager *m)
 {
         return (uint64_t)scheduler_bytes(m->scheduler) + backlog_bytes(m->backlog) + manager_jobs_bytes(m) +
-               m->journal_bytes;
+               udev_wait_bytes(m) + m->journal_bytes;
 }
 
 uint64_t manager_lowest_held(const struct manager *m)

@@ -371,9 +371,9 @@ bool manager_overloaded(const struct manager *m)
 /* "N events, B bytes held (queue Q, backlog L, jobs J, journal H)" into @buf. */
 static const char *held_text(const struct manager *m, char *buf, size_t size)
 {
-        snprintf(buf, size, "%zu events, %" PRIu64 " bytes held (window %zu, backlog %zu, jobs %zu, journal %" PRIu64 ")",
-                 manager_held(m), manager_bytes_held(m), scheduler_bytes(m->scheduler), backlog_bytes(m->backlog),
-                 manager_jobs_bytes(m), m->journal_bytes);
+        snprintf(buf, size, "%zu events, %" PRIu64 " bytes held (window %zu, backlog %zu, jobs %zu, after-udev %zu, "
+                 "journal %" PRIu64 ")", manager_held(m), manager_bytes_held(m), scheduler_bytes(m->scheduler),
+                 backlog_bytes(m->backlog), manager_jobs_bytes(m), udev_wait_bytes(m), m->journal_bytes);
         return buf;
 }
 

@@ -467,6 +467,13 @@ void udev_wait_abandon(struct manager *m, const struct uevent *ev)
         }
 }
 
+size_t udev_wait_bytes(const struct manager *m)
+{
+        const struct udev_wait *w = udev_wait_of(m);
+
+        return w ? w->entries.n * sizeof(struct udev_entry) + w->entries.cap * sizeof(struct hash_slot) : 0;
+}
+
 size_t udev_wait_waiting(const struct manager *m)
 {
         const struct udev_wait *w = udev_wait_of(m);

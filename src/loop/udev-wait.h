@@ -83,6 +83,8 @@ int udev_wait_begin(struct manager *m, const struct uevent *ev, struct job *j);
 void udev_wait_abandon(struct manager *m, const struct uevent *ev);
 /* The jobs waiting now (manager-job.c frees them when stopping). */
 size_t udev_wait_waiting(const struct manager *m);
+/* Bytes of its entries (one per event read while udevd runs, until done) and their table: the budget's. */
+size_t udev_wait_bytes(const struct manager *m);
 void udev_wait_get_status(const struct manager *m, struct udev_wait_status *ret);
 
 /* manager-job.c: @j waited for udevd and goes on (@timed_out: without its broadcast), after @waited. */

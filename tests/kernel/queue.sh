@@ -18,7 +18,7 @@ MAX_BYTES=100
 
 v=hpq$$
 t_veth "$v"
-t_start_daemon --agent /bin/true --all --dry-run --log-level info --max-queue $((2 * N))
+t_start_daemon --agent /bin/true --all --dry-run --log-level info --max-queue $((2 * N)) --max-queue-bytes=1G
 "$HOTPLUGCTL" pause >/dev/null || t_fail "hotplugctl pause failed"
 queued() { "$HOTPLUGCTL" status | sed -n 's/^Queue: *\([0-9]*\) queued.*/\1/p'; }
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$T_DAEMON_PID/status"; }
