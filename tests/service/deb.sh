@@ -1,18 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The Debian package (debian/): built with dpkg-buildpackage -us -uc -b from
-# a copy of the source tree in a temporary directory (dpkg-buildpackage
-# writes into the parent of the tree: nothing is written outside it), then:
+# The Debian package (debian/), built as a packager builds it: from the tree
+# as 'git archive' exports it, unpacked as a release tarball unpacks
+# (directories 0775), with dpkg-buildpackage -us -uc -b in a clean
+# environment, twice:
+#  - as root, as dpkg-buildpackage builds with Rules-Requires-Root: no, with
+#    its tests (dh_auto_test: the suites that need neither root nor the
+#    kernel, in a tree whose directories others of its group could write);
+#  - as an ordinary user (nobody) owning the tree, with fakeroot for the
+#    binary targets (--rules-requires-root: as a package without the field),
+#    without the tests (nocheck: the root build ran them);
+# (as a user other than root, only the user's build, with the tests); then,
+# of the root build:
 #  - hotplugd holds the programs, the units, the man pages, the bash and
 #    zsh completions and the examples in /usr/share/doc/hotplugd/examples, and
 #    /etc/hotplugd/hotplugd.conf as a conffile; the built hotplugd reads
-#    /etc, not /usr/etc;
+#    /etc, not /usr/etc; the units are where systemd.pc says;
 #  - its postinst enables every unit with an [Install] section, starts
-#    hotplugd.service and never starts the coldplug;
+#    hotplugd.service and never starts the coldplug; its prerm stops the
+#    coldplug (and settle) units on removal;
 #  - hotplugd-dev holds handler.h and hotplugd-handler.pc, with which the
 #    example handler compiles;
-#  - lintian reports no error and no warning.
-# About 2-3 minutes on a busy 2-core machine.
+#  - the autopkgtest (debian/tests/integration) passes with the package's
+#    hotplugd and hotplugctl unpacked into a directory (nothing is installed);
+#  - lintian reports no error and no warning;
+# and the user's build holds the same files with the same modes, root's.
+# The tree is the work tree as it is: its files, uncommitted changes
+# included, are put into a temporary index (the repository's own index and
+# work tree are left alone) whose tree 'git archive' exports; outside a git
+# work tree, a copy given the modes 'git archive' gives.
+# dpkg-buildpackage writes into the parent of the tree: nothing is written
+# outside the temporary directory.  About 15 minutes on a busy 2-core
+# machine (two builds, a test run, the autopkgtest's build and run).
 #
 # Environment: SRCDIR.
 set -u
@@ -21,7 +40,7 @@ fail() {
         echo "FAIL: $*" >&2
         exit 1
 }
-for tool in dpkg-buildpackage dh lintian; do
+for tool in dpkg-buildpackage dh lintian fakeroot; do
         if ! command -v "$tool" >/dev/null; then
                 echo "SKIP: $tool is not installed (.ci/deps installs the package build's tools)"
                 exit 77
@@ -32,24 +51,77 @@ if ! missing=$(dpkg-checkbuilddeps 2>&1); then
         echo "SKIP: build dependencies missing: $missing"
         exit 77
 fi
+root=
+if [ "$(id -u)" = 0 ]; then
+        command -v setpriv >/dev/null || fail "setpriv (util-linux) is needed"
+        root=1
+fi
 
 T=$(mktemp -d /tmp/hotplugd-deb.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-mkdir "$T/src"
-# The tree as it is (uncommitted changes included), without build directories.
+chmod 755 "$T"
+
+# ---- the tree, as 'git archive' exports it ------------------------------------------------
 if git -C "$SRCDIR" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-        git -C "$SRCDIR" ls-files -co --exclude-standard -z | tar -C "$SRCDIR" --null -T - -cf - | tar -xf - -C "$T/src"
+        ix=(env GIT_INDEX_FILE="$T/index" git -C "$SRCDIR")
+        git -C "$SRCDIR" ls-files -z -co --exclude-standard >"$T/files" &&
+                "${ix[@]}" read-tree HEAD &&
+                "${ix[@]}" update-index -z --add --remove --stdin <"$T/files" &&
+                tree=$("${ix[@]}" write-tree) &&
+                git -C "$SRCDIR" archive --prefix=hotplugd/ -o "$T/src.tar" "$tree" || fail "cannot export the tree"
 else
-        tar -C "$SRCDIR" --exclude='./build*' -cf - . | tar -xf - -C "$T/src"
-fi || fail "cannot copy the source tree"
+        tar -C "$SRCDIR" --exclude='./build*' --exclude=./.git --owner=0 --group=0 --numeric-owner \
+                --mode='a+rX,ug+w,o-w' --transform='s,^\.,hotplugd,' -cf "$T/src.tar" . || fail "cannot copy the tree"
+fi
+chmod 644 "$T/src.tar"
+
+ENV=(env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8)
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+
+# build NAME [RUNNER...]: unpack the tree into $T/NAME/hotplugd with umask 002
+# and build it there, as RUNNER runs commands; the log is $T/NAME/build.log.
+build() {
+        local name=$1 start=$SECONDS
+        shift
+        mkdir -m 0755 "$T/$name" && mkdir -m 0755 "$T/$name/home" || fail "cannot make $T/$name"
+        [ $# = 0 ] || chown -R 65534:65534 "$T/$name"
+        "$@" "${ENV[@]}" HOME="$T/$name/home" sh -c "cd '$T/$name' && umask 002 && tar -xf '$T/src.tar'" ||
+                fail "$name: cannot unpack the tree"
+        [ "$(stat -c %a "$T/$name/hotplugd/src")" = 775 ] ||
+                fail "$name: src/ is mode $(stat -c %a "$T/$name/hotplugd/src"), not 0775 as unpacked from a release tarball"
+        if [ $# = 0 ] && [ -n "$root" ]; then
+                [ "$(stat -c %U "$T/$name/hotplugd/src")" = root ] || fail "$name: src/ is not root's"
+        fi
+        opts=() dbo="parallel=$(nproc)"
+        if [ "$name" != root ]; then
+                opts=(--rules-requires-root -rfakeroot)
+                [ -z "$root" ] || dbo="$dbo nocheck"
+        fi
+        (cd "$T/$name/hotplugd" && "$@" "${ENV[@]}" HOME="$T/$name/home" DEB_BUILD_OPTIONS="$dbo" \
+                dpkg-buildpackage -us -uc -b "${opts[@]}") >"$T/$name/build.log" 2>&1 ||
+                { tail -n 60 "$T/$name/build.log" >&2; fail "$name: dpkg-buildpackage failed"; }
+        if [[ $dbo != *nocheck* ]]; then
+                tests=$(grep -E '^Ok: +[0-9]+' "$T/$name/build.log" | tail -n 1 | tr -s ' ')
+                [ -n "$tests" ] || { tail -n 60 "$T/$name/build.log" >&2; fail "$name: dh_auto_test ran no tests"; }
+                tests="tested: $tests, $(grep -E '^Skipped: +[0-9]+' "$T/$name/build.log" | tail -n 1 | tr -s ' ')"
+        else
+                tests="not tested"
+        fi
+        echo "$name: built ($tests) in $((SECONDS - start)) s"
+}
 
 start=$SECONDS
-(cd "$T/src" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" dpkg-buildpackage -us -uc -b) >"$T/build.log" 2>&1 ||
-        { tail -n 40 "$T/build.log" >&2; fail "dpkg-buildpackage failed"; }
-echo "built in $((SECONDS - start)) s"
-deb=$(echo "$T"/hotplugd_*.deb)
-dev=$(echo "$T"/hotplugd-dev_*.deb)
-[ -f "$deb" ] && [ -f "$dev" ] || fail "no hotplugd and hotplugd-dev packages in $T: $(ls "$T")"
+if [ -n "$root" ]; then
+        build root
+        build user "${NOBODY[@]}"
+        B=$T/root
+else
+        build user
+        B=$T/user
+fi
+deb=$(echo "$B"/hotplugd_*.deb)
+dev=$(echo "$B"/hotplugd-dev_*.deb)
+[ -f "$deb" ] && [ -f "$dev" ] || fail "no hotplugd and hotplugd-dev packages in $B: $(ls "$B")"
 
 # ---- hotplugd -----------------------------------------------------------------------------
 dpkg-deb -x "$deb" "$T/x" && dpkg-deb -e "$deb" "$T/x/DEBIAN" || fail "cannot unpack $deb"
@@ -74,11 +146,11 @@ zcat "$T/x/usr/share/man/man8/hotplugd.8.gz" | grep -q @SYSCONFDIR@ && fail "hot
 "$T/x/usr/sbin/hotplugd" --help | grep -q -- '--config=FILE.*/etc/hotplugd/hotplugd.conf' ||
         fail "the packaged hotplugd does not read /etc/hotplugd/hotplugd.conf: $("$T/x/usr/sbin/hotplugd" --help | grep -- --config)"
 
-unitdir=$(echo "$T"/x/lib/systemd/system "$T"/x/usr/lib/systemd/system | tr ' ' '\n' | while read -r d; do [ -d "$d" ] && echo "$d"; done | head -n 1)
-[ -n "$unitdir" ] || fail "hotplugd installs no systemd units"
+unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
+[ -d "$T/x$unitdir" ] || fail "hotplugd installs no systemd units in $unitdir (systemd.pc's): $(cd "$T/x" && find . -name '*.service')"
 for in in "$SRCDIR"/systemd/*.in; do
         u=$(basename "$in" .in)
-        [ -f "$unitdir/$u" ] || fail "hotplugd lacks the unit $u"
+        [ -f "$T/x$unitdir/$u" ] || fail "hotplugd lacks the unit $u"
         if grep -q '^\[Install\]' "$in"; then
                 grep -q "deb-systemd-helper enable '$u'" "$T/x/DEBIAN/postinst" || fail "postinst does not enable $u"
         fi
@@ -86,6 +158,9 @@ done
 grep -q "deb-systemd-invoke .*'hotplugd.service'" "$T/x/DEBIAN/postinst" || fail "postinst does not start hotplugd.service"
 grep "deb-systemd-invoke" "$T/x/DEBIAN/postinst" | grep -q coldplug && fail "postinst starts the coldplug"
 grep "deb-systemd-invoke" "$T/x/DEBIAN/postinst" | grep -q 'restart.*socket' && fail "postinst restarts a socket"
+for u in hotplugd-coldplug.service hotplugd-settle.service; do
+        grep -q "deb-systemd-invoke stop .*$u" "$T/x/DEBIAN/prerm" || fail "prerm does not stop $u on removal"
+done
 
 # ---- hotplugd-dev -------------------------------------------------------------------------
 dpkg-deb -x "$dev" "$T/d" || fail "cannot unpack $dev"
@@ -98,8 +173,28 @@ cflags=$(PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$T/d pkg-config
 cc $cflags -shared -fPIC -o "$T/handler.so" "$T/x/usr/share/doc/hotplugd/examples/handler-example.c" ||
         fail "the example handler does not compile against hotplugd-dev"
 
+# ---- the autopkgtest, with the package's programs -----------------------------------------
+grep -qx 'Tests: integration' "$B/hotplugd/debian/tests/control" || fail "debian/tests/control does not name integration"
+mkdir "$T/autopkgtest"
+t0=$SECONDS
+(cd "$B/hotplugd" && "${ENV[@]}" HOME="$T/autopkgtest" AUTOPKGTEST_TMP="$T/autopkgtest" \
+        HOTPLUGD="$T/x/usr/sbin/hotplugd" HOTPLUGCTL="$T/x/usr/bin/hotplugctl" debian/tests/integration) \
+        >"$T/autopkgtest.log" 2>&1 || { tail -n 60 "$T/autopkgtest.log" >&2; fail "the autopkgtest failed"; }
+echo "autopkgtest: $(grep -E '^[0-9]+ passed' "$T/autopkgtest.log" | tr '\n' ';') in $((SECONDS - t0)) s"
+
+# ---- the user's build: the same files, root's ---------------------------------------------
+if [ -n "$root" ]; then
+        for p in hotplugd hotplugd-dev; do
+                a=$(dpkg-deb -c "$T"/root/${p}_*.deb | awk '{print $1, $2, $6}' | sort)
+                b=$(dpkg-deb -c "$T"/user/${p}_*.deb | awk '{print $1, $2, $6}' | sort)
+                [ "$a" = "$b" ] || fail "$p differs between the root and the user build: $(diff <(echo "$a") <(echo "$b") | head)"
+        done
+        dpkg-deb -c "$T"/user/hotplugd_*.deb | awk '$2 != "root/root"' | grep . &&
+                fail "the user's build holds files that are not root's"
+fi
+
 # ---- lintian ------------------------------------------------------------------------------
-lintian --pedantic -I "$T"/hotplugd_*.changes >"$T/lintian.log" 2>&1
+lintian --pedantic -I "$B"/hotplugd_*.changes >"$T/lintian.log" 2>&1
 sed 's/^/lintian: /' "$T/lintian.log"
 grep -q '^[EW]: ' "$T/lintian.log" && fail "lintian reports errors or warnings"
-echo "ok: packages built and checked in $((SECONDS - start)) s"
+echo "ok: packages built, tested and checked in $((SECONDS - start)) s"
