@@ -3,7 +3,8 @@
 # The LSB init.d script (init/hotplugd.init.in, as the build made it) run by
 # hand with a private /etc/default file (HOTPLUGD_DEFAULTS): its own pid
 # file, control socket, log and coldplug marker, and a coldplug limited to
-# this test's veth pair (COLDPLUG_OPTS, ACTION=change).
+# this test's veth pair (COLDPLUG_OPTS, ACTION=change); agents do not wait
+# for a udevd another test may run (--after-udev=no).
 #  - start starts hotplugd, runs the coldplug and makes COLDPLUG_DONE (the
 #    number of events) only once both devices' agents ran; status says
 #    running (exit 0);
@@ -32,7 +33,7 @@ mkdir -m 0755 "$T_DIR/run"
 done_file=$T_DIR/run/coldplug-done
 T_LOG=$T_DIR/daemon.log
 cat >"$T_DIR/default" <<END
-HOTPLUGD_OPTS="--agent=$T_AGENT --all --config=$T_DIR/hotplugd.conf --log-target=stderr"
+HOTPLUGD_OPTS="--agent=$T_AGENT --all --after-udev=no --config=$T_DIR/hotplugd.conf --log-target=stderr"
 COLDPLUG_OPTS="--action=change --sysname-match=$a*"
 COLDPLUG_DONE=$done_file
 LOG=$T_LOG
