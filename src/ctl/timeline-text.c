@@ -222,7 +222,7 @@ static void put_run(const struct timeline *tl, const struct tl_run *run, unsigne
                 escape_cstr(run->event >= 0 ? tl->events[run->event].action : "?", act, sizeof(act)), status, LANE_W,
                 lane_tail(tl->lanes[run->lane].name, lane, sizeof(lane)));
         put_bar(tl, run, columns, line, f);
-        if (tl->many_programs) /* hotplug.d: which script the bar is */
+        if (tl->many_programs && *timeline_run_name(run)) /* hotplug.d: which script the bar is */
                 fprintf(f, " %s", escape_cstr(timeline_run_name(run), lane, sizeof(lane)));
         fputc('\n', f);
 }
