@@ -26,7 +26,11 @@ runs `hotplugctl trigger --settle` and `hotplugctl settle`.  Asserted:
   - a usb-storage and a usb-net hot-plugged over QMP: their devices come
     and cdc_ether is loaded;
   - every agent run exited 0 (hotplugd's log: status=exit 0), and hotplugd
-    exited 0 after SIGTERM.
+    exited 0 after SIGTERM;
+  - the wall clock set an hour back and two forward mid-burst under a
+    second hotplugd (check_clock(), issue 40 item 3): no timeout, every
+    event's agent ran once, each run about its 1 s in the agent's clock
+    and the recording's, the timeline spans seconds.
 Printed: the times from hotplugd's start (guest CLOCK_MONOTONIC) to its
 socket answering, to the settled coldplug, to the devices behind the
 controllers, and from the first device_add to the hot-plugged devices;
@@ -43,6 +47,7 @@ as for run-vm.py.  Exit status: 0 passed, 1 failed, 77 skipped.
 import base64
 import fnmatch
 import io
+import json
 import os
 import re
 import subprocess
@@ -154,6 +159,9 @@ def scenario(g, c, times):
     times["block"] = g.command("sh", "ls /sys/block").split()
     times["net"] = g.command("sh", "ls /sys/class/net").split()
 
+    # The wall clock moved mid-burst (tests/vm/init-autoload cmd_clock_jump).
+    times["clock"] = g.command("clock-jump").split()
+
 
 def parse_ready(line):
     words = line.split()
@@ -186,7 +194,7 @@ def results(run, c, times, modinfo):
     runs = {}
     modalias_ms = {}
     for line in read("hotplugd.log").splitlines():
-        if " finished" not in line:
+        if " finished status=" not in line:  # agent runs, not "the last window finished N events"
             continue
         m = re.search(r" status=(.*?)(?: duration=([0-9.]+)ms)?$", line)
         status = m.group(1) if m else "?"
@@ -244,6 +252,81 @@ def results(run, c, times, modinfo):
         sorted(loads, key=lambda x: (x[0] is None, x[0] or 0))))
     log("the kernel's own module requests: %s" % (", ".join(
         "%.2f %s (%s)" % (k["t1"], k["what"], "loaded" if k["rc"] == 0 else "none") for k in kernel_asks) or "none"))
+
+
+def check_clock(c, res, reply):
+    """The clock-jump phase (issue 40 item 3): the wall clock went an hour
+    back and two forward while a second hotplugd (--timeout=10) ran a 1 s
+    agent for a burst of mem "change" events.  Its timers and its
+    recording are CLOCK_MONOTONIC: no timeout, every event's agent ran
+    once, each run about a second in the agent's own clock and in the
+    recording's, the timeline spans the burst and not an hour.  A
+    CLOCK_REALTIME timer armed before the forward jump would fire at once
+    (the net jump, an hour, is past any timeout): the runs in flight then
+    would time out.  The bound on a run, under the 10 s timeout, leaves a
+    loaded TCG guest room; an hour in a duration would show."""
+    def read(name):
+        with open(os.path.join(res, name), errors="replace") as f:
+            return f.read()
+
+    s0, s1, writes = (int(x) for x in reply)
+    wall = [int(x) for x in read("clock-wall.txt").split()]
+    log("clock-jump: wall clock (date +%%s) %s; SEQNUM %d-%d, %d writes" % (
+        " -> ".join(str(w) for w in wall), s0 + 1, s1, writes))
+    c.that(len(wall) == 4 and wall[1] - wall[0] < -3000 and wall[2] - wall[1] > 6000 and
+           abs(wall[3] - wall[0]) < 600, "clock-jump: the wall clock did not move as asked: %s" % wall)
+    rc = read("clock-exit").strip()
+    c.that(rc == "0", "clock-jump: hotplugd exited with %s after SIGTERM, not 0" % rc)
+    daemon_log = read("clock-hotplugd.log").splitlines()
+    said = [line for line in daemon_log if not re.search(r"\bstarted\b| finished ", line)]
+    log("clock-jump: hotplugd said (besides its runs):\n    %s" % "\n    ".join(said or ["nothing"]))
+
+    status = json.loads(read("clock-status.txt"))
+    log("clock-jump: status: started %s finished %s failed %s timeouts %s gaps %s missing %s" % tuple(
+        status.get(k) for k in ("started", "finished", "failed", "timeouts", "gaps", "missing")))
+    c.that(status.get("timeouts") == 0, "clock-jump: %s timeout(s)" % status.get("timeouts"))
+    c.that(status.get("failed") == 0, "clock-jump: %s failed run(s)" % status.get("failed"))
+    c.that(status.get("gaps") == 0 and status.get("missing") == 0, "clock-jump: lost events: %s gaps, %s missing" % (
+        status.get("gaps"), status.get("missing")))
+
+    # The agent's own lines: one start and one end for each event.
+    runs = {}
+    for line in read("clock-runs.log").splitlines():
+        w = line.split()
+        runs.setdefault(int(w[1]), []).append((w[0], w[2], float(w[4])))
+    mine = {q: r for q, r in runs.items() if r[0][1] == "change"}
+    c.that(len(mine) == writes, "clock-jump: %d events ran the agent, %d written" % (len(mine), writes))
+    for q, r in sorted(runs.items()):
+        c.that(s0 < q <= s1, "clock-jump: a run for SEQNUM %d, outside %d-%d" % (q, s0 + 1, s1))
+        c.that([x[0] for x in r] == ["start", "end"], "clock-jump: SEQNUM %d ran %s" % (q, [x[0] for x in r]))
+        if len(r) == 2:
+            c.that(0.9 <= r[1][2] - r[0][2] < 10, "clock-jump: SEQNUM %d's agent took %.3f s" % (
+                q, r[1][2] - r[0][2]))
+
+    # The recording: one run per event, each about the sleep, and a span of
+    # the burst (CLOCK_MONOTONIC; an hour in it would show).
+    text = read("clock-timeline.txt").splitlines()
+    head = re.match(r"(\d+) agent run\(s\), (\d+) event\(s\), .* span ([0-9.]+) ms", text[0] if text else "")
+    c.that(head is not None, "clock-jump: timeline did not render: %s" % text[:3])
+    if not head:
+        return
+    n_runs, n_events, span = int(head.group(1)), int(head.group(2)), float(head.group(3))
+    durations = []
+    for line in text:
+        # START ms, END ms, SEQNUM, wall-clock start, ACTION, STATUS, ...
+        m = re.match(r"\s*([0-9.]+)\s+([0-9.]+)\s+\d+\s+\S+\s+(\S+)\s+(\S+ \S+)", line)
+        if m and m.group(3) == "change":
+            start, end = float(m.group(1)), float(m.group(2))
+            c.that(0 <= start <= end <= span, "clock-jump: timeline run out of order: %s" % line)
+            c.that(m.group(4) == "exit 0", "clock-jump: recorded run not exit 0: %s" % line)
+            durations.append(end - start)
+            c.that(900 <= end - start < 10000, "clock-jump: recorded run of %.3f ms: %s" % (end - start, line))
+    log("clock-jump: recording: %d runs, %d events, span %.1f s; runs %.0f-%.0f ms" % (
+        n_runs, n_events, span / 1000, min(durations or [0]), max(durations or [0])))
+    c.that(n_runs == n_events == len(durations) == writes,
+           "clock-jump: the recording has %d runs, %d events, %d change runs listed; %d written" % (
+               n_runs, n_events, len(durations), writes))
+    c.that(span < 600000, "clock-jump: the timeline spans %.0f s" % (span / 1000))
 
 
 class ModInfo:
@@ -307,6 +390,7 @@ def main():
         log("input: %s; block: %s; net: %s" % (" ".join(times["input"]), " ".join(times["block"]),
                                                " ".join(times["net"])))
         results(run, c, times, ModInfo(root, version))
+        check_clock(c, os.path.join(run, "results", "res"), times["clock"])
         ok = not c.failures
     except Failure as e:
         print("FAIL: %s" % e)
