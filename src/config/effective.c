@@ -79,6 +79,7 @@ static const char *value_text(const struct options *o, const struct option_info 
         case OPTION_LOG_TARGET:
         case OPTION_CHOICE:
         case OPTION_FD:
+        case OPTION_GROUP:
                 memcpy(&i, p, sizeof(i));
                 if (oi->type == OPTION_ORDERING)
                         return ordering_to_string((enum ordering)i);

@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -198,6 +199,12 @@ const struct option_info option_table[] = {
                 KEY("resync-subsystems"), FIELD(cfg.resync_subsystems),
                 .def_text = "every subsystem",
                 .arg = "LIST", .help = "a resync writes only to devices of these subsystems, ','-separated",
+        },
+        {
+                .name = "control-group", .type = OPTION_GROUP,
+                KEY("control-group"), FIELD(cfg.control_gid),
+                .def.i = -1,
+                .arg = "GROUP", .help = "members may run status, monitor and blame (default: root only)",
         },
         {
                 .name = "listen-fd", .type = OPTION_FD, FIELD(cfg.source_fd),
@@ -392,6 +399,8 @@ const char *option_form(const struct option_info *oi, char *buf, size_t size)
                 return buf;
         case OPTION_FD:
                 return "a descriptor number";
+        case OPTION_GROUP:
+                return "the name or number of an existing group";
         default:
                 return "no value";
         }
@@ -493,6 +502,38 @@ static int parse_name(const struct option_info *oi, const char *name, const char
         return 0;
 }
 
+/*
+ * A group by name, or by number when no group has that name; it must exist
+ * (looked up now, through NSS: a reload looks again).  @ret: its gid.
+ */
+static int parse_group(const struct option_info *oi, const char *name, const char *text, int *ret, char *why,
+                       size_t why_size)
+{
+        struct group gr, *found = NULL;
+        char buf[4096];
+        uint64_t n;
+        int r;
+
+        if (!*text)
+                return must_be(oi, name, why, why_size);
+        r = getgrnam_r(text, &gr, buf, sizeof(buf), &found);
+        if (!found && parse_number(text, false, &n) >= 0 && n <= INT_MAX)
+                r = getgrgid_r((gid_t)n, &gr, buf, sizeof(buf), &found);
+        if (!found) {
+                if (r != 0)
+                        snprintf(why, why_size, "%s: cannot look up the group (%s)", name, strerror(r));
+                else
+                        snprintf(why, why_size, "%s: no such group", name);
+                return -EINVAL;
+        }
+        if (gr.gr_gid > INT_MAX) {
+                snprintf(why, why_size, "%s: gid %u is past what hotplugd keeps", name, (unsigned)gr.gr_gid);
+                return -EINVAL;
+        }
+        *ret = (int)gr.gr_gid;
+        return 0;
+}
+
 /* The numeric kinds, in oi->min..oi->max ("auto" is 0 for AUTO_UINT). */
 static int parse_uint(const struct option_info *oi, const char *name, const char *text, uint64_t *ret,
                       char *why, size_t why_size)
@@ -549,6 +590,9 @@ int option_parse(const struct option_info *oi, const char *name, const char *tex
         case OPTION_FD:
                 r = parse_number(text, false, &n) < 0 || n > INT_MAX ? must_be(oi, name, why, why_size) : 0;
                 v.i = (int)n;
+                break;
+        case OPTION_GROUP:
+                r = parse_group(oi, name, text, &v.i, why, why_size);
                 break;
         default:
                 snprintf(why, why_size, "%s takes no value", name);

@@ -70,6 +70,7 @@ enum option_type {
         OPTION_CHOICE,     /* one of the row's .choices, any case; kept as its index (int) */
         OPTION_SPEED,      /* replay pace factor (double) */
         OPTION_FD,         /* a file descriptor number (int) */
+        OPTION_GROUP,      /* a group name or number, looked up when parsed; kept as its gid (int, -1: none) */
         OPTION_HELP,       /* print --help and exit */
         OPTION_VERSION,    /* print the version and exit */
 };

@@ -39,6 +39,7 @@ struct client {
         sd_event_source *io;
         sd_event_source *timer;
         enum client_state state;
+        bool read_only;           /* a member of control-group, neither root nor the daemon's user */
         bool monitor_processed;
         bool monitor_properties;  /* "env" records after received, queued and started */
         struct monitor_filter filter; /* which events the monitor is sent */

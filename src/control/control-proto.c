@@ -280,10 +280,10 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
                 "firmware_failed", "firmware_missing", "firmware_untracked", "requests",
                 "events", "runs", "run_usec", "order_wait_usec", "slot_wait_usec", "total_usec", "slowest_usec",
                 "slowest_seqnum", "left_out",
-                "blocker", "waited_us",
+                "blocker", "waited_us", "uptime_usec",
         };
 
-        if (strcmp(key, "time") == 0)
+        if (strcmp(key, "time") == 0 || strcmp(key, "since") == 0)
                 return CTLMSG_TIME;
         if (strcmp(key, "paused") == 0 || strcmp(key, "resync") == 0 || strcmp(key, "overloaded") == 0)
                 return CTLMSG_FLAG;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,6 +420,21 @@ static void req_status(struct client *cl)
         }
         status_counters(&m, &s);
         client_reply(cl, &m);
+        ctlmsg_init(&m, "daemon");
+        ctlmsg_add_u64(&m, "pid", (uint64_t)s.pid);
+        ctlmsg_add_str(&m, "version", s.version ? s.version : "");
+        ctlmsg_add_time(&m, "since", s.since);
+        ctlmsg_add_u64(&m, "uptime_usec", s.uptime);
+        if (s.config)
+                ctlmsg_add_str(&m, "config", s.config);
+        if (s.agent)
+                ctlmsg_add_str(&m, "agent", s.agent);
+        if (s.hotplug_d)
+                ctlmsg_add_str(&m, "hotplug_d", s.hotplug_d);
+        ctlmsg_add_str(&m, "log_level", s.log_level ? s.log_level : "");
+        ctlmsg_add_str(&m, "log_target", s.log_target ? s.log_target : "");
+        if (cl->fd >= 0)
+                client_reply(cl, &m);
         for (unsigned i = 0; cl->fd >= 0 && ledger_recent_gap(s.ledger, i, &g); i++) {
                 ctlmsg_init(&m, "gap");
                 add_gap_fields(&m, &g);
@@ -672,6 +688,52 @@ static int split_words(char *req, char **w, size_t max)
         return (int)n;
 }
 
+/* "log-level LEVEL": the least severe level logged, until a reload or a restart. */
+static void req_log_level(struct client *cl, char **w, size_t n)
+{
+        struct control *c = cl->ctl;
+        int level = n == 2 ? log_level_from_string(w[1]) : -EINVAL;
+        int r;
+
+        if (level < 0) {
+                client_error(cl, -EINVAL, "usage: log-level err|warning|notice|info|debug|0-7");
+                return;
+        }
+        r = c->ops->set_log_level ? c->ops->set_log_level(c->userdata, level) : -EOPNOTSUPP;
+        if (r < 0) {
+                client_error(cl, r, "cannot set the log level");
+                return;
+        }
+        client_ok(cl);
+}
+
+/* "concurrency N|auto": agents at once, until a reload or a restart. */
+static void req_concurrency(struct client *cl, char **w, size_t n)
+{
+        struct control *c = cl->ctl;
+        char err[160] = "";
+        uint64_t v = 0;
+        int r;
+
+        if (n != 2 || (strcmp(w[1], "auto") != 0 && (decimal_u64(w[1], &v) < 0 || v == 0 || v > UINT_MAX))) {
+                client_error(cl, -EINVAL, "usage: concurrency N|auto");
+                return;
+        }
+        r = c->ops->set_concurrency ? c->ops->set_concurrency(c->userdata, (unsigned)v, err, sizeof(err))
+                                    : -EOPNOTSUPP;
+        if (r < 0) {
+                client_error(cl, r, err[0] ? err : "cannot set the concurrency");
+                return;
+        }
+        client_ok(cl);
+}
+
+/* What a member of the control group may ask: what reads, nothing that changes state. */
+static bool read_only_request(char **w)
+{
+        return strcmp(w[0], "status") == 0 || strcmp(w[0], "blame") == 0 || strcmp(w[0], "monitor") == 0;
+}
+
 void control_handle_request(struct client *cl, char *req)
 {
         char *w[MAX_WORDS];
@@ -683,6 +745,11 @@ void control_handle_request(struct client *cl, char *req)
         }
         if (cl->state != CLIENT_IDLE) {
                 client_error(cl, -EBUSY, "a request is in progress on this connection");
+                return;
+        }
+        if (cl->read_only && !read_only_request(w)) {
+                client_error(cl, -EPERM, "only root may do that: the control group may ask for status, "
+                                         "monitor and blame");
                 return;
         }
         if (strcmp(w[0], "status") == 0 && n == 1)
@@ -707,6 +774,10 @@ void control_handle_request(struct client *cl, char *req)
                 req_wait_uuids(cl, w, (size_t)n);
         else if (strcmp(w[0], "monitor") == 0)
                 req_monitor(cl, w, (size_t)n);
+        else if (strcmp(w[0], "log-level") == 0)
+                req_log_level(cl, w, (size_t)n);
+        else if (strcmp(w[0], "concurrency") == 0)
+                req_concurrency(cl, w, (size_t)n);
         else
                 client_error(cl, -EINVAL, "unknown request");
 }

@@ -7,8 +7,9 @@
  *
  * Invariants:
  *  - every live client is on the list c->clients and counted in n_clients; at most
- *    HP_CONTROL_CLIENTS_MAX, all with uid 0 or the daemon's euid
- *    (SO_PEERCRED at accept);
+ *    HP_CONTROL_CLIENTS_MAX, all with uid 0 or the daemon's euid, or members
+ *    of the control group (SO_PEERCRED, SO_PEERGROUPS at accept), which are
+ *    read_only: served status, monitor and blame alone;
  *  - a client is never freed from inside a callback (control-client.c), so
  *    notify functions may run from anywhere (ops callbacks, other clients'
  *    requests);
@@ -109,7 +110,7 @@ static void refuse(int fd, int error, const char *message)
         safe_close(fd);
 }
 
-static int client_new(struct control *c, int fd)
+static int client_new(struct control *c, int fd, bool read_only)
 {
         struct client *cl;
         int r;
@@ -121,6 +122,7 @@ static int client_new(struct control *c, int fd)
         }
         cl->ctl = c;
         cl->fd = fd;
+        cl->read_only = read_only;
         uuid_set_init(&cl->uuids);
         r = sd_event_add_io(c->event, &cl->io, fd, EPOLLIN, on_client, cl);
         if (r < 0) {
@@ -160,6 +162,31 @@ static bool refuse_without_fds(struct control *c, int lfd, int error)
         return true;
 }
 
+/* Is the peer on @fd (@cred) a member of the control group, as its primary or a supplementary group? */
+static bool peer_in_group(const struct control *c, int fd, const struct ucred *cred)
+{
+        int gid = c->ops->reader_gid ? c->ops->reader_gid(c->userdata) : -1;
+        _cleanup_free_ gid_t *more = NULL;
+        gid_t some[64], *v = some;
+        socklen_t len = sizeof(some);
+
+        if (gid < 0)
+                return false;
+        if (cred->gid == (gid_t)gid)
+                return true;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, v, &len) < 0) {
+                if (errno != ERANGE || len == 0 || len > HP_CONTROL_PEER_GROUPS_MAX * sizeof(gid_t))
+                        return false;
+                v = more = malloc(len);
+                if (!v || getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, v, &len) < 0)
+                        return false;
+        }
+        for (size_t i = 0; i < len / sizeof(gid_t); i++)
+                if (v[i] == (gid_t)gid)
+                        return true;
+        return false;
+}
+
 static int on_listen(sd_event_source *s, int lfd, uint32_t revents, void *userdata)
 {
         struct control *c = userdata;
@@ -167,6 +194,7 @@ static int on_listen(sd_event_source *s, int lfd, uint32_t revents, void *userda
         for (int i = 0; i < ACCEPTS_PER_WAKEUP; i++) {
                 struct ucred cred;
                 socklen_t len = sizeof(cred);
+                bool read_only;
                 int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
                 if (fd < 0 && (errno == EMFILE || errno == ENFILE) && refuse_without_fds(c, lfd, errno))
@@ -178,8 +206,10 @@ static int on_listen(sd_event_source *s, int lfd, uint32_t revents, void *userda
                         continue;
                 }
                 /* Root, and the daemon's own user when it runs unprivileged
-                 * (a root daemon serves uid 0 alone). */
-                if (cred.uid != 0 && cred.uid != geteuid()) {
+                 * (a root daemon serves uid 0 alone); members of the control
+                 * group read. */
+                read_only = cred.uid != 0 && cred.uid != geteuid();
+                if (read_only && !peer_in_group(c, fd, &cred)) {
                         refuse(fd, EPERM, geteuid() == 0 ? "the hotplugd control socket is for root only"
                                                          : "the hotplugd control socket is for root and the "
                                                            "daemon's user only");
@@ -189,7 +219,7 @@ static int on_listen(sd_event_source *s, int lfd, uint32_t revents, void *userda
                         refuse(fd, EBUSY, "too many control clients connected");
                         continue;
                 }
-                if (client_new(c, fd) == 0 && c->out_of_fds) {
+                if (client_new(c, fd, read_only) == 0 && c->out_of_fds) {
                         log_notice("control clients are served again");
                         c->out_of_fds = false;
                 }

@@ -85,6 +85,8 @@
  *          last window finished per CPU-second of the daemon and its agents)
  *   gap first= last= count= class=unexplained|overflow   (newest first)
  *   agent seqnum= pid= age_ms= devpath= program=
+ *   daemon pid= version= since= uptime_usec= [config=] [agent=] [hotplug_d=] log_level= log_target=
+ *                                 (right after status; since= its start, CLOCK_REALTIME as time=)
  *   firmware name= requests=      (a name the loader found no file for, whose requests
  *                                  were failed at once: loop/observe-firmware.c)
  *   blame events= runs= run_usec= order_wait_usec= slot_wait_usec= udev_wait_usec=
@@ -211,6 +213,11 @@ struct control_status {
         size_t firmware_n;
         const char *firmware_name[HP_FIRMWARE_MISSING_NAMES];
         uint64_t firmware_requests[HP_FIRMWARE_MISSING_NAMES];
+        /* Who answers: its PID, version, start (CLOCK_REALTIME) and age, configuration
+         * file (NULL: none read), agent or hotplug.d directory, log level and target. */
+        pid_t pid;
+        const char *version, *config, *agent, *hotplug_d, *log_level, *log_target;
+        usec_t since, uptime;
 };
 
 /* One running agent, passed to the for_each_agent visitor (borrowed for the call). */
@@ -308,6 +315,13 @@ struct control_ops {
         void (*blame_totals)(void *userdata, struct control_blame_totals *ret);
         void (*for_each_blame_row)(void *userdata, void (*fn)(const struct control_blame_row *r, void *arg),
                                    void *arg);
+        /* Optional: the gid whose members may use the read-only requests (status,
+         * monitor, blame; control-group), read at each accept; -1: none. */
+        int (*reader_gid)(void *userdata);
+        /* Optional, root only: the least severe level logged from now on
+         * (syslog 0-7), and agents at once (0: auto, else 1..max-children). */
+        int (*set_log_level)(void *userdata, int level);
+        int (*set_concurrency)(void *userdata, unsigned n, char *err, size_t err_size);
         /* Optional: the chain of waits that ended last into *@ret, and @fn once per link. */
         void (*blame_chain)(void *userdata, struct control_blame_chain *ret,
                             void (*fn)(const struct control_blame_link *l, void *arg), void *arg);

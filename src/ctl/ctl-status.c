@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hotplugctl status [--json]: the daemon's ledger counters, queue and
- * running agents.  Reads "status", "gap"* and "agent"* records up to "end"
+ * hotplugctl status [--json]: who answers (PID, version, uptime,
+ * configuration, agent, log level), the daemon's ledger counters, queue and
+ * running agents.  Reads "status", "daemon", "gap"* and "agent"* records up to "end"
  * (control.h), all of them before printing, so that --json writes one
  * object for the whole reply and the text is never half a reply.
  */
@@ -9,8 +10,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "config.h"
+#include "ctl/blame.h"
 #include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/ctl.h"
@@ -18,6 +21,7 @@
 #include "pipeline/ledger.h"
 #include "shared/json.h"
 #include "shared/macro.h"
+#include "shared/number.h"
 
 static uint64_t num(const char *rec, const char *key)
 {
@@ -25,6 +29,37 @@ static uint64_t num(const char *rec, const char *key)
 
         (void)ctlmsg_get_u64(rec, key, &v);
         return v;
+}
+
+/* "Daemon:", "Config:", "Agent:" and "Logging:": who answers (nothing from a daemon before them). */
+static void print_daemon(const char *rec)
+{
+        char v[64], since[64], up[24], path[HP_CONTROL_RECORD_MAX], esc[4 * HP_CONTROL_RECORD_MAX];
+        char level[16], target[16];
+        uint64_t sec = 0;
+        struct tm tm;
+        time_t t;
+
+        if (ctlmsg_get(rec, "version", v, sizeof(v)) < 0)
+                strcpy(v, "?");
+        /* since= is seconds.micro: its whole seconds, as local time. */
+        if (ctlmsg_get(rec, "since", since, sizeof(since)) >= 0 && strchr(since, '.'))
+                *strchr(since, '.') = '\0';
+        t = decimal_u64(since, &sec) >= 0 ? (time_t)sec : 0;
+        if (!t || !localtime_r(&t, &tm) || !strftime(since, sizeof(since), "%Y-%m-%d %H:%M:%S %Z", &tm))
+                strcpy(since, "?");
+        printf("Daemon:   hotplugd %s, pid %" PRIu64 ", up %s (since %s)\n", escape_cstr(v, esc, sizeof(esc)),
+               num(rec, "pid"), blame_format_time(num(rec, "uptime_usec"), up, sizeof(up)), since);
+        printf("Config:   %s\n", ctlmsg_get(rec, "config", path, sizeof(path)) >= 0
+                                         ? escape_cstr(path, esc, sizeof(esc)) : "(none read)");
+        if (ctlmsg_get(rec, "hotplug_d", path, sizeof(path)) >= 0)
+                printf("Agent:    the scripts of hotplug.d %s\n", escape_cstr(path, esc, sizeof(esc)));
+        else if (ctlmsg_get(rec, "agent", path, sizeof(path)) >= 0)
+                printf("Agent:    %s\n", escape_cstr(path, esc, sizeof(esc)));
+        if (ctlmsg_get(rec, "log_level", level, sizeof(level)) >= 0 &&
+            ctlmsg_get(rec, "log_target", target, sizeof(target)) >= 0)
+                printf("Logging:  %s and more severe, to %s\n", escape_cstr(level, esc, sizeof(esc)),
+                       strcmp(target, "journal") == 0 ? "the journal" : "stderr");
 }
 
 /* "Limit:" how many agents may run at once, and how that was chosen. */
@@ -162,7 +197,7 @@ static void print_agent(const char *rec, bool first)
 
 /* The records of one status reply, for --json: the status record, then gaps and agents as they came. */
 struct status_reply {
-        char *rec[2 + LEDGER_RECENT_GAPS + HP_CHILDREN_MAX + HP_FIRMWARE_MISSING_NAMES];
+        char *rec[3 + LEDGER_RECENT_GAPS + HP_CHILDREN_MAX + HP_FIRMWARE_MISSING_NAMES]; /* status, daemon, ..., end */
         size_t n;
 };
 
@@ -182,7 +217,7 @@ static void json_records_of(struct json_writer *w, const struct status_reply *s,
 }
 
 /* {counters of the status record..., "recent_gaps": [{...}], "agents": [{...}],
- * "missing_firmware": [{"name", "requests"}]}; the status
+ * "missing_firmware": [{"name", "requests"}], "daemon": {...}}; the status
  * record has a counter "gaps" already. */
 static void json_status(struct json_writer *w, const void *arg)
 {
@@ -190,6 +225,14 @@ static void json_status(struct json_writer *w, const void *arg)
 
         json_begin_object(w);
         ctlmsg_json_fields(w, s->rec[0]);
+        for (size_t i = 1; i < s->n; i++)
+                if (ctlmsg_is(s->rec[i], "daemon")) {
+                        json_keyz(w, "daemon");
+                        json_begin_object(w);
+                        ctlmsg_json_fields(w, s->rec[i]);
+                        json_end_object(w);
+                        break;
+                }
         json_records_of(w, s, "recent_gaps", "gap");
         json_records_of(w, s, "agents", "agent");
         json_records_of(w, s, "missing_firmware", "firmware");
@@ -265,7 +308,8 @@ static int read_reply(int fd, struct status_reply *s)
                         return CTL_EXIT_OK;
                 if (ctlmsg_is(rec, "error"))
                         return ctl_report_error("status", rec);
-                if ((ctlmsg_is(rec, "gap") || ctlmsg_is(rec, "agent") || ctlmsg_is(rec, "firmware")) &&
+                if ((ctlmsg_is(rec, "gap") || ctlmsg_is(rec, "agent") || ctlmsg_is(rec, "firmware") ||
+                     ctlmsg_is(rec, "daemon")) &&
                     (r = keep_record(s, rec)) != CTL_EXIT_OK)
                         return r;
         }
@@ -273,7 +317,8 @@ static int read_reply(int fd, struct status_reply *s)
 
 static const char help[] =
         "status [--json] [--socket=PATH]\n\n"
-        "Show the daemon's counters: events processed, SEQNUM ledger (gaps, duplicates,\n"
+        "Show who answers (version, PID, uptime, configuration file, agent, log\n"
+        "level), then the daemon's counters: events processed, SEQNUM ledger (gaps, duplicates,\n"
         "late events, overflows), agents, queue, concurrency limit, resync and handover;\n"
         "then the most recent gaps, the agents running now and the firmware names\n"
         "whose requests were failed at once (no file, no agent loaded it).\n\n"
@@ -318,6 +363,9 @@ int verb_status(int argc, char *argv[])
                 ctl_err("status", "cannot write the JSON reply");
                 r = CTL_EXIT_FAILURE;
         }
+        for (size_t i = 0; i < s.n; i++) /* who answers first */
+                if (r == CTL_EXIT_OK && !json && ctlmsg_is(s.rec[i], "daemon"))
+                        print_daemon(s.rec[i]);
         for (size_t i = 0; i < s.n; i++) {
                 if (r == CTL_EXIT_OK && !json)
                         print_record(s.rec[i], &first_gap, &first_agent, &first_fw);

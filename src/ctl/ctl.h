@@ -20,6 +20,8 @@ int verb_trigger(int argc, char *argv[]);
 int verb_monitor(int argc, char *argv[]);
 int verb_pause(int argc, char *argv[]);
 int verb_resume(int argc, char *argv[]);
+int verb_log_level(int argc, char *argv[]);
+int verb_concurrency(int argc, char *argv[]);
 int verb_reload(int argc, char *argv[]);
 int verb_test(int argc, char *argv[]);
 int verb_record(int argc, char *argv[]);

@@ -15,7 +15,7 @@ static const struct {
         int (*run)(int argc, char *argv[]);
         const char *help;
 } verbs[] = {
-        { "status", verb_status, "ledger counters, queue and running agents" },
+        { "status", verb_status, "who answers, ledger counters, queue and running agents" },
         { "settle", verb_settle, "wait until every event so far is processed" },
         { "wait", verb_wait, "wait until devices are there (or gone) and their events processed" },
         { "trigger", verb_trigger, "coldplug: make the kernel re-send device events" },
@@ -23,6 +23,8 @@ static const struct {
         { "pause", verb_pause, "stop starting agents (events keep queueing)" },
         { "resume", verb_resume, "start agents again" },
         { "reload", verb_reload, "re-read the configuration" },
+        { "log-level", verb_log_level, "set the daemon's log level until a reload" },
+        { "concurrency", verb_concurrency, "set how many agents run at once until a reload" },
         { "test", verb_test, "show what the handler chain makes of a device, run nothing" },
         { "record", verb_record, "record kernel uevents to a file" },
         { "timeline", verb_timeline, "draw a recording as SVG or text" },
@@ -34,7 +36,7 @@ static void usage(FILE *f)
         fprintf(f, "Usage: %s [--socket=PATH] VERB [OPTIONS]\n"
                    "       %s VERB --help\n\nVerbs:\n", ctl_program, ctl_program);
         for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-                fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].help);
+                fprintf(f, "  %-12s %s\n", verbs[i].name, verbs[i].help);
         fprintf(f, "\nOptions:\n"
                    "      --socket=PATH  the daemon's control socket (default $HOTPLUGCTL_SOCKET,\n"
                    "                     else " HOTPLUGD_RUNDIR "/control)\n"

@@ -214,6 +214,7 @@ int main(int argc, char *argv[])
                 return log_finish(EXIT_FAILURE);
         }
         manager_set_reload(m, reload_config, &base);
+        manager_set_config_path(m, options_config_path(base.config));
         service_started(&svc, m);
         r = manager_run(m);
         (void)sd_notify(false, "STOPPING=1");

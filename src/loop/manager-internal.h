@@ -51,6 +51,8 @@ struct manager_input {
 struct manager {
         /* The core (manager.c). */
         struct manager_config cfg;      /* our own copy (manager_config_copy()), freed by manager_config_free() */
+        usec_t born_mono, born_real;    /* when manager_new() ran: CLOCK_MONOTONIC, CLOCK_REALTIME */
+        const char *config_path;        /* the configuration file (borrowed, manager_set_config_path()); NULL */
         sd_event *event;
         struct ledger ledger;
         struct scheduler *scheduler;    /* the window: HP_QUEUE_WINDOW queued events, and late ones */
@@ -255,6 +257,9 @@ const struct concurrency *manager_concurrency(const struct manager *m);
 void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_agent *a, void *arg), void *arg);
 /* The configuration changed: report a missing agent again, apply the ordering and the limit. */
 void manager_jobs_reconfigured(struct manager *m);
+/* hotplugctl concurrency: agents at once from now on (0: auto), until a reload.
+ * Return: 0, or -EINVAL (past max-children; the reason in @err). */
+int manager_set_concurrency(struct manager *m, unsigned n, char *err, size_t err_size);
 /* Stopping: jobs still waiting for udevd (or for a probe's end, manager_probe_hold()) go without
  * a run, their events left for the next instance as queued ones are.  Return: how many. */
 size_t manager_jobs_drop_waiting(struct manager *m);

@@ -1044,6 +1044,19 @@ void manager_jobs_reconfigured(struct manager *m)
         jobs_apply_limit(m);
 }
 
+int manager_set_concurrency(struct manager *m, unsigned n, char *err, size_t err_size)
+{
+        if (n > m->cfg.max_children) {
+                snprintf(err, err_size, "concurrency %u is more than max-children (%u)", n, m->cfg.max_children);
+                return -EINVAL;
+        }
+        m->cfg.concurrency = n;
+        concurrency_reconfigure(&m->jobs->conc, m->cfg.max_children, m->cfg.concurrency);
+        jobs_apply_limit(m);
+        manager_dispatch(m);
+        return 0;
+}
+
 void manager_for_each_agent(struct manager *m, void (*fn)(const struct manager_agent *a, void *arg), void *arg)
 {
         struct job *j;

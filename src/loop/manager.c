@@ -652,6 +652,8 @@ int manager_new(const struct manager_config *cfg, struct manager **ret)
         m = calloc(1, sizeof(*m));
         if (!m)
                 return -ENOMEM;
+        m->born_mono = now_usec(CLOCK_MONOTONIC);
+        m->born_real = now_usec(CLOCK_REALTIME);
         r = manager_config_copy(cfg, &m->cfg);
         if (r < 0) {
                 /* As at fail: below, the handed-over descriptors are still ours to close. */
@@ -794,6 +796,11 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         manager_input_maybe_resume(m);
         manager_dispatch(m);
         return 0;
+}
+
+void manager_set_config_path(struct manager *m, const char *path)
+{
+        m->config_path = path;
 }
 
 void manager_set_reload(struct manager *m, manager_reload_fn fn, void *userdata)

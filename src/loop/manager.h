@@ -52,6 +52,7 @@ struct manager_config {
         struct handler_config handlers;
         const char *control_path;   /* control socket; NULL: HOTPLUGD_RUNDIR "/control"; "" : none */
         int control_fd;             /* listening control socket handed over (consumed); -1: bind control_path */
+        int control_gid;            /* members may use the read-only requests (control-group); -1: none */
         const char *record_path;    /* append every datagram and agent run to this recording */
         const char *replay_path;    /* read datagrams from this recording instead of the kernel */
         double replay_speed;        /* 1: recorded pace; 0: as fast as possible */
@@ -147,6 +148,9 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg);
  * "FILE:LINE: reason") into @err and returns negative errno; the running
  * configuration stays.
  */
+/* The configuration file the daemon read, for status (borrowed: it must outlive @m). */
+void manager_set_config_path(struct manager *m, const char *path);
+
 typedef int (*manager_reload_fn)(struct manager *m, void *userdata, char *err, size_t err_size);
 void manager_set_reload(struct manager *m, manager_reload_fn fn, void *userdata);
 

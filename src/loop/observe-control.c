@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "control/control.h"
@@ -64,6 +65,22 @@ static void ctl_status_firmware(const struct manager *m, struct control_status *
                 ret->firmware_name[i] = fw.names[i].name;
                 ret->firmware_requests[i] = fw.names[i].requests;
         }
+}
+
+/* Who answers (the daemon record of status). */
+static void ctl_status_identity(const struct manager *m, struct control_status *ret)
+{
+        const struct manager_config *cfg = manager_cfg(m);
+
+        ret->pid = getpid();
+        ret->version = PACKAGE_VERSION;
+        ret->since = m->born_real;
+        ret->uptime = now_usec(CLOCK_MONOTONIC) - m->born_mono;
+        ret->config = m->config_path;
+        ret->hotplug_d = cfg->hotplug_d && *cfg->hotplug_d ? cfg->hotplug_d : NULL;
+        ret->agent = ret->hotplug_d ? NULL : cfg->agent;
+        ret->log_level = log_level_to_string(log_get_max_level());
+        ret->log_target = log_is_journal() ? "journal" : "stderr";
 }
 
 static void ctl_status(void *userdata, struct control_status *ret)
@@ -117,6 +134,7 @@ static void ctl_status(void *userdata, struct control_status *ret)
         ret->udev_forgotten = us.forgotten;
         ret->udev_waiting = us.waiting;
         ctl_status_firmware(m, ret);
+        ctl_status_identity(m, ret);
 }
 
 struct agent_walk {
@@ -177,6 +195,31 @@ static int ctl_resume(void *userdata)
         return 0;
 }
 
+static int ctl_reader_gid(void *userdata)
+{
+        return manager_cfg(userdata)->control_gid;
+}
+
+static int ctl_set_log_level(void *userdata, int level)
+{
+        log_set_max_level(level);
+        log_notice("log level set to %s over the control socket (until a reload)", log_level_to_string(level));
+        return 0;
+}
+
+static int ctl_set_concurrency(void *userdata, unsigned n, char *err, size_t err_size)
+{
+        int r = manager_set_concurrency(userdata, n, err, err_size);
+
+        if (r >= 0) {
+                if (n)
+                        log_notice("concurrency set to %u over the control socket (until a reload)", n);
+                else
+                        log_notice("concurrency set to auto over the control socket (until a reload)");
+        }
+        return r;
+}
+
 static int ctl_reload(void *userdata, char *err, size_t size)
 {
         return manager_reload(userdata, err, size);
@@ -214,6 +257,9 @@ static const struct control_ops ctl_ops = {
         .pause = ctl_pause,
         .resume = ctl_resume,
         .reload = ctl_reload,
+        .reader_gid = ctl_reader_gid,
+        .set_log_level = ctl_set_log_level,
+        .set_concurrency = ctl_set_concurrency,
         .blame_totals = ctl_blame_totals,
         .for_each_blame_row = ctl_blame_rows,
         .blame_chain = ctl_blame_chain,

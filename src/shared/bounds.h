@@ -264,6 +264,10 @@
 #define HP_BLAME_CHAIN_LINKS 32
 #define HP_BLAME_CHAIN_EVENTS 128
 
+/* Supplementary groups of a control client looked at, at most, for control-group
+ * (the kernel's NGROUPS_MAX). */
+#define HP_CONTROL_PEER_GROUPS_MAX 65536
+
 /* Resync after a receive-buffer overflow: devices the daemon remembers as
  * present (more are not remembered; a resync then sends them `add`), the
  * deepest sysfs directory walked, uevent files one pass writes at most (the

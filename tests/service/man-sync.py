@@ -70,10 +70,10 @@ compare("key", code_keys, man_keys, "hotplugd.conf.5")
 main_c = read("src/daemon/main.c")
 # hotplugctl verbs: the verb table vs ".It Cm VERB" in hotplugctl.8.
 ctl_c = read("src/ctl/hotplugctl.c")
-code_verbs = set(re.findall(r'\{\s*"([a-z]+)",\s*verb_', ctl_c))
+code_verbs = set(re.findall(r'\{\s*"([a-z-]+)",\s*verb_', ctl_c))
 ctl8 = read("man/hotplugctl.8")
 verbs_sec = ctl8[ctl8.index(".Sh DESCRIPTION"):ctl8.index(".Sh FILES")]
-man_verbs = set(re.findall(r"^\.It Cm ([a-z]+)", verbs_sec, re.M))
+man_verbs = set(re.findall(r"^\.It Cm ([a-z-]+)", verbs_sec, re.M))
 compare("verb", code_verbs, man_verbs, "hotplugctl.8")
 
 # Exit codes: ctl.h and main.c vs the EXIT STATUS sections.

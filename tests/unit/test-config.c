@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,7 +82,9 @@ static void test_all_keys(void)
                            "firmware-path = /lib/firmware/local:/lib/firmware\n"
                            "handler-cache = 4096\n"
                            "resync-subsystems = net, block\n"
-                           "input-strip-quotes = true"; /* no final newline */
+                           "input-strip-quotes = true\n"
+                           "control-group = nogroup"; /* no final newline */
+        struct group *nogroup = getgrnam("nogroup");
 
         check_int(parse(text, &c, &err), 0);
         check_int(c.set, every_key() & ~option_key_bit("hotplug-d"));
@@ -108,6 +111,7 @@ static void test_all_keys(void)
         check_str(c.values.cfg.handlers.firmware_path, "/lib/firmware/local:/lib/firmware");
         check_int(c.values.cfg.handlers.cache_size, 4096);
         check(c.values.cfg.handlers.input_strip_quotes);
+        check(nogroup && c.values.cfg.control_gid == (int)nogroup->gr_gid);
         check_str(c.values.cfg.resync_subsystems, "net, block");
         check_int(c.line[ROW("agent")], 3);
         check_int(c.line[ROW("ordering")], 4);
@@ -183,6 +187,9 @@ static void test_syntax_errors(void)
 {
         expect_error("# ok\nagent /sbin/hotplug\n", 2, "t.conf:2: expected 'key = value'");
         expect_error(" = 5\n", 1, "t.conf:1: missing key before '='");
+        expect_error("control-group = no-such-group-here\n", 1, "t.conf:1: 'control-group': no such group: 'no-such-group-here'");
+        expect_error("control-group =\n", 1, "t.conf:1: missing value for 'control-group': it must be the name or "
+                                             "number of an existing group");
         expect_error("\n\ntimeout =   \n", 3, "t.conf:3: missing value for 'timeout': it must be a number 1..86400");
         expect_error("all =\n", 1, "t.conf:1: missing value for 'all': it must be " OPTION_BOOL_FORM);
         expect_error("colour = blue\n", 1, "t.conf:1: unknown key 'colour'");

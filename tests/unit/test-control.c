@@ -53,6 +53,8 @@ static void fake_status(void *userdata, struct control_status *ret)
         *ret = (struct control_status){
                 .ledger = &f->ledger, .queued = f->queued, .running = f->running, .paused = f->paused,
                 .received = 7, .started = 5, .finished = 4, .failed = 1,
+                .pid = 4321, .version = "9.8", .since = 1700000000 * USEC_PER_SEC + 250000, .uptime = 1500000,
+                .config = "/etc/hot plug.conf", .agent = "/sbin/hotplug", .log_level = "info", .log_target = "stderr",
         };
 }
 
@@ -372,6 +374,19 @@ static void test_status(void)
         check_int(u64_of(rec, "paused"), 0);
         check_int(u64_of(rec, "received"), 7);
         check_int(u64_of(rec, "failed"), 1);
+        /* Who answers, right after. */
+        expect_word(&t, fd, "daemon", rec);
+        check_int(u64_of(rec, "pid"), 4321);
+        check_int(u64_of(rec, "uptime_usec"), 1500000);
+        check_int(ctlmsg_get(rec, "config", val, sizeof(val)), 0);
+        check_str(val, "/etc/hot plug.conf");
+        check_int(ctlmsg_get(rec, "since", val, sizeof(val)), 0);
+        check_str(val, "1700000000.250000");
+        check_int(ctlmsg_get(rec, "agent", val, sizeof(val)), 0);
+        check_str(val, "/sbin/hotplug");
+        check(ctlmsg_get(rec, "hotplug_d", val, sizeof(val)) < 0);
+        check_int(ctlmsg_get(rec, "log_level", val, sizeof(val)), 0);
+        check_str(val, "info");
         /* Recent gaps as the ledger reports them (each one a record, newest first). */
         for (unsigned i = 0; ledger_recent_gap(&t.f.ledger, i, &g); i++) {
                 expect_word(&t, fd, "gap", rec);

@@ -66,6 +66,8 @@ static const char *sample(const struct option_info *oi)
                 return levels[oi->def.i == LOG_DEBUG];
         case OPTION_CHOICE:
                 return oi->choices[oi->def.i == 0]; /* a choice other than the default */
+        case OPTION_GROUP:
+                return "nogroup"; /* Debian's group 65534 */
         default:
                 fprintf(stderr, "no sample value for the type of '%s': extend sample()\n", oi->name);
                 abort();
@@ -102,6 +104,8 @@ static const char *other(const struct option_info *oi)
                 return oi->def.b ? "yes" : "no"; /* the default, written out */
         case OPTION_CHOICE:
                 return oi->choices[oi->def.i]; /* the default, written out */
+        case OPTION_GROUP:
+                return "root";
         default:
                 fprintf(stderr, "no second value for the type of '%s': extend other()\n", oi->name);
                 abort();
@@ -251,6 +255,8 @@ static bool default_unwritten(const struct option_info *oi)
         case OPTION_SIZE:
         case OPTION_SECONDS:
                 return oi->def.u == 0;
+        case OPTION_GROUP:
+                return oi->def.i < 0; /* none */
         default:
                 return false;
         }
