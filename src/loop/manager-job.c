@@ -272,6 +272,22 @@ static int agent_busy_ns(pid_t pid, uint64_t *ret)
 /* Events wait for a slot: look at the running agents now and then (on_look()). */
 static void jobs_watch(struct manager *m);
 
+/* Events wait for a slot: one awake agent more if none finished for long (concurrency_stalled()). */
+static void jobs_stall_check(struct manager *m, usec_t now)
+{
+        struct concurrency *c = &m->jobs->conc;
+        unsigned awake = c->awake;
+
+        if (m->cfg.ordering == ORDERING_STRICT)
+                return;
+        if (concurrency_stalled(c, now, m->stats.finished))
+                jobs_apply_limit(m);
+        if (c->awake != awake)
+                log_debug("concurrency: %u awake agent(s) at once, was %u: no event finished for %u ms while "
+                          "others waited for a slot", c->awake, awake,
+                          (unsigned)(CONCURRENCY_STALL_USEC / USEC_PER_MSEC));
+}
+
 /* Which running agents sleep: each one asleep lets one more start (pipeline/concurrency.h). */
 static int on_look(sd_event_source *s, uint64_t usec, void *userdata)
 {
@@ -302,6 +318,7 @@ static int on_look(sd_event_source *s, uint64_t usec, void *userdata)
                 j->looked_busy = busy;
                 j->looked = now;
         }
+        jobs_stall_check(m, now);
         manager_dispatch(m); /* watches again if events still wait */
         return 0;
 }

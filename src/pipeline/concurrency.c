@@ -260,6 +260,38 @@ bool concurrency_window(struct concurrency *c, usec_t now, uint64_t finished, ui
         return changed;
 }
 
+bool concurrency_stalled(struct concurrency *c, usec_t now, uint64_t finished)
+{
+        bool changed;
+
+        if (c->phase == CONCURRENCY_FIXED || !c->learn)
+                return false;
+        if (c->stall_from == 0 || finished != c->stall_finished || now < c->stall_from) {
+                c->stall_from = now; /* something finished since: a new watch */
+                c->stall_finished = finished;
+                return false;
+        }
+        if (now - c->stall_from < CONCURRENCY_STALL_USEC)
+                return false;
+        c->stall_from = now; /* the next step only after as long again */
+        if (c->probe == CONCURRENCY_PROBE_UP)
+                c->awake--;
+        else if (c->probe == CONCURRENCY_PROBE_DOWN)
+                c->awake++;
+        c->open = false; /* a window that finished nothing judges nothing */
+        steady(c, 1);
+        if (c->awake >= c->awake_max) {
+                changed = update(c);
+                assert(concurrency_sane(c));
+                return changed;
+        }
+        c->awake++;
+        c->stalls++;
+        changed = update(c);
+        assert(concurrency_sane(c));
+        return changed;
+}
+
 bool concurrency_idle(struct concurrency *c)
 {
         bool changed;
@@ -271,6 +303,7 @@ bool concurrency_idle(struct concurrency *c)
         else if (c->probe == CONCURRENCY_PROBE_DOWN)
                 c->awake++;
         c->open = false;
+        c->stall_from = 0;
         c->backoff = 1;
         c->next_down = false;
         c->slept = c->asleep > 0;

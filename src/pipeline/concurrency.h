@@ -75,6 +75,14 @@
  * a script waiting for a CPU-bound child counts as asleep: the bound then is
  * max-children, as with a fixed limit.
  *
+ * Windows end at completions, so agents that hold every awake slot and do
+ * not finish (one spinning until its timeout) would hold the other
+ * devices' events as long: when no event finished for
+ * CONCURRENCY_STALL_USEC while events wait for a slot
+ * (concurrency_stalled(), at the caller's looks), the awake part goes up
+ * one, to awake_max at most, a probe under way being dropped; the windows
+ * after judge that level as any other.
+ *
  * A fixed limit (concurrency=N) is never changed, and neither is the awake
  * part where the caller says there is nothing to learn (a dry run, whose
  * jobs run nothing: it stays at awake_max).
@@ -96,6 +104,8 @@
 #define CONCURRENCY_GAIN_PCT 5
 #define CONCURRENCY_COST_PCT 10
 #define CONCURRENCY_BACKOFF_MAX 32
+/* No event finished for this long while others wait for a slot: one awake agent more. */
+#define CONCURRENCY_STALL_USEC (1 * USEC_PER_SEC)
 
 enum concurrency_phase {
         CONCURRENCY_FIXED,      /* pinned by the configuration */
@@ -134,8 +144,12 @@ struct concurrency {
         unsigned wait;                  /* windows at the level kept before the next probe */
         unsigned backoff;               /* windows between probes now */
 
+        /* Stalls: since when no event finished (@stall_finished of the caller's counter). */
+        usec_t stall_from;
+        uint64_t stall_finished;
+
         /* What status shows. */
-        uint64_t raised, lowered;
+        uint64_t raised, lowered, stalls;
         uint64_t windows, probes, probes_kept;
         struct concurrency_window last; /* the last window judged */
 };
@@ -233,6 +247,20 @@ bool concurrency_higher_pays(const struct concurrency_window *lo, const struct c
  * Return: the rate, rounded down; 0 if it finished nothing or used no CPU.
  */
 uint64_t concurrency_per_cpu_second(const struct concurrency_window *w);
+
+/**
+ * concurrency_stalled() - events wait for a slot: has none finished for long?
+ * @c: state
+ * @now: now (CLOCK_MONOTONIC)
+ * @finished: events finished so far (a counter that only grows)
+ *
+ * Called at each look while events wait for a slot.  When @finished did not
+ * move for CONCURRENCY_STALL_USEC since the first call that saw it, the
+ * awake part goes up one (to awake_max at most): see above.
+ *
+ * Return: true if the limit changed.
+ */
+bool concurrency_stalled(struct concurrency *c, usec_t now, uint64_t finished);
 
 /* "fixed" or "adaptive" (status, the control protocol). */
 const char *concurrency_phase_to_string(enum concurrency_phase p);

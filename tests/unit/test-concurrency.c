@@ -593,6 +593,44 @@ static void test_reconfigure(void)
         check_int(c.limit, 3);
 }
 
+/*
+ * An agent that holds the one awake slot and does not finish (one spinning
+ * until its timeout): no window ends, so no probe could raise the level;
+ * after CONCURRENCY_STALL_USEC without a completion while events wait, the
+ * awake part goes up one, then one more after as long again, to awake_max.
+ * A completion starts the watch again; the queue running empty ends it.
+ */
+static void test_stall_raises_the_awake_part(void)
+{
+        struct concurrency c;
+        const usec_t S = CONCURRENCY_STALL_USEC;
+
+        concurrency_init(&c, 8, 0, 3, true);
+        check_int(c.awake, 1);
+        check_int(c.limit, 1);
+        check(!concurrency_stalled(&c, 1000, 5));        /* the watch starts */
+        check(!concurrency_stalled(&c, 1000 + S / 2, 5));
+        check(concurrency_stalled(&c, 1000 + S, 5));      /* nothing finished for a whole stall */
+        check_int(c.awake, 2);
+        check_int(c.limit, 2);
+        check_int(c.stalls, 1);
+        check(!concurrency_stalled(&c, 1000 + S + S / 2, 5));
+        check(concurrency_stalled(&c, 1000 + 2 * S, 5));
+        check_int(c.awake, 3);
+        check(!concurrency_stalled(&c, 1000 + 3 * S, 5)); /* awake_max: no further */
+        check_int(c.awake, 3);
+        check_int(c.limit, 3);
+        /* Something finished: the watch starts again from there. */
+        check(!concurrency_stalled(&c, 1000 + 3 * S + 10, 6));
+        check(!concurrency_stalled(&c, 1000 + 4 * S, 6));
+        check_int(c.stalls, 2);
+        /* A fixed limit never moves. */
+        concurrency_init(&c, 8, 2, 3, true);
+        check(!concurrency_stalled(&c, 0, 1));
+        check(!concurrency_stalled(&c, 10 * S, 1));
+        check_int(c.limit, 2);
+}
+
 int main(void)
 {
         run_test(test_starts_at_one_awake);
@@ -612,5 +650,6 @@ int main(void)
         run_test(test_unrelated_event_does_not_wait);
         run_test(test_fixed_never_moves);
         run_test(test_reconfigure);
+        run_test(test_stall_raises_the_awake_part);
         return 0;
 }
