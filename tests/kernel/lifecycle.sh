@@ -42,7 +42,7 @@ prefix=$(t_uuid_prefix)
 "$UEVENT_BURST" 2000 "$prefix" /sys/class/net/lo/uevent >/dev/null || t_fail "burst failed"
 t_wait_for 120 sh -c "[ \$(grep -l '^env:SYNTH_UUID=$prefix' $T_DIR/runs/* 2>/dev/null | wc -l) -ge 2000 ]" ||
         t_fail "only $(t_count_runs_prefix "$prefix") of 2000 events ran with a 50-event queue"
-grep -q "reading paused" "$T_LOG" || t_fail "the queue limit was never reached"
+grep -q "overloaded: .*, at the max-queue limit (50); reading stopped" "$T_LOG" || t_fail "the queue limit was never reached"
 t_stop_daemon
 grep -q " 0 gaps" "$T_LOG" || t_fail "ledger reported a gap: $(grep stopped: "$T_LOG")"
 echo "ok: 2000 events through a 50-event queue, none lost, no gap"
