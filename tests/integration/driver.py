@@ -1229,8 +1229,14 @@ def case_monitor_json(c):
     # Every counter is typed (control.h: all status fields but ordering=, concurrency= and after_udev=),
     # so a counter the daemon gains without an entry in ctlmsg_field_type() fails here.
     untyped = [k for k, v in sj.items()
-               if k not in ("ordering", "concurrency", "after_udev", "recent_gaps", "agents", "missing_firmware")
+               if k not in ("ordering", "concurrency", "after_udev", "recent_gaps", "agents", "missing_firmware",
+                            "daemon")
                and not isinstance(v, (int, bool))]
+    # Who answers: numbers typed, the start a time (float), names as text.
+    dm = sj.get("daemon", {})
+    check(isinstance(dm.get("pid"), int) and dm["pid"] > 0 and isinstance(dm.get("uptime_usec"), int)
+          and isinstance(dm.get("since"), float) and isinstance(dm.get("version"), str)
+          and dm.get("log_level") in ("err", "warning", "notice", "info", "debug"), f"status --json: daemon {dm}")
     # The test build's socket takes any sender: its events are not udevd's, nothing waits for udevd.
     check(sj.get("after_udev") == "off", f"status --json: after_udev {sj.get('after_udev')!r}, expected 'off'")
     check(not untyped, f"status --json: counters written as text: {untyped}")
