@@ -22,10 +22,16 @@ FIXED=$((8 * 1024 * 1024))
 # quarantine: its fixed cost is tens of MiB, not 3.5.  The limit leaves room
 # for that (with a small quarantine), so that build checks the rest: reading
 # stops at the budget, no OOM kill, nothing lost.
+# Such a daemon is also too slow to fill its budget from a 16 KiB receive
+# buffer before it has read the socket empty (a resync then runs before the
+# test deletes its device): it gets a buffer that holds the whole burst, so
+# the kernel drops nothing and the budget alone stops reading.
+RCVBUF=16384
 if grep -aq __asan_init "$HOTPLUGD"; then
         FIXED=$((192 * 1024 * 1024))
+        RCVBUF=$((64 * 1024 * 1024))
         export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16"
-        echo "note: an AddressSanitizer build: fixed costs taken as $FIXED bytes"
+        echo "note: an AddressSanitizer build: fixed costs taken as $FIXED bytes, a $RCVBUF-byte receive buffer"
 fi
 LIMIT=$((BUDGET + FIXED))
 
@@ -74,7 +80,7 @@ old=hpk$$p
 t_veth "$v"
 t_veth "$old"
 t_start_daemon --agent "$T_AGENT" --filter-policy "net=keep,*=drop" --after-udev=no --max-children 2 \
-        --max-queue-bytes=512K --rcvbuf 16384 --resync-subsystems net
+        --max-queue-bytes=512K --rcvbuf "$RCVBUF" --resync-subsystems net
 grep -qx "$T_DAEMON_PID" "$CG/cgroup.procs" || t_fail "the daemon is not in $CG"
 "$HOTPLUGCTL" pause >/dev/null || t_fail "hotplugctl pause failed"
 "$UEVENT_BURST" "$N" "$(t_uuid_prefix)" /sys/class/net/lo/uevent "/sys/class/net/$v/uevent" ||
@@ -82,7 +88,9 @@ grep -qx "$T_DAEMON_PID" "$CG/cgroup.procs" || t_fail "the daemon is not in $CG"
 t_wait_for "$T_IDLE" grep -q "overloaded: " "$T_LOG" || t_fail "never overloaded"
 ip link del "$old" || t_fail "cannot delete $old"
 "$HOTPLUGCTL" resume >/dev/null || t_fail "hotplugctl resume failed"
-t_wait_for "$T_IDLE" grep -q "resync after overflow:" "$T_LOG" || t_fail "no resync after what the kernel dropped"
+if [ "$RCVBUF" = 16384 ]; then
+        t_wait_for "$T_IDLE" grep -q "resync after overflow:" "$T_LOG" || t_fail "no resync after what the kernel dropped"
+fi
 t_settle || t_fail "settle failed (no progress for $T_IDLE s)"
 "$HOTPLUGCTL" status | grep -E "^(Memory|Ledger|Agents|Queue):"
 
@@ -94,7 +102,11 @@ for f in "$T_DIR"/runs/*.agent; do
         echo "$(t_field "$f" start) $(t_env_of "$f" ACTION) $(t_env_of "$f" DEVPATH)"
 done | sort -n >"$T_DIR/runs-in-order"
 last_action() { awk -v d="/devices/virtual/net/$1" '$3 == d { a = $2 } END { print a }' "$T_DIR/runs-in-order"; }
-for d in lo "$v" "${v}p"; do
+# The peer of $v has events only from a resync after overflow, which the
+# sanitizer build's large buffer does not have.
+present=(lo "$v" "${v}p")
+[ "$RCVBUF" = 16384 ] || present=(lo "$v")
+for d in "${present[@]}"; do
         case "$(last_action "$d")" in
         add | change) ;;
         *) t_fail "$d is there, but its last agent run was '$(last_action "$d")'" ;;
