@@ -275,12 +275,6 @@ int blame_chain_render_text(const struct blame_chain *c, FILE *f)
         return ferror(f) ? -EIO : 0;
 }
 
-static void member_u64(struct json_writer *w, const char *key, uint64_t v)
-{
-        json_keyz(w, key);
-        json_u64(w, v);
-}
-
 static void member_str(struct json_writer *w, const char *key, const char *v)
 {
         json_keyz(w, key);
@@ -295,29 +289,29 @@ static void put_json(struct json_writer *w, const void *arg)
         const struct blame_chain *c = arg;
 
         json_begin_object(w);
-        member_u64(w, "events", c->events);
-        member_u64(w, "span_usec", c->span);
+        blame_json_u64(w, "events", c->events);
+        blame_json_u64(w, "span_usec", c->span);
         json_keyz(w, "settled");
         json_bool(w, c->known && c->settled);
-        member_u64(w, "cut_seqnum", c->cut_seqnum);
+        blame_json_u64(w, "cut_seqnum", c->cut_seqnum);
         json_keyz(w, "chain");
         json_begin_array(w);
         for (size_t i = 0; i < c->n_links; i++) {
                 const struct blame_link *l = &c->links[i];
 
                 json_begin_object(w);
-                member_u64(w, "seqnum", l->seqnum);
-                member_u64(w, "blocker", l->blocker);
+                blame_json_u64(w, "seqnum", l->seqnum);
+                blame_json_u64(w, "blocker", l->blocker);
                 member_str(w, "action", l->action);
                 member_str(w, "subsystem", l->subsystem);
                 member_str(w, "devpath", l->devpath);
-                member_u64(w, "at_usec", l->at);
-                member_u64(w, "run_usec", l->ran);
-                member_u64(w, "order_wait_usec", l->waits.order);
-                member_u64(w, "slot_wait_usec", l->waits.slot);
-                member_u64(w, "udev_wait_usec", l->waits.udev);
-                member_u64(w, "runs", l->runs);
-                member_u64(w, "failed_runs", l->failed_runs);
+                blame_json_u64(w, "at_usec", l->at);
+                blame_json_u64(w, "run_usec", l->ran);
+                blame_json_u64(w, "order_wait_usec", l->waits.order);
+                blame_json_u64(w, "slot_wait_usec", l->waits.slot);
+                blame_json_u64(w, "udev_wait_usec", l->waits.udev);
+                blame_json_u64(w, "runs", l->runs);
+                blame_json_u64(w, "failed_runs", l->failed_runs);
                 member_str(w, "failed_program", l->failed);
                 member_str(w, "failed_status", l->failed_status);
                 json_end_object(w);

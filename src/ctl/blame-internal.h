@@ -9,6 +9,7 @@
 
 #include "ctl/blame.h"
 #include "ctl/timeline.h"
+#include "shared/json.h"
 
 /* An element of a timeline (a run, a wait) by SEQNUM: @i its index. */
 struct blame_ref {
@@ -30,3 +31,10 @@ bool blame_run_failed(const struct tl_run *run);
  */
 void blame_event_waits(const struct timeline *tl, const struct blame_ref *w, size_t n_w, size_t *k,
                        const struct tl_run *first, struct blame_waits *ret);
+
+/* A member @key with the number @v in the open JSON object. */
+static inline void blame_json_u64(struct json_writer *w, const char *key, uint64_t v)
+{
+        json_keyz(w, key);
+        json_u64(w, v);
+}

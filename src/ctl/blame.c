@@ -355,26 +355,20 @@ struct json_arg {
         size_t top;
 };
 
-static void member_u64(struct json_writer *w, const char *key, uint64_t v)
-{
-        json_keyz(w, key);
-        json_u64(w, v);
-}
-
 static void put_json(struct json_writer *w, const void *arg)
 {
         const struct json_arg *a = arg;
         const struct blame *b = a->b;
 
         json_begin_object(w);
-        member_u64(w, "events", b->events);
-        member_u64(w, "runs", b->runs);
-        member_u64(w, "failed_events", b->failed_events);
-        member_u64(w, "failed_runs", b->failed_runs);
-        member_u64(w, "run_usec", b->run_time);
-        member_u64(w, "order_wait_usec", b->order_wait);
-        member_u64(w, "slot_wait_usec", b->slot_wait);
-        member_u64(w, "udev_wait_usec", b->udev_wait);
+        blame_json_u64(w, "events", b->events);
+        blame_json_u64(w, "runs", b->runs);
+        blame_json_u64(w, "failed_events", b->failed_events);
+        blame_json_u64(w, "failed_runs", b->failed_runs);
+        blame_json_u64(w, "run_usec", b->run_time);
+        blame_json_u64(w, "order_wait_usec", b->order_wait);
+        blame_json_u64(w, "slot_wait_usec", b->slot_wait);
+        blame_json_u64(w, "udev_wait_usec", b->udev_wait);
         for (int g = 0; g < _BLAME_GROUP_MAX; g++) {
                 size_t n = a->top && a->top < b->n[g] ? a->top : b->n[g];
                 static const char *const keys[_BLAME_GROUP_MAX] = { "subsystems", "programs", "devices" };
@@ -387,14 +381,14 @@ static void put_json(struct json_writer *w, const void *arg)
                         json_begin_object(w);
                         json_keyz(w, "name");
                         json_str(w, r->name);
-                        member_u64(w, "total_usec", r->total);
-                        member_u64(w, "count", r->count);
-                        member_u64(w, "failed", r->failed);
-                        member_u64(w, "slowest_usec", r->slowest);
-                        member_u64(w, "slowest_seqnum", r->slowest_seqnum);
-                        member_u64(w, "order_wait_usec", r->order_wait);
-                        member_u64(w, "slot_wait_usec", r->slot_wait);
-                        member_u64(w, "udev_wait_usec", r->udev_wait);
+                        blame_json_u64(w, "total_usec", r->total);
+                        blame_json_u64(w, "count", r->count);
+                        blame_json_u64(w, "failed", r->failed);
+                        blame_json_u64(w, "slowest_usec", r->slowest);
+                        blame_json_u64(w, "slowest_seqnum", r->slowest_seqnum);
+                        blame_json_u64(w, "order_wait_usec", r->order_wait);
+                        blame_json_u64(w, "slot_wait_usec", r->slot_wait);
+                        blame_json_u64(w, "udev_wait_usec", r->udev_wait);
                         json_end_object(w);
                 }
                 json_end_array(w);
