@@ -32,14 +32,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/ctl.h"
+#include "ctl/device-arg.h"
 #include "shared/escape.h"
 #include "shared/macro.h"
 #include "shared/sysfs.h"
@@ -76,61 +75,6 @@ static const char help[] =
         CTL_HELP_SOCKET CTL_HELP_HELP "\n"
         "Exit status: 0 done, 1 failure, 2 timed out, 3 no daemon (or refused), 64 usage.\n";
 
-/* The DEVPATH of the device node @node (block or char), into @ret. Return: 0 or negative errno. */
-static int devpath_of_node(const char *node, char *ret, size_t size)
-{
-        char link[64], real[PATH_MAX];
-        struct stat st;
-
-        if (stat(node, &st) < 0)
-                return negative_errno();
-        if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
-                return -ENOTBLK;
-        snprintf(link, sizeof(link), SYSFS "/dev/%s/%u:%u", S_ISBLK(st.st_mode) ? "block" : "char",
-                 major(st.st_rdev), minor(st.st_rdev));
-        if (!realpath(link, real))
-                return negative_errno();
-        if (strncmp(real, SYSFS "/", strlen(SYSFS "/")) != 0 || strlen(real + strlen(SYSFS)) >= size)
-                return -EXDEV;
-        strcpy(ret, real + strlen(SYSFS));
-        return 0;
-}
-
-/* The DEVPATH of a path below /sys or a DEVPATH, if the device is there now. Return: 0 or negative errno. */
-static int devpath_of_sysfs(const char *arg, char *ret, size_t size)
-{
-        char path[PATH_MAX], real[PATH_MAX + sizeof("/uevent")];
-        size_t rl = strlen(SYSFS);
-
-        if (strncmp(arg, SYSFS "/", rl + 1) == 0)
-                snprintf(path, sizeof(path), "%s", arg);
-        else if (snprintf(path, sizeof(path), SYSFS "%s", arg) >= (int)sizeof(path))
-                return -ENAMETOOLONG;
-        if (!realpath(path, real))
-                return negative_errno();
-        if (strncmp(real, SYSFS "/", rl + 1) != 0 || strlen(real + rl) >= size)
-                return -EXDEV;
-        strcat(real, "/uevent");
-        if (access(real, F_OK) < 0)
-                return -ENODEV;
-        real[strlen(real) - strlen("/uevent")] = '\0';
-        strcpy(ret, real + rl);
-        return 0;
-}
-
-/* Refuse what can never name a device. Return: CTL_EXIT_OK or CTL_EXIT_USAGE. */
-static int check_arg(const char *arg)
-{
-        char esc[PATH_MAX];
-
-        if (arg[0] == '/' && (strncmp(arg, "/dev/", 5) == 0 || strncmp(arg, SYSFS "/", 5) == 0 ||
-                              strncmp(arg, "/devices/", 9) == 0) &&
-            !strstr(arg, "/../") && strlen(arg) < PATH_MAX - 16)
-                return CTL_EXIT_OK;
-        return ctl_usage_error("wait", "'%s' is not a device: give a path below /sys, a DEVPATH (/devices/...) or a device node (/dev/...)",
-                               escape_cstr(arg, esc, sizeof(esc)));
-}
-
 /* Is @d there?  Its events say, else sysfs (which also tells its DEVPATH). */
 static bool dev_present(struct wdev *d)
 {
@@ -140,9 +84,9 @@ static bool dev_present(struct wdev *d)
         if (d->state != DEV_UNKNOWN)
                 return d->state == DEV_PRESENT;
         if (strncmp(d->arg, "/dev/", 5) == 0)
-                r = devpath_of_node(d->arg, devpath, sizeof(devpath));
+                r = ctl_devpath_of_node(d->arg, devpath, sizeof(devpath));
         else
-                r = devpath_of_sysfs(d->arg, devpath, sizeof(devpath));
+                r = ctl_devpath_of_sysfs(d->arg, devpath, sizeof(devpath));
         if (r < 0)
                 return false;
         if (!d->devpath[0])
@@ -343,7 +287,7 @@ int verb_wait(int argc, char *argv[])
                 return ctl_usage_error("wait", "no DEVICE given");
         n = (size_t)(argc - optind);
         for (size_t i = 0; i < n; i++)
-                if (check_arg(argv[optind + i]) != CTL_EXIT_OK)
+                if (ctl_device_arg_check("wait", argv[optind + i]) != CTL_EXIT_OK)
                         return CTL_EXIT_USAGE;
         devs = calloc(n, sizeof(*devs));
         if (!devs) {
@@ -355,10 +299,7 @@ int verb_wait(int argc, char *argv[])
 
                 devs[i].arg = a;
                 /* A DEVPATH as given is known even while the device is not there. */
-                if (strncmp(a, SYSFS "/devices/", strlen(SYSFS "/devices/")) == 0)
-                        a += strlen(SYSFS);
-                if (strncmp(a, "/devices/", strlen("/devices/")) == 0)
-                        snprintf(devs[i].devpath, sizeof(devs[i].devpath), "%s", a);
+                (void)ctl_device_arg_devpath(a, devs[i].devpath, sizeof(devs[i].devpath));
         }
         return run_wait(devs, n, &o);
 }
