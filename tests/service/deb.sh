@@ -14,7 +14,8 @@
 # of the root build:
 #  - hotplugd holds the programs, the units, the man pages, the bash and
 #    zsh completions and the examples in /usr/share/doc/hotplugd/examples, and
-#    /etc/hotplugd/hotplugd.conf as a conffile; the built hotplugd reads
+#    /etc/hotplugd/hotplugd.conf as a conffile, the initramfs-tools hook and
+#    scripts (and the update-initramfs trigger); the built hotplugd reads
 #    /etc, not /usr/etc; the units are where systemd.pc says;
 #  - its postinst enables every unit with an [Install] section, starts
 #    hotplugd.service and never starts the coldplug; its prerm stops the
@@ -126,7 +127,9 @@ dev=$(echo "$B"/hotplugd-dev_*.deb)
 # ---- hotplugd -----------------------------------------------------------------------------
 dpkg-deb -x "$deb" "$T/x" && dpkg-deb -e "$deb" "$T/x/DEBIAN" || fail "cannot unpack $deb"
 for f in usr/sbin/hotplugd usr/bin/hotplugctl usr/libexec/hotplugd/modalias.hotplug \
-        usr/share/doc/hotplugd/examples/log-agent; do
+        usr/share/doc/hotplugd/examples/log-agent usr/share/initramfs-tools/hooks/hotplugd \
+        usr/share/initramfs-tools/scripts/init-top/hotplugd usr/share/initramfs-tools/scripts/init-premount/hotplugd \
+        usr/share/initramfs-tools/scripts/init-bottom/hotplugd; do
         [ -x "$T/x/$f" ] || fail "hotplugd lacks the executable /$f"
 done
 for f in etc/hotplugd/hotplugd.conf usr/share/doc/hotplugd/examples/handler-example.c \
@@ -138,6 +141,10 @@ for f in etc/hotplugd/hotplugd.conf usr/share/doc/hotplugd/examples/handler-exam
 done
 [ -d "$T/x/etc/hotplug.d/default" ] || fail "hotplugd lacks /etc/hotplug.d/default"
 [ ! -e "$T/x/usr/include" ] || fail "hotplugd holds headers (hotplugd-dev's)"
+grep -qx 'activate-noawait update-initramfs' "$T/x/DEBIAN/triggers" ||
+        fail "hotplugd does not trigger update-initramfs: $(cat "$T/x/DEBIAN/triggers" 2>&1)"
+grep -q '^copy_exec /usr/sbin/hotplugd$' "$T/x/usr/share/initramfs-tools/hooks/hotplugd" ||
+        fail "the initramfs hook does not copy /usr/sbin/hotplugd"
 grep -qx /etc/hotplugd/hotplugd.conf "$T/x/DEBIAN/conffiles" || fail "hotplugd.conf is not a conffile"
 grep -qx 'hotplug-dir = /etc/hotplug' "$T/x/etc/hotplugd/hotplugd.conf" || fail "hotplugd.conf does not set hotplug-dir"
 "$T/x/usr/sbin/hotplugd" --check-config --config "$T/x/etc/hotplugd/hotplugd.conf" >"$T/check.out" 2>&1 ||
