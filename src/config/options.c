@@ -48,6 +48,9 @@ static uint64_t default_max_children(void)
 static const char *const after_udev_names[] = { [AFTER_UDEV_AUTO] = "auto", [AFTER_UDEV_YES] = "yes",
                                                 [AFTER_UDEV_NO] = "no", NULL };
 
+static const char *const load_modules_names[] = { [LOAD_MODULES_AUTO] = "auto", [LOAD_MODULES_YES] = "yes",
+                                                  [LOAD_MODULES_NO] = "no", NULL };
+
 static const char *const usb_device_path_names[] = { [USB_DEVICE_PATH_PROC] = "proc",
                                                      [USB_DEVICE_PATH_DEV] = "dev", NULL };
 
@@ -128,6 +131,13 @@ const struct option_info option_table[] = {
                 KEY("after-udev-timeout"), FIELD(cfg.after_udev_timeout_usec),
                 .min = 1, .max = 3600, .def.u = HP_AFTER_UDEV_TIMEOUT_DEFAULT,
                 .arg = "SEC", .help = "how long udevd may broadcast nothing while an event waits for it",
+        },
+        {
+                .name = "load-modules", .type = OPTION_CHOICE,
+                KEY("load-modules"), FIELD(cfg.load_modules),
+                .choices = load_modules_names, .def.i = LOAD_MODULES_AUTO,
+                .arg = "WHEN", .help = "load the modules of an add's MODALIAS before its agents: auto (without "
+                                       "udevd and the modalias script), yes, no",
         },
         {
                 .name = "hotplug-dir", .type = OPTION_PATH,

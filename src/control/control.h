@@ -207,6 +207,11 @@ struct control_status {
         const char *after_udev;
         uint64_t udev_confirmed, udev_waited, udev_wait_usec, udev_timeouts, udev_mismatched, udev_overflows,
                 udev_forgotten, udev_waiting;
+        /* load-modules (loop/kmod-load.h): its state, then struct modload_counts, the events
+         * waiting for their modules and the lookups and loads in flight now. */
+        const char *load_modules;
+        uint64_t kmod_aliases, kmod_invalid, kmod_lookups, kmod_not_found, kmod_loads, kmod_saved, kmod_loaded,
+                kmod_failed, kmod_blacklisted, kmod_timeouts, kmod_skipped, kmod_waiting, kmod_in_flight;
         /* Fail-fast firmware: requests failed at once, those of a name not kept, and the
          * names kept (at most HP_FIRMWARE_MISSING_NAMES) with their requests each. */
         uint64_t firmware_failed, firmware_untracked;

@@ -114,6 +114,23 @@ static void print_after_udev(const char *rec)
         printf("\n");
 }
 
+/* "Modules:" what load-modules did (nothing from a daemon that predates it). */
+static void print_modules(const char *rec)
+{
+        char state[64] = "", esc[4 * sizeof(state)];
+
+        if (ctlmsg_get(rec, "load_modules", state, sizeof(state)) < 0 || !state[0])
+                return;
+        printf("Modules:  load-modules %s; %" PRIu64 " aliases seen, %" PRIu64 " looked up (%" PRIu64
+               " naming none), %" PRIu64 " loads issued, %" PRIu64 " saved (in flight or loaded), %" PRIu64
+               " loaded, %" PRIu64 " failed, %" PRIu64 " blacklisted, %" PRIu64 " timed out, %" PRIu64
+               " invalid, %" PRIu64 " skipped; %" PRIu64 " events waiting\n",
+               escape_cstr(state, esc, sizeof(esc)), num(rec, "kmod_aliases"), num(rec, "kmod_lookups"),
+               num(rec, "kmod_not_found"), num(rec, "kmod_loads"), num(rec, "kmod_saved"), num(rec, "kmod_loaded"),
+               num(rec, "kmod_failed"), num(rec, "kmod_blacklisted"), num(rec, "kmod_timeouts"),
+               num(rec, "kmod_invalid"), num(rec, "kmod_skipped"), num(rec, "kmod_waiting"));
+}
+
 /* "Memory:" the bytes held against max-queue-bytes (nothing from a daemon that predates it). */
 static void print_memory(const char *rec)
 {
@@ -155,6 +172,7 @@ static void print_counters(const char *rec)
                num(rec, "resync_added"), num(rec, "resync_removed"), num(rec, "resync_left_alone"),
                num(rec, "devices"));
         print_after_udev(rec);
+        print_modules(rec);
         if (num(rec, "log_dropped") > 0)
                 printf("Log:      %" PRIu64 " lines dropped while the journal or stderr did not take them\n",
                        num(rec, "log_dropped"));

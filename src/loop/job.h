@@ -103,6 +103,7 @@ struct job {
         bool failed;
         bool starting_sent;      /* observers heard starting() */
         bool udev_waiting;       /* its first program waits for udevd's broadcast (udev-wait.h) */
+        struct list_node kmod_link; /* linked: its first program waits for its modules (kmod-load.h) */
         bool probe_waiting;      /* it waits for its physical device's probe to end (manager_probe_hold()) */
         bool spawn_waiting;      /* j->program (j->retry_step) waits for retry_at to be spawned again */
         bool physdev_set;        /* its programs get @physdev in place of the intake's PHYSDEVDRIVER */

@@ -39,6 +39,7 @@ struct spawn_env;
 struct manager_jobs;
 struct manager_observers;
 struct udev_wait;
+struct kmod_load;
 struct manager_source_ops;
 
 /* manager.c: the source (source.h) and the rate limits of what parsing rejects. */
@@ -82,6 +83,7 @@ struct manager {
         struct manager_jobs *jobs;          /* manager-job.c: the running jobs and how they start */
         struct manager_observers *obs;      /* manager-observe.c: who hears what happened */
         struct udev_wait *udev;             /* udev-wait.c: after-udev (an observer; NULL once closed) */
+        struct kmod_load *kmod;             /* kmod-load.c: load-modules (an observer; NULL once closed) */
         bool feeding;                       /* manager.c: inside manager_feed(), a datagram of the source */
         /* manager.c: the highest SEQNUM read before the source last said it was read to the end
          * (or taken in from elsewhere than the source): nothing sent before it is still to come. */

@@ -46,6 +46,7 @@
 #include "loop/job.h"
 #include "loop/manager-internal.h"
 #include "loop/udev-wait.h"
+#include "loop/kmod-load.h"
 #include "loop/manager-observe.h"
 #include "pipeline/spawner.h"
 #include "pipeline/usb-dispatch.h"
@@ -80,6 +81,7 @@ static struct job *job_free(struct job *j)
                 j->m->jobs->n_spawn_waiting--;
         if (j->udev_waiting)
                 udev_wait_abandon(j->m, j->ev);
+        kmod_load_abandon(j);
         /* A child source that owns its process kills and reaps it if still running. */
         sd_event_source_disable_unref(j->child);
         job_output_put(j, false);
@@ -807,7 +809,7 @@ static void job_run_programs(struct job *j)
 }
 
 /* @j's wait for udevd's broadcast of its event (after-udev), or its programs now. */
-static void job_begin(struct job *j)
+static void job_after_modules(struct job *j)
 {
         if (udev_wait_begin(j->m, j->ev, j) > 0) {
                 /* Held for udevd: it takes a place among max-children, not a CPU's slot. */
@@ -816,6 +818,17 @@ static void job_begin(struct job *j)
                 return;
         }
         job_run_programs(j);
+}
+
+/* @j's wait for its modules (load-modules), then for udevd. */
+static void job_begin(struct job *j)
+{
+        if (kmod_load_begin(j->m, j->ev, j) > 0) {
+                /* Held for its modules, as for udevd: a place among max-children, not a CPU's slot. */
+                job_set_asleep(j, true);
+                return;
+        }
+        job_after_modules(j);
 }
 
 /*
@@ -936,6 +949,13 @@ void job_udev_go(struct job *j, bool timed_out, usec_t waited)
         job_resume(j, job_run_programs);
 }
 
+void job_kmod_go(struct job *j, bool timed_out)
+{
+        (void)timed_out;
+        job_set_asleep(j, false);
+        job_resume(j, job_after_modules);
+}
+
 size_t manager_jobs_drop_waiting(struct manager *m)
 {
         struct job *j, *next;
@@ -944,7 +964,7 @@ size_t manager_jobs_drop_waiting(struct manager *m)
         list_for_each_safe(j, next, &m->jobs->running, link) {
                 struct uevent *ev = j->ev;
 
-                if (!j->udev_waiting && !j->probe_waiting && !j->spawn_waiting)
+                if (!j->udev_waiting && !j->probe_waiting && !j->spawn_waiting && !list_linked(&j->kmod_link))
                         continue;
                 job_free(j);
                 scheduler_done(m->scheduler, ev);

@@ -34,6 +34,7 @@
 #include "shared/macro.h"
 #include "loop/manager-internal.h"
 #include "loop/udev-wait.h"
+#include "loop/kmod-load.h"
 #include "loop/observe-builtin.h"
 #include "loop/manager-observe.h"
 #include "pipeline/scheduler.h"
@@ -92,8 +93,8 @@ int manager_observe_open(struct manager *m)
 {
         static int (*const builtin[])(struct manager *m) = {
                 observe_record_open, observe_rebroadcast_open, observe_handover_open, observe_firmware_open,
-                observe_status_open, observe_blame_open, observe_control_open, observe_resync_open,
-                udev_wait_open,
+                observe_status_open, observe_blame_open, observe_info_open, observe_control_open, observe_resync_open,
+                udev_wait_open, kmod_load_open,
         };
         int r;
 

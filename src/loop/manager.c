@@ -58,6 +58,7 @@
 #include "loop/manager-internal.h"
 #include "loop/log-watch.h"
 #include "loop/udev-wait.h"
+#include "loop/kmod-load.h"
 #include "loop/observe-builtin.h"
 #include "loop/manager-observe.h"
 #include "loop/source.h"
@@ -792,6 +793,7 @@ int manager_reconfigure(struct manager *m, const struct manager_config *cfg)
         set_bounds(m);
         manager_jobs_reconfigured(m); /* the ordering and the limit too */
         udev_wait_reconfigured(m);
+        kmod_load_reconfigured(m);
         manager_queue_refill(m); /* the window follows max_children */
         manager_input_maybe_resume(m);
         manager_dispatch(m);

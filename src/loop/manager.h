@@ -26,6 +26,13 @@ struct uevent;
  * the manager keeps owns its strings (manager_config_copy(), whose list of
  * text members is the one to extend with a new string member).
  */
+/* Whether the daemon loads the modules of an add's MODALIAS (load-modules, loop/kmod-load.h). */
+enum load_modules {
+        LOAD_MODULES_AUTO, /* when udevd does not run, the modalias script is not installed, and modules exist */
+        LOAD_MODULES_YES,
+        LOAD_MODULES_NO,
+};
+
 /* When agents wait for udevd's broadcast of their event (after-udev). */
 enum after_udev {
         AFTER_UDEV_AUTO, /* when udevd's control socket exists at start or reload */
@@ -62,6 +69,7 @@ struct manager_config {
         enum after_udev after_udev;  /* agents start after udevd broadcast their event */
         usec_t after_udev_timeout_usec; /* how long udevd may be silent while an event waits (udev-wait.h) */
         const char *hotplug_dir;    /* linux-hotplug directory: usb usermap dispatch; NULL: off */
+        enum load_modules load_modules; /* load an add's modules before its agents (kmod-load.h) */
 };
 
 /**

@@ -22,6 +22,7 @@
 #include "shared/log.h"
 #include "loop/manager-internal.h"
 #include "loop/udev-wait.h"
+#include "loop/kmod-load.h"
 #include "loop/observe-builtin.h"
 #include "loop/manager-resync.h"
 #include "pipeline/scheduler.h"
@@ -51,6 +52,28 @@ static void ctl_status_concurrency(struct manager *m, struct control_status *ret
         ret->probes = c->probes;
         ret->probes_kept = c->probes_kept;
         ret->per_cpu_second = concurrency_per_cpu_second(&c->last);
+}
+
+/* load-modules (kmod-load.h). */
+static void ctl_status_modules(const struct manager *m, struct control_status *ret)
+{
+        struct kmod_load_status ks;
+
+        kmod_load_get_status(m, &ks);
+        ret->load_modules = ks.state;
+        ret->kmod_aliases = ks.counts.aliases;
+        ret->kmod_invalid = ks.counts.invalid;
+        ret->kmod_lookups = ks.counts.lookups;
+        ret->kmod_not_found = ks.counts.not_found;
+        ret->kmod_loads = ks.counts.loads;
+        ret->kmod_saved = ks.counts.saved;
+        ret->kmod_loaded = ks.counts.loaded;
+        ret->kmod_failed = ks.counts.failed;
+        ret->kmod_blacklisted = ks.counts.blacklisted;
+        ret->kmod_timeouts = ks.counts.timeouts;
+        ret->kmod_skipped = ks.counts.skipped;
+        ret->kmod_waiting = ks.waiting;
+        ret->kmod_in_flight = ks.in_flight;
 }
 
 static void ctl_status_firmware(const struct manager *m, struct control_status *ret)
@@ -133,6 +156,7 @@ static void ctl_status(void *userdata, struct control_status *ret)
         ret->udev_overflows = us.overflows;
         ret->udev_forgotten = us.forgotten;
         ret->udev_waiting = us.waiting;
+        ctl_status_modules(m, ret);
         ctl_status_firmware(m, ret);
         ctl_status_identity(m, ret);
 }

@@ -83,6 +83,7 @@ static void test_all_keys(void)
                            "handler-cache = 4096\n"
                            "resync-subsystems = net, block\n"
                            "input-strip-quotes = true\n"
+                           "load-modules = no\n"
                            "control-group = nogroup"; /* no final newline */
         struct group *nogroup = getgrnam("nogroup");
 
@@ -93,6 +94,7 @@ static void test_all_keys(void)
         check_int(c.values.cfg.max_children, 8);
         check_int(c.values.cfg.max_queue_bytes, 3 * 1024 * 1024);
         check_int(c.values.cfg.after_udev, AFTER_UDEV_YES);
+        check_int(c.values.cfg.load_modules, LOAD_MODULES_NO);
         check_int((int)c.values.cfg.after_udev_timeout_usec, 5 * USEC_PER_SEC);
         check_int(c.values.cfg.concurrency, 3);
         check_int(c.values.cfg.max_queue, 1000);
