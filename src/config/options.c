@@ -214,7 +214,7 @@ const struct option_info option_table[] = {
                 .name = "control-group", .type = OPTION_GROUP,
                 KEY("control-group"), FIELD(cfg.control_gid),
                 .def.i = -1,
-                .arg = "GROUP", .help = "members may run status, monitor and blame (default: root only)",
+                .arg = "GROUP", .help = "members may run status, monitor, blame and info (default: root only)",
         },
         {
                 .name = "listen-fd", .type = OPTION_FD, FIELD(cfg.source_fd),

@@ -90,3 +90,6 @@ void settle_check_all(struct control *c);
 void uuids_finish(struct client *cl);
 void uuids_progress(struct client *cl);
 void add_gap_fields(struct ctlmsg *m, const struct ledger_gap *g);
+
+/* control-info.c: "info devpath=DEVPATH", "info export [after=DEVPATH]" (@w: the request's @n words) */
+void req_info(struct client *cl, char **w, size_t n);

@@ -745,7 +745,8 @@ static void req_concurrency(struct client *cl, char **w, size_t n)
 /* What a member of the control group may ask: what reads, nothing that changes state. */
 static bool read_only_request(char **w)
 {
-        return strcmp(w[0], "status") == 0 || strcmp(w[0], "blame") == 0 || strcmp(w[0], "monitor") == 0;
+        return strcmp(w[0], "status") == 0 || strcmp(w[0], "blame") == 0 || strcmp(w[0], "monitor") == 0 ||
+               strcmp(w[0], "info") == 0;
 }
 
 void control_handle_request(struct client *cl, char *req)
@@ -763,7 +764,7 @@ void control_handle_request(struct client *cl, char *req)
         }
         if (cl->read_only && !read_only_request(w)) {
                 client_error(cl, -EPERM, "only root may do that: the control group may ask for status, "
-                                         "monitor and blame");
+                                         "monitor, blame and info");
                 return;
         }
         if (strcmp(w[0], "status") == 0 && n == 1)
@@ -778,6 +779,8 @@ void control_handle_request(struct client *cl, char *req)
                 req_blame(cl);
         else if (strcmp(w[0], "blame") == 0 && n == 2 && strcmp(w[1], "chain") == 0)
                 req_blame_chain(cl);
+        else if (strcmp(w[0], "info") == 0)
+                req_info(cl, w, (size_t)n);
         else if (strcmp(w[0], "settle") == 0)
                 req_settle(cl, w, (size_t)n);
         else if (strcmp(w[0], "watch-uuids") == 0)

@@ -9,7 +9,7 @@
  *  - every live client is on the list c->clients and counted in n_clients; at most
  *    HP_CONTROL_CLIENTS_MAX, all with uid 0 or the daemon's euid, or members
  *    of the control group (SO_PEERCRED, SO_PEERGROUPS at accept), which are
- *    read_only: served status, monitor and blame alone;
+ *    read_only: served status, monitor, blame and info alone;
  *  - a client is never freed from inside a callback (control-client.c), so
  *    notify functions may run from anywhere (ops callbacks, other clients'
  *    requests);

@@ -53,6 +53,18 @@
  *   blame chain                     -> "chain ..." "link ..."* "end":
  *                                      the chain of waits that ended last
  *                                      (hotplugctl blame --critical-chain)
+ *   info devpath=DEVPATH            -> "device ..." "vars ..."* then per event
+ *                                      kept, oldest first, "event ..."
+ *                                      "wait ..."* "run ..."*, then "end":
+ *                                      what the daemon knows of the device
+ *                                      (hotplugctl info; DEVPATH escaped
+ *                                      as a record's value)
+ *   info export [after=DEVPATH]     -> the same for every device known, in
+ *                                      DEVPATH order after DEVPATH, then
+ *                                      "end more=0|1 last=DEVPATH": more=1
+ *                                      when the reply stopped at half of
+ *                                      HP_CONTROL_OUTPUT_MAX (ask again
+ *                                      after last=)
  *   monitor [processed] [properties] [subsystem=SUBSYSTEM[/DEVTYPE]]...
  *           [property=KEY=GLOB]...
  *                                   -> "ok", then records as events go
@@ -103,6 +115,13 @@
  *        udev_wait_usec= runs= failed_runs= [action= subsystem= devpath=]
  *        [failed= failed_status=]   (the event that ended last first, then
  *        the one it waited for, and so on; struct control_blame_link)
+ *   device devpath= history=0|1 events= modelled=0|1 [bus= driver=] in_resync_set=0|1|unknown
+ *   vars more=0|1 (var=KEY=VALUE | cont=REST)*  (the legacy variables the model holds, as env records)
+ *   event seqnum= action= time= mono_usec= outcome=held|done|filtered|dropped runs_left_out=
+ *   wait seqnum= blocker= waited_us= reason=
+ *   run seqnum= program= pid= started_usec= [status= failed=0|1 timed_out=0|1 duration_us=]
+ *                                  (no status= while it runs; mono_usec= and started_usec=
+ *                                   are CLOCK_MONOTONIC)
  *   Monitor (time= is CLOCK_REALTIME seconds.microseconds):
  *   received seqnum= time= action= devpath= subsystem= verdict=next|gap|late|duplicate [uuid=]
  *   gap first= last= count= class= time=
@@ -167,6 +186,8 @@
 
 #include <systemd/sd-event.h>
 
+#include "pipeline/devcache.h"
+#include "pipeline/devinfo.h"
 #include "pipeline/ledger.h"
 #include "shared/bounds.h"
 #include "shared/time-util.h"
@@ -283,6 +304,15 @@ struct control_blame_link {
         const char *failed, *failed_status;         /* its first failed run; NULL: none */
 };
 
+/* What the daemon knows of one device (hotplugctl info); pointers borrowed for the call. */
+struct control_device_info {
+        const char *devpath;
+        const struct devinfo_device *history; /* its last events; NULL: none heard (or forgotten) */
+        bool modelled;                        /* the device model has a record of it: */
+        struct devcache_entry rec;            /* its bus, driver and legacy variables */
+        int present;                          /* in the resync set (believed present): 1, 0; negative errno: not known */
+};
+
 /* What settle needs to know. */
 struct control_progress {
         uint64_t last_seen;    /* highest SEQNUM the ledger accepted, 0 before any */
@@ -321,7 +351,7 @@ struct control_ops {
         void (*for_each_blame_row)(void *userdata, void (*fn)(const struct control_blame_row *r, void *arg),
                                    void *arg);
         /* Optional: the gid whose members may use the read-only requests (status,
-         * monitor, blame; control-group), read at each accept; -1: none. */
+         * monitor, blame, info; control-group), read at each accept; -1: none. */
         int (*reader_gid)(void *userdata);
         /* Optional, root only: the least severe level logged from now on
          * (syslog 0-7), and agents at once (0: auto, else 1..max-children). */
@@ -330,6 +360,11 @@ struct control_ops {
         /* Optional: the chain of waits that ended last into *@ret, and @fn once per link. */
         void (*blame_chain)(void *userdata, struct control_blame_chain *ret,
                             void (*fn)(const struct control_blame_link *l, void *arg), void *arg);
+        /* Optional (hotplugctl info): what is known of @devpath, to @fn; and every DEVPATH
+         * known (its history kept, or in the resync set), each once, to @fn, for --export. */
+        void (*device_info)(void *userdata, const char *devpath,
+                            void (*fn)(const struct control_device_info *d, void *arg), void *arg);
+        void (*for_each_device)(void *userdata, void (*fn)(const char *devpath, void *arg), void *arg);
 };
 
 enum control_event_kind {

@@ -12,6 +12,7 @@
 #define CTL_EXIT_FAILURE 1
 #define CTL_EXIT_TIMEOUT 2      /* settle, wait: timed out */
 #define CTL_EXIT_NO_DAEMON 3    /* the daemon's control socket is absent or refused us */
+#define CTL_EXIT_NOT_KNOWN 4    /* info: the daemon knows nothing of the device */
 #define CTL_EXIT_USAGE 64
 
 int verb_status(int argc, char *argv[]);
@@ -28,3 +29,4 @@ int verb_record(int argc, char *argv[]);
 int verb_timeline(int argc, char *argv[]);
 int verb_wait(int argc, char *argv[]);
 int verb_blame(int argc, char *argv[]);
+int verb_info(int argc, char *argv[]);

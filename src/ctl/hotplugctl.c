@@ -29,6 +29,7 @@ static const struct {
         { "record", verb_record, "record kernel uevents to a file" },
         { "timeline", verb_timeline, "draw a recording as SVG or text" },
         { "blame", verb_blame, "which agents, scripts and devices took the time" },
+        { "info", verb_info, "what happened to a device: its last events, programs, variables" },
 };
 
 static void usage(FILE *f)

@@ -93,7 +93,7 @@ int manager_observe_open(struct manager *m)
 {
         static int (*const builtin[])(struct manager *m) = {
                 observe_record_open, observe_rebroadcast_open, observe_handover_open, observe_firmware_open,
-                observe_status_open, observe_blame_open, observe_control_open, observe_resync_open,
+                observe_status_open, observe_blame_open, observe_info_open, observe_control_open, observe_resync_open,
                 udev_wait_open, kmod_load_open,
         };
         int r;

@@ -215,6 +215,16 @@ int manager_device_known(const struct manager *m, const char *devpath)
         return rs->known.refused > 0 ? -ENOSPC : 0;
 }
 
+void manager_for_each_known_device(const struct manager *m, void (*fn)(const char *devpath, void *arg), void *arg)
+{
+        const struct manager_resync *rs = resync_of(m);
+        const struct devset_entry *e;
+        size_t it = 0;
+
+        while (rs && (e = devset_next(&rs->known, &it)))
+                fn(e->devpath, arg);
+}
+
 void manager_resync_stats(const struct manager *m, struct resync_stats *ret)
 {
         const struct manager_resync *rs = resync_of(m);

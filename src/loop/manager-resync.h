@@ -41,4 +41,7 @@ struct resync_stats {
  */
 int manager_device_known(const struct manager *m, const char *devpath);
 
+/* Every DEVPATH the daemon believes present (the resync set), to @fn (borrowed for the call). */
+void manager_for_each_known_device(const struct manager *m, void (*fn)(const char *devpath, void *arg), void *arg);
+
 void manager_resync_stats(const struct manager *m, struct resync_stats *ret);

@@ -221,6 +221,11 @@ int manager_seed_device(struct manager *m, int dirfd, const char *devpath)
         return handler_chain_seed(m->handlers, dirfd, devpath);
 }
 
+int manager_device_record(const struct manager *m, const char *devpath, struct devcache_entry *ret)
+{
+        return m->handlers ? handler_chain_model_peek(m->handlers, devpath, ret) : 0;
+}
+
 void manager_set_resync_uuids(struct manager *m, const char *current, const char *previous)
 {
         m->resync_uuid[0] = current;

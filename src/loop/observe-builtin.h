@@ -20,6 +20,8 @@ struct control_blame_chain;
 struct control_blame_link;
 struct control_blame_row;
 struct control_blame_totals;
+struct devcache_entry;
+struct devinfo_device;
 struct manager;
 struct manager_observer_ops;
 struct uevent;
@@ -34,6 +36,7 @@ int observe_status_open(struct manager *m);
 int observe_firmware_open(struct manager *m);
 int observe_blame_open(struct manager *m);
 int observe_control_open(struct manager *m);
+int observe_info_open(struct manager *m);
 /* Resync (manager-resync.c): hears accepted events and overflows; seeds its device set from sysfs. */
 int observe_resync_open(struct manager *m);
 /* The userdata of the observer registered with @ops; NULL if there is none (or it was closed). */
@@ -51,6 +54,10 @@ void *manager_observer_data(const struct manager *m, const struct manager_observ
  * handler_chain_seed().  Return: as handler_chain_seed().
  */
 int manager_seed_device(struct manager *m, int dirfd, const char *devpath);
+
+/* The device model's record of @devpath (borrowed until the next event), for hotplugctl info.
+ * Return: 1, or 0 if there is none. */
+int manager_device_record(const struct manager *m, const char *devpath, struct devcache_entry *ret);
 
 /*
  * The intake guard: what looks at each valid datagram read (or restored)
@@ -117,6 +124,14 @@ struct firmware_missing_totals {
 
 /* What the firmware observer failed since the start (all zero without it). */
 void manager_firmware_missing(const struct manager *m, struct firmware_missing_totals *ret);
+
+/* ---- observe-info.c ------------------------------------------------------- */
+
+/* The events kept of @devpath (hotplugctl info; borrowed until the next event), NULL: none. */
+const struct devinfo_device *manager_info_history(const struct manager *m, const char *devpath);
+
+/* Every DEVPATH whose events are kept, to @fn (borrowed for the call). */
+void manager_for_each_info_device(const struct manager *m, void (*fn)(const char *devpath, void *arg), void *arg);
 
 /* ---- observe-blame.c ------------------------------------------------------ */
 

@@ -271,6 +271,39 @@ static int ctl_device_known(void *userdata, const char *devpath)
         return manager_device_known(userdata, devpath);
 }
 
+static void ctl_device_info(void *userdata, const char *devpath,
+                            void (*fn)(const struct control_device_info *d, void *arg), void *arg)
+{
+        struct control_device_info d = { .devpath = devpath, .history = manager_info_history(userdata, devpath),
+                                         .present = manager_device_known(userdata, devpath) };
+
+        d.modelled = manager_device_record(userdata, devpath, &d.rec) > 0;
+        fn(&d, arg);
+}
+
+struct known_visit {
+        const struct manager *m;
+        void (*fn)(const char *devpath, void *arg);
+        void *arg;
+};
+
+/* A device of the resync set whose events are not kept (those that are were visited already). */
+static void known_device(const char *devpath, void *arg)
+{
+        struct known_visit *v = arg;
+
+        if (!manager_info_history(v->m, devpath))
+                v->fn(devpath, v->arg);
+}
+
+static void ctl_for_each_device(void *userdata, void (*fn)(const char *devpath, void *arg), void *arg)
+{
+        struct known_visit v = { .m = userdata, .fn = fn, .arg = arg };
+
+        manager_for_each_info_device(userdata, fn, arg);
+        manager_for_each_known_device(userdata, known_device, &v);
+}
+
 static const struct control_ops ctl_ops = {
         .status = ctl_status,
         .for_each_agent = ctl_agents,
@@ -287,6 +320,8 @@ static const struct control_ops ctl_ops = {
         .blame_totals = ctl_blame_totals,
         .for_each_blame_row = ctl_blame_rows,
         .blame_chain = ctl_blame_chain,
+        .device_info = ctl_device_info,
+        .for_each_device = ctl_for_each_device,
 };
 
 /* ---- what the control socket hears ---------------------------------------- */

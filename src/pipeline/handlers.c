@@ -382,6 +382,11 @@ int handler_chain_seed(struct handler_chain *c, int dirfd, const char *devpath)
         return c->sysfs_fd < 0 ? 0 : devmodel_seed(c->cache, c->sysfs_fd, dirfd, devpath);
 }
 
+int handler_chain_model_peek(const struct handler_chain *c, const char *devpath, struct devcache_entry *ret)
+{
+        return devcache_peek(c->cache, devpath, ret);
+}
+
 enum devmodel_probe handler_chain_probe(const struct handler_chain *c, const struct uevent *ev, char *driver,
                                         size_t size)
 {

@@ -118,6 +118,13 @@ int handler_chain_run_traced(struct handler_chain *c, const struct uevent *ev, s
 int handler_chain_seed(struct handler_chain *c, int dirfd, const char *devpath);
 
 /**
+ * handler_chain_model_peek() - the device model's record of @devpath (hotplugctl info).
+ * @ret: the record, borrowed from the chain until its next event
+ * Return: 1 if there is one, 0 if not; its place in the store's LRU order is left alone.
+ */
+int handler_chain_model_peek(const struct handler_chain *c, const char *devpath, struct devcache_entry *ret);
+
+/**
  * handler_chain_probe() - what the stream says now of the driver @ev was sent under.
  * @c: chain
  * @ev: a dup'd event (borrowed); its physical device is the PHYSDEVPATH the

@@ -202,6 +202,17 @@
 #define HP_DEVCACHE_MAX 65536
 #define HP_DEVCACHE_SLOT_BYTES 1024
 
+/* hotplugctl info: what the daemon remembers per device (pipeline/devinfo.h):
+ * its last HP_INFO_EVENTS events (SEQNUM, action, times, waits, programs),
+ * at most HP_INFO_RUNS programs of each (more are only counted), each
+ * program path or wait reason cut at HP_INFO_TEXT_MAX bytes; as many devices
+ * as the device cache holds (handler-cache), and HP_INFO_BYTES bytes in all:
+ * past either the least recently heard device is forgotten. */
+#define HP_INFO_EVENTS 8
+#define HP_INFO_RUNS 16
+#define HP_INFO_TEXT_MAX 256
+#define HP_INFO_BYTES (2 * 1024 * 1024)
+
 /* External handlers loaded from the handler directory, at most. */
 #define HP_HANDLERS_MAX 64
 

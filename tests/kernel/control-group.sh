@@ -3,7 +3,7 @@
 # Read-only access for a group, and runtime control (hotplugctl log-level,
 # concurrency), with a real daemon:
 #  - with control-group set, its members (as primary group, or as a
-#    supplementary one: SO_PEERGROUPS) get status, blame and monitor, and
+#    supplementary one: SO_PEERGROUPS) get status, blame, info and monitor, and
 #    every request that changes state is refused (EPERM, "only root");
 #  - a user in neither group is refused at connect, as without the setting;
 #  - status names who answers: pid, version, uptime, the configuration file,
@@ -50,6 +50,9 @@ for who in member supplementary; do
         grep -q "^Events:" "$T_DIR/$who.status" || t_fail "$who: status: $(cat "$T_DIR/$who.status")"
         "${run[@]}" "$CTL" blame >/dev/null 2>&1 || t_fail "$who: blame refused"
         "${run[@]}" "$CTL" blame --critical-chain >/dev/null 2>&1 || t_fail "$who: blame --critical-chain refused"
+        "${run[@]}" "$CTL" info /sys/class/net/lo >"$T_DIR/$who.info" 2>&1 ||
+                t_fail "$who: info refused: $(cat "$T_DIR/$who.info")"
+        grep -q "^Device: *//*devices/virtual/net/lo\$" "$T_DIR/$who.info" || t_fail "$who: info: $(cat "$T_DIR/$who.info")"
         for verb in pause resume reload settle "log-level debug" "concurrency 1"; do
                 rc=0
                 # shellcheck disable=SC2086 # a verb and its value

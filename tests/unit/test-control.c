@@ -21,6 +21,7 @@
 #include "ctl/client.h"
 #include "control/control-proto.h"
 #include "control/control.h"
+#include "pipeline/devinfo.h"
 #include "pipeline/ledger.h"
 #include "shared/bounds.h"
 #include "shared/json.h"
@@ -44,6 +45,7 @@ struct fake {
         uint64_t held_on_x;     /* lowest SEQNUM held on /devices/x (and its DEVPATH_OLD) */
         unsigned blame_long;    /* blame rows of 3000-byte names after the two short ones */
         int known_x;            /* device_known() of /devices/x (1 for any other) */
+        struct devinfo info;    /* hotplugctl info's history (test_info) */
 };
 
 static void fake_status(void *userdata, struct control_status *ret)
@@ -141,6 +143,35 @@ static void fake_blame_rows(void *userdata, void (*fn)(const struct control_blam
                 fn(&r, arg);
 }
 
+/* The history of test_info, and a model record with learnt variables for /devices/a b. */
+static void fake_device_info(void *userdata, const char *devpath,
+                             void (*fn)(const struct control_device_info *d, void *arg), void *arg)
+{
+        static const char vars[] = "PHYSDEVBUS=usb\0PHYSDEVDRIVER=usb-storage\0";
+        struct fake *f = userdata;
+        struct control_device_info d = { .devpath = devpath, .history = devinfo_get(&f->info, devpath),
+                                         .present = strcmp(devpath, "/devices/a b") == 0 ? 1 : -ENODATA };
+
+        if (strcmp(devpath, "/devices/a b") == 0) {
+                d.modelled = true;
+                d.rec = (struct devcache_entry){ .flags = DEVCACHE_LEARNT | DEVCACHE_BUS_KNOWN, .bus = "usb",
+                                                 .driver = "", .data = vars, .size = sizeof(vars) - 1 };
+        }
+        fn(&d, arg);
+}
+
+/* The history's devices, then one only the resync set knows. */
+static void fake_for_each_device(void *userdata, void (*fn)(const char *devpath, void *arg), void *arg)
+{
+        struct fake *f = userdata;
+        const struct devinfo_device *d;
+        size_t it = 0;
+
+        while ((d = devinfo_next(&f->info, &it)))
+                fn(d->devpath, arg);
+        fn("/devices/known-only", arg);
+}
+
 static const struct control_ops fake_ops = {
         .status = fake_status,
         .for_each_agent = fake_agents,
@@ -153,6 +184,8 @@ static const struct control_ops fake_ops = {
         .reload = fake_reload,
         .blame_totals = fake_blame_totals,
         .for_each_blame_row = fake_blame_rows,
+        .device_info = fake_device_info,
+        .for_each_device = fake_for_each_device,
 };
 
 struct env {
@@ -1432,6 +1465,101 @@ static void test_socket_setup(void)
         env_down(&t);
 }
 
+/* info: one device's records; export a page at a time, every device once, in order. */
+static void test_info(void)
+{
+        struct env t;
+        char rec[CTL_RECORD_SIZE], val[CTL_RECORD_SIZE], last[CTL_RECORD_SIZE] = "", req[CTL_RECORD_SIZE];
+        char after[CTL_RECORD_SIZE] = "";
+        size_t devices = 0, pages = 0;
+        uint64_t more = 1;
+        int fd;
+
+        env_up(&t);
+        devinfo_init(&t.f.info, 100000, 64 * 1024 * 1024);
+        check(devinfo_event_add(&t.f.info, "/devices/a b", 41, "add", 1700000000 * USEC_PER_SEC, 5));
+        devinfo_event_waited(&t.f.info, "/devices/a b", 41, 40, 300, "parent /devices");
+        devinfo_run_start(&t.f.info, "/devices/a b", 41, "/sbin/hotplug", 77, 6);
+        devinfo_run_end(&t.f.info, "/devices/a b", 41, 77, "exit 2", true, false, 1234);
+        devinfo_event_outcome(&t.f.info, "/devices/a b", 41, DEVINFO_DONE);
+        fd = connect_to(t.path);
+        send_req(fd, "info devpath=/devices/a\\x20b");
+        expect_word(&t, fd, "device", rec);
+        check_int(ctlmsg_get(rec, "devpath", val, sizeof(val)), 0);
+        check_str(val, "/devices/a b");
+        check_int(u64_of(rec, "history"), 1);
+        check_int(u64_of(rec, "events"), 1);
+        check_int(ctlmsg_get(rec, "bus", val, sizeof(val)), 0);
+        check_str(val, "usb");
+        check_int(ctlmsg_get(rec, "in_resync_set", val, sizeof(val)), 0);
+        check_str(val, "1");
+        expect_word(&t, fd, "vars", rec);
+        check(strstr(rec, " var=PHYSDEVBUS=usb var=PHYSDEVDRIVER=usb-storage") != NULL);
+        check_int(u64_of(rec, "more"), 0);
+        expect_word(&t, fd, "event", rec);
+        check_int(u64_of(rec, "seqnum"), 41);
+        check_int(ctlmsg_get(rec, "outcome", val, sizeof(val)), 0);
+        check_str(val, "done");
+        expect_word(&t, fd, "wait", rec);
+        check_int(u64_of(rec, "blocker"), 40);
+        check_int(u64_of(rec, "waited_us"), 300);
+        expect_word(&t, fd, "run", rec);
+        check_int(u64_of(rec, "pid"), 77);
+        check_int(u64_of(rec, "failed"), 1);
+        check_int(u64_of(rec, "duration_us"), 1234);
+        check_int(ctlmsg_get(rec, "status", val, sizeof(val)), 0);
+        check_str(val, "exit 2");
+        expect_word(&t, fd, "end", rec);
+        /* A device nothing is known of: a device record that says so. */
+        send_req(fd, "info devpath=/devices/none");
+        expect_word(&t, fd, "device", rec);
+        check_int(u64_of(rec, "history"), 0);
+        check_int(u64_of(rec, "modelled"), 0);
+        check_int(ctlmsg_get(rec, "in_resync_set", val, sizeof(val)), 0);
+        check_str(val, "unknown");
+        expect_word(&t, fd, "end", rec);
+        expect_error(&t, fd, "info", EINVAL);
+        expect_error(&t, fd, "info devpath=relative", EINVAL);
+        expect_error(&t, fd, "info export now please", EINVAL);
+
+        /* 2000 devices of 16 runs each: more than half the output bound, so several pages. */
+        for (unsigned i = 0; i < 2000; i++) {
+                snprintf(val, sizeof(val), "/devices/virtual/misc/d%04u", i);
+                check(devinfo_event_add(&t.f.info, val, 100 + i, "change", 0, 0));
+                for (int k = 0; k < HP_INFO_RUNS; k++)
+                        devinfo_run_start(&t.f.info, val, 100 + i, "/etc/hotplug.d/misc/a-rather-long-name.hotplug",
+                                          k + 1, 1);
+        }
+        while (more) {
+                size_t bytes = 0;
+
+                snprintf(req, sizeof(req), "info export%s%s", after[0] ? " after=" : "", after);
+                send_req(fd, req);
+                for (recv_rec(&t, fd, rec); !ctlmsg_is(rec, "end"); recv_rec(&t, fd, rec)) {
+                        bytes += strlen(rec) + 2;
+                        if (!ctlmsg_is(rec, "device"))
+                                continue;
+                        check_int(ctlmsg_get(rec, "devpath", val, sizeof(val)), 0);
+                        check(strcmp(val, last) > 0); /* in order, none twice */
+                        snprintf(last, sizeof(last), "%s", val);
+                        devices++;
+                }
+                check(bytes <= HP_CONTROL_OUTPUT_MAX);
+                more = u64_of(rec, "more");
+                if (more) {
+                        check_int(ctlmsg_get(rec, "last", val, sizeof(val)), 0);
+                        check_str(val, last);
+                        check(ctlmsg_escape(val, after, sizeof(after)) > 0);
+                }
+                pages++;
+        }
+        check_int(devices, 2002);
+        check(pages > 1);
+        close(fd);
+        devinfo_clear(&t.f.info);
+        env_down(&t);
+}
+
 int main(void)
 {
         signal(SIGPIPE, SIG_IGN);
@@ -1443,6 +1571,7 @@ int main(void)
         run_test(test_status);
         run_test(test_reload);
         run_test(test_blame);
+        run_test(test_info);
         run_test(test_settle);
         run_test(test_settle_device);
         run_test(test_settle_present);
