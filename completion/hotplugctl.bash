@@ -10,6 +10,7 @@
 #               verb's help names /dev)
 #   FILE, PATH, RECORDING, OUT.svg    a file;  DIR, DIRS    a directory
 #   SUBSYSTEM   a bus or class name from /sys;  ACTION    a kernel action
+#   TYPE        devices, subsystems or all (trigger --type)
 
 # _hotplugctl_help PROG [VERB]: PROG's help (of VERB), cached in
 # _hotplugctl_cache.
@@ -64,6 +65,8 @@ _hotplugctl_value()
                 COMPREPLY=($(compgen -W 'add remove change move online offline bind unbind' -- "$cur")) ;;
         KEY)
                 COMPREPLY=($(compgen -W 'device subsystem' -- "$cur")) ;;
+        TYPE)
+                COMPREPLY=($(compgen -W 'devices subsystems all' -- "$cur")) ;;
         esac
 }
 

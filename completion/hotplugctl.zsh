@@ -8,7 +8,8 @@
 # and long names, its argument, its description), and what an argument or
 # operand is from its name there: DEVICE a device below /sys (or a DEVPATH,
 # /devices/...), FILE, PATH, RECORDING, OUT.svg a file, DIR a directory,
-# SUBSYSTEM a bus or class from /sys, ACTION a kernel action.
+# SUBSYSTEM a bus or class from /sys, ACTION a kernel action, TYPE devices,
+# subsystems or all (trigger --type).
 
 # _hotplugctl_action NAME: the _arguments action for an argument named NAME.
 _hotplugctl_action() {
@@ -19,6 +20,7 @@ _hotplugctl_action() {
         SUBSYSTEM) print -r -- '_hotplugctl_subsystems' ;;
         ACTION) print -r -- '(add remove change move online offline bind unbind)' ;;
         KEY) print -r -- '(device subsystem)' ;;
+        TYPE) print -r -- '(devices subsystems all)' ;;
         *) print -r -- ' ' ;;
         esac
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -94,9 +96,43 @@ static int check_arguments(const struct ctl_getopt *g, int argc, char *argv[])
         return CTL_GETOPT_END;
 }
 
+/*
+ * Short letters verbs gave up so that each letter means one thing in every
+ * verb, as in udevadm (tests/service/ctl-options.py checks the help): each
+ * is refused with the spelling to use instead.
+ */
+static const struct {
+        const char *verb;
+        char letter;
+        const char *use;         /* the verb's spelling now */
+        const char *now;         /* what the letter means */
+} retired[] = {
+        { "wait", 's', "-w or --settle", "--subsystem-match (trigger, monitor), as in udevadm" },
+        { "trigger", 'j', "--jobs", "--json (status, monitor, blame)" },
+        { "record", 'c', "--count", "--action (trigger), as in udevadm" },
+        { "test", 'c', "--config", "--action (trigger), as in udevadm" },
+        { "timeline", 'c', "--columns", "--action (trigger), as in udevadm" },
+        { "timeline", 's', "--svg", "--subsystem-match (trigger, monitor), as in udevadm" },
+        { "timeline", 't', "--text", "--timeout (settle, wait), as in udevadm settle" },
+        { "blame", 'n', "--top", "--dry-run (trigger), as in udevadm" },
+};
+
+/* Was @letter one of @verb's?  Then say what to use now.  Return: whether it was. */
+static bool retired_letter(const char *verb, int letter)
+{
+        for (size_t i = 0; i < ELEMENTSOF(retired); i++)
+                if (retired[i].letter == letter && strcmp(retired[i].verb, verb) == 0) {
+                        ctl_usage_error(verb, "option '-%c' is now spelled %s; -%c is %s", letter, retired[i].use,
+                                        letter, retired[i].now);
+                        return true;
+                }
+        return false;
+}
+
 int ctl_getopt(const struct ctl_getopt *g, int argc, char *argv[])
 {
         char shortopts[64], msg[512];
+        const char *refused;
         int c;
 
         snprintf(shortopts, sizeof(shortopts), ":%s", g->shortopts);
@@ -121,20 +157,28 @@ int ctl_getopt(const struct ctl_getopt *g, int argc, char *argv[])
                 }
                 if (c != '?' && c != ':')
                         return c;
-                ctl_usage_error(g->verb, "%s",
-                                getopt_refusal(c, getopt_refused_arg(argc, argv, before), g->longopts, msg,
-                                               sizeof(msg)));
+                refused = getopt_refused_arg(argc, argv, before);
+                if (c == '?' && refused[0] == '-' && refused[1] != '-' && retired_letter(g->verb, optopt))
+                        return CTL_GETOPT_ERROR;
+                ctl_usage_error(g->verb, "%s", getopt_refusal(c, refused, g->longopts, msg, sizeof(msg)));
                 return CTL_GETOPT_ERROR;
         }
 }
 
-int ctl_check_action(const char *verb, const char *value)
+bool ctl_is_action(const char *value)
 {
         static const char *const actions[] = { "add", "remove", "change", "move", "online", "offline", "bind", "unbind" };
 
         for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
                 if (strcmp(value, actions[i]) == 0)
-                        return CTL_EXIT_OK;
+                        return true;
+        return false;
+}
+
+int ctl_check_action(const char *verb, const char *value)
+{
+        if (ctl_is_action(value))
+                return CTL_EXIT_OK;
         return ctl_bad_value(verb, "--action", value, "one of " CTL_KERNEL_ACTIONS);
 }
 
@@ -169,6 +213,8 @@ int ctl_device(const char *verb, const char *root, const char *arg, char *ret, s
 {
         char rroot[PATH_MAX], path[PATH_MAX], real[PATH_MAX + sizeof("/uevent")], why[2 * PATH_MAX + 128];
         size_t rl, gl = strlen(root);
+        struct stat st;
+        bool node = false;
         int r;
 
         if (!realpath(root, rroot)) {
@@ -178,20 +224,33 @@ int ctl_device(const char *verb, const char *root, const char *arg, char *ret, s
         }
         rl = strlen(rroot);
         if (arg[0] != '/') {
-                snprintf(why, sizeof(why), "not a device path: give a path below %s or a DEVPATH (/devices/...)",
+                snprintf(why, sizeof(why),
+                         "not a device path: give a path below %s, a DEVPATH (/devices/...) or a device node (/dev/...)",
                          rroot);
                 return device_error(verb, arg, -EINVAL, why);
         }
-        /* Below the root (as given or resolved), or a DEVPATH, taken as below it. */
+        /* Below the root (as given or resolved); a device node, through ROOT/dev; a DEVPATH, taken as below it. */
         if ((strncmp(arg, rroot, rl) == 0 && arg[rl] == '/') || (strncmp(arg, root, gl) == 0 && arg[gl] == '/'))
                 r = snprintf(path, sizeof(path), "%s", arg);
-        else
+        else if ((node = stat(arg, &st) == 0 && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))))
+                r = snprintf(path, sizeof(path), "%s/dev/%s/%u:%u", rroot, S_ISBLK(st.st_mode) ? "block" : "char",
+                             major(st.st_rdev), minor(st.st_rdev));
+        else if (strncmp(arg, "/devices/", strlen("/devices/")) != 0 && access(arg, F_OK) == 0) {
+                snprintf(why, sizeof(why), "not a device: neither a device node nor a path below %s", rroot);
+                return device_error(verb, arg, -ENODEV, why);
+        } else
                 r = snprintf(path, sizeof(path), "%s%s", rroot, arg);
         if (r < 0 || (size_t)r >= sizeof(path))
                 return device_error(verb, arg, -ENAMETOOLONG, "path too long");
         if (!realpath(path, real)) {
                 r = -errno;
-                return device_error(verb, arg, r, r == -ENOENT || r == -ENOTDIR ? "does not exist" : strerror(-r));
+                if (r != -ENOENT && r != -ENOTDIR)
+                        return device_error(verb, arg, r, strerror(-r));
+                if (!node)
+                        return device_error(verb, arg, r, "does not exist");
+                /* The node is there: what is missing is its device. */
+                snprintf(why, sizeof(why), "no device of this node in sysfs (no %s)", path);
+                return device_error(verb, arg, -ENODEV, why);
         }
         if (strncmp(real, rroot, rl) != 0 || real[rl] != '/') {
                 snprintf(why, sizeof(why), "not a device: %s is not below the sysfs root %s", real, rroot);

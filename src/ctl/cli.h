@@ -100,7 +100,9 @@ struct ctl_getopt {
  * ctl_getopt() - the next option, like getopt_long(), with hotplugctl's messages.
  * Handles -h/--help (prints the help) and --socket (ctl_set_socket()) itself.
  * An unknown option, a missing value or a value given to an option that takes
- * none is reported by name.  After the last option, positional arguments
+ * none is reported by name; a short letter the verb gave up (so that each
+ * letter means one thing in every verb, as in udevadm) with the spelling
+ * to use instead.  After the last option, positional arguments
  * that g->args does not allow ("unexpected argument 'X'", "no FILE given")
  * are reported too.
  * Return: the option's value, or CTL_GETOPT_END (the arguments are from
@@ -122,6 +124,9 @@ void ctl_help(const struct ctl_getopt *g, FILE *f);
 
 /* The actions a device's uevent file accepts, as the kernel lists them. */
 #define CTL_KERNEL_ACTIONS "add, remove, change, move, online, offline, bind, unbind"
+
+/* Is @value one of CTL_KERNEL_ACTIONS? */
+bool ctl_is_action(const char *value);
 
 /**
  * ctl_check_action() - refuse an action the kernel does not know.
@@ -146,12 +151,15 @@ int ctl_parse_seconds(const char *verb, const char *option, const char *text, ui
 /**
  * ctl_device() - the DEVPATH ("/devices/...") of a device named on the command line.
  * @root: the sysfs root, e.g. "/sys" (borrowed)
- * @arg: as given: a path below @root, symbolic links allowed, or a DEVPATH
- *       ("/devices/...", taken as below @root) (borrowed)
+ * @arg: as given: a path below @root, symbolic links allowed, a device node
+ *       (block or char, through @root/dev/block/MAJOR:MINOR or .../char/...),
+ *       or a DEVPATH ("/devices/...", taken as below @root) (borrowed)
  * @ret: receives the DEVPATH, with every link resolved (@size bytes)
  *
  * A device is a directory below @root holding a "uevent" file.  When @arg
- * is not one, "PROG: VERB: ARG: why" is printed, with @arg as given.
+ * is not one, "PROG: VERB: ARG: why" is printed, with @arg as given; a file
+ * that exists but is neither a device node nor below @root is said to be
+ * that, and a node without a device in sysfs too, never "does not exist".
  * Return: 0, or a negative errno after printing why.
  */
 int ctl_device(const char *verb, const char *root, const char *arg, char *ret, size_t size);

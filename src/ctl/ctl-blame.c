@@ -46,7 +46,7 @@ static const char help[] =
         "agents ended last, the event it waited for, and so on.\n\n"
         "Options:\n"
         "  -j, --json             one JSON object (times in microseconds)\n"
-        "  -n, --top N            at most N rows per table (default: all)\n"
+        "      --top N            at most N rows per table (default: all)\n"
         "      --critical-chain   the chain of waits that ended last\n"
         CTL_HELP_SOCKET CTL_HELP_HELP "\n"
         "Exit status: 0, 1 unreadable or damaged recording (or a failed request),\n"
@@ -63,7 +63,7 @@ static int parse_args(int argc, char *argv[], struct args *a)
                 CTL_OPTION_HELP,
                 { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "blame", "jn:h", opts, help, "[FILE]" };
+        const struct ctl_getopt g = { "blame", "jh", opts, help, "[FILE]" };
         unsigned long v;
         char *end;
         int c;

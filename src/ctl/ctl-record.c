@@ -47,7 +47,7 @@ static const char help[] =
         "SIGINT or SIGTERM, N events, or SEC seconds; then print a summary. Listens on\n"
         "the kernel's uevent socket itself: the daemon need not run.\n\n"
         "Options:\n"
-        "  -c, --count=N          stop after N events, 1 or more (default: no limit)\n"
+        "      --count=N          stop after N events, 1 or more (default: no limit)\n"
         "  -d, --duration=SEC     stop after SEC seconds, more than 0 to "
         CTL_STR(RECORD_DURATION_MAX_SEC) ",\n"
         "                         fractions allowed (default: no limit)\n"
@@ -62,7 +62,7 @@ static int parse_args(int argc, char *argv[], struct recorder *rc, const char **
                 { "duration", required_argument, NULL, 'd' },
                 CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "record", "c:d:h", opts, help, "FILE" };
+        const struct ctl_getopt g = { "record", "d:h", opts, help, "FILE" };
         uint64_t ms;
         char *end;
         int c;

@@ -62,23 +62,28 @@ static const char *test_help(void)
         len = (size_t)snprintf(help, sizeof(help),
                 "test [OPTIONS] DEVICE\n\n"
                 "Show what hotplugd would do for an existing DEVICE (a path below the sysfs root,\n"
-                "links resolved, or a DEVPATH /devices/...): build its event from sysfs, run the\n"
-                "handler chain, and print the configuration read, the handlers, the filter\n"
-                "verdict, the agent's complete environment with the handler that added each\n"
-                "variable, and each program that would run, in order, with its argv: the agent,\n"
-                "or the hotplug.d scripts, chosen as hotplugd chooses them, with every script\n"
-                "it would pass over and why. Runs nothing.\n\n"
+                "links resolved, a DEVPATH /devices/... or a device node /dev/...): build its\n"
+                "event from sysfs, run the handler chain, and print the configuration read, the\n"
+                "handlers, the filter verdict, the agent's complete environment with the handler\n"
+                "that added each variable, and each program that would run, in order, with its\n"
+                "argv: the agent, or the hotplug.d scripts, chosen as hotplugd chooses them,\n"
+                "with every script it would pass over and why. Runs nothing.\n\n"
                 "Options:\n"
                 "  -a, --action=ACTION    the event's action (default add); one of\n"
                 "                         " CTL_KERNEL_ACTIONS "\n"
-                "  -c, --config=FILE      read hotplugd's settings from FILE, which must exist\n"
+                "      --config=FILE      read hotplugd's settings from FILE, which must exist\n"
                 "                         (default " HOTPLUGD_SYSCONFDIR "/hotplugd/hotplugd.conf, if present)\n"
-                "hotplugd's options, as hotplugd takes them; they override the file key by key:\n");
+                "hotplugd's options, by their long names as hotplugd takes them; they override\n"
+                "the file key by key:\n");
         for (size_t i = 0; i < option_table_size; i++)
                 for (size_t k = 0; k < ELEMENTSOF(daemon_options); k++)
-                        if (strcmp(option_table[i].name, daemon_options[k]) == 0 && len < sizeof(help))
-                                len += (size_t)snprintf(help + len, sizeof(help) - len, "%s",
-                                                        option_help_line(&option_table[i], 25, line, sizeof(line)));
+                        if (strcmp(option_table[i].name, daemon_options[k]) == 0 && len < sizeof(help)) {
+                                option_help_line(&option_table[i], 25, line, sizeof(line));
+                                /* hotplugd's short letters mean other things here: "  -a, --agent" without "-a,". */
+                                if (line[2] == '-' && line[3] != '-' && line[4] == ',')
+                                        memset(line + 2, ' ', 3);
+                                len += (size_t)snprintf(help + len, sizeof(help) - len, "%s", line);
+                        }
         if (len < sizeof(help))
                 snprintf(help + len, sizeof(help) - len, CTL_HELP_HELP "\n"
                          "Exit status: 0 shown, 1 DEVICE is not a device, or hotplugd would refuse the\n"
@@ -119,7 +124,7 @@ static int parse_args(int argc, char *argv[], struct test_args *a)
                 { "config", required_argument, NULL, 'c' },
                 CTL_OPTION_HELP,
         };
-        const struct ctl_getopt g = { "test", "a:c:h", opts, test_help(), "DEVICE" };
+        const struct ctl_getopt g = { "test", "a:h", opts, test_help(), "DEVICE" };
         char why[PATH_MAX + 128];
         size_t n = 3;
         int c, r;

@@ -45,10 +45,10 @@ static const char help[] =
         "Text on a terminal, SVG otherwise.\n\n"
         "Options:\n"
         "  -o, --output FILE      write the SVG to FILE (implies --svg)\n"
-        "  -t, --text             print a text timeline\n"
-        "  -s, --svg              write SVG, even to a terminal\n"
+        "      --text             print a text timeline\n"
+        "      --svg              write SVG, even to a terminal\n"
         "  -l, --lanes KEY        device (DEVPATH, the default) or subsystem\n"
-        "  -c, --columns N        width of the text bars, 10 to 1000 (default 40)\n"
+        "      --columns N        width of the text bars, 10 to 1000 (default 40)\n"
         CTL_HELP_HELP "\n"
         "Exit status: 0, 1 unreadable or damaged recording, 64 usage.\n";
 
@@ -61,7 +61,7 @@ static int parse_args(int argc, char *argv[], struct args *a)
                 { "columns", required_argument, NULL, 'c' }, CTL_OPTION_HELP,
                 { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "timeline", "o:tsl:c:h", opts, help, "FILE" };
+        const struct ctl_getopt g = { "timeline", "o:l:h", opts, help, "FILE" };
         char *end;
         int c;
 

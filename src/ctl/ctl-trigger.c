@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hotplugctl trigger [--action ACTION] [--subsystem-match S]...
- *                    [--subsystem-nomatch S]... [--sysname-match N]...
+ * hotplugctl trigger [--action ACTION] [--type TYPE] [MATCH OPTIONS]
+ *                    [--prioritized-subsystem LIST]
  *                    [--settle [--done-file PATH]] [--timeout SEC] [--dry-run]
- *                    [--verbose] [--socket PATH] [DEVICE...]
+ *                    [--verbose] [--quiet] [--socket PATH] [DEVICE...]
  *
  * Coldplug: walk the device tree (ctl/trigger-walk.h), or take the DEVICEs
- * named, each checked against the match options, and write "ACTION UUID"
+ * named, each checked against the match options (udevadm trigger's,
+ * ctl/trigger-match.h), and write "ACTION UUID"
  * into each device's uevent file, one fresh UUID per device (the kernel
  * sends it back as SYNTH_UUID).  The walk's devices are written as they are
  * found, published to the writers in chunks.  With --settle each chunk's
@@ -44,6 +45,7 @@
 #include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/ctl.h"
+#include "ctl/trigger-match.h"
 #include "ctl/trigger-order.h"
 #include "ctl/trigger-walk.h"
 #include "shared/bounds.h"
@@ -53,16 +55,24 @@
 #include "shared/sysfs.h"
 #include "control/uuid-set.h"
 
-#define MAX_MATCHES 64
 #define SYSFS_ROOT "/sys"
 #define TRIGGER_DEFAULT_TIMEOUT_SEC 120
-/* getopt code of --done-file, which has no short letter (apart from CTL_OPT_SOCKET's). */
-#define OPT_DONE_FILE 0x7f10
+/* getopt codes of the options without a short letter (apart from CTL_OPT_SOCKET's). */
+enum {
+        OPT_DONE_FILE = 0x7f10,
+        OPT_TIMEOUT,
+        OPT_JOBS,
+        OPT_NAME_MATCH,
+        OPT_PRIORITIZED,
+};
 
-/* Repeated options: --subsystem-match, --subsystem-nomatch, --sysname-match. */
-struct patterns {
-        const char *p[MAX_MATCHES];
-        size_t n;
+/* --type: what is walked without DEVICEs. */
+enum walk_type { TYPE_DEVICES, TYPE_SUBSYSTEMS, TYPE_ALL };
+
+/* With --prioritized-subsystem: the walk's devices, gathered to be put in order. */
+struct gathered {
+        char **paths, **subsystems; /* owned */
+        size_t n, cap;
 };
 
 /*
@@ -87,10 +97,20 @@ struct writers {
 
 struct trigger {
         const char *action;
-        struct patterns match, nomatch, sysname;
+        struct trigger_match m;
+        enum walk_type type;
+        const char *prio[TRIGGER_MATCH_MAX]; /* --prioritized-subsystem, each name (borrowed from argv) */
+        size_t n_prio;
+        /* --parent-match and --name-match as given (borrowed), made devices once all options are read. */
+        struct {
+                const char *arg;
+                bool node;          /* --name-match: "NAME" is /dev/NAME */
+        } under[TRIGGER_MATCH_MAX];
+        size_t n_under;
+        struct gathered g;
         char **devices;             /* the DEVICE arguments (borrowed from argv) */
         size_t n_devices;
-        bool settle, dry_run, verbose, tty;
+        bool settle, dry_run, verbose, quiet, tty;
         const char *done_file;      /* --done-file, or NULL */
         uint64_t timeout_ms;
         unsigned jobs;              /* writers at once, 1..HP_TRIGGER_JOBS_MAX */
@@ -131,6 +151,13 @@ static void trigger_done(struct trigger *t)
         pthread_cond_destroy(&t->w.cond);
         pthread_mutex_destroy(&t->w.lock);
         safe_close(t->fd);
+        trigger_match_done(&t->m);
+        for (size_t i = 0; i < t->g.n; i++) {
+                free(t->g.paths[i]);
+                free(t->g.subsystems[i]);
+        }
+        free(t->g.paths);
+        free(t->g.subsystems);
 }
 
 /* The batch arrays, HP_CONTROL_UUIDS_MAX entries each (untouched pages cost nothing). */
@@ -150,27 +177,10 @@ static int trigger_alloc(struct trigger *t)
         return 0;
 }
 
-static bool any_matches(const struct patterns *ps, const char *s)
-{
-        for (size_t i = 0; i < ps->n; i++)
-                if (fnmatch(ps->p[i], s, 0) == 0)
-                        return true;
-        return false;
-}
-
-/* Does a device pass the match options?  Its sysname as libudev has it: '!' for '/'. */
+/* Does a device pass the match options? */
 static bool passes(const struct trigger *t, const char *syspath, const char *subsystem)
 {
-        char sysname[NAME_MAX + 1];
-
-        if ((t->match.n && !any_matches(&t->match, subsystem)) || any_matches(&t->nomatch, subsystem))
-                return false;
-        if (!t->sysname.n)
-                return true;
-        snprintf(sysname, sizeof(sysname), "%s", sysfs_basename(syspath));
-        for (char *c = sysname; (c = strchr(c, '!')); c++)
-                *c = '/';
-        return any_matches(&t->sysname, sysname);
+        return trigger_match_passes(&t->m, syspath, syspath + strlen(SYSFS_ROOT), subsystem);
 }
 
 static void progress(const struct trigger *t, const char *what, size_t done, size_t total, bool last)
@@ -325,6 +335,8 @@ static size_t report_writes(struct trigger *t)
 
                         t->failed[i] = true;
                         failures++;
+                        if (t->quiet)
+                                continue;
                         if (t->tty)
                                 fputs("\r\033[K", stderr);
                         snprintf(path, sizeof(path), "%s/uevent", t->paths[i]);
@@ -450,13 +462,47 @@ static int device_add(struct trigger *t, const char *syspath, bool publish_now)
         return publish(t);
 }
 
-/* trigger_walk()'s callback: each device the match options select. */
+/* With --prioritized-subsystem: keep a device the match options select, to be put in order. */
+static int gather(struct trigger *t, const char *syspath, const char *subsystem)
+{
+        struct gathered *g = &t->g;
+
+        if (g->n == g->cap) {
+                size_t cap = g->cap ? g->cap * 2 : 256;
+                char **p = realloc(g->paths, cap * sizeof(*p)), **s;
+
+                if (p)
+                        g->paths = p;
+                s = p ? realloc(g->subsystems, cap * sizeof(*s)) : NULL;
+                if (!s)
+                        return -ENOMEM;
+                g->subsystems = s;
+                g->cap = cap;
+        }
+        g->paths[g->n] = strdup(syspath);
+        g->subsystems[g->n] = strdup(subsystem);
+        if (!g->paths[g->n] || !g->subsystems[g->n]) {
+                free(g->paths[g->n]);
+                free(g->subsystems[g->n]);
+                return -ENOMEM;
+        }
+        g->n++;
+        return 0;
+}
+
+/*
+ * trigger_walk()'s callback: each device the match options select, added
+ * as found (the first events go out while the tree is still being read),
+ * or gathered.
+ */
 static int walked(void *userdata, const char *syspath, const char *subsystem)
 {
         struct trigger *t = userdata;
 
         if (!passes(t, syspath, subsystem))
                 return 0;
+        if (t->n_prio)
+                return gather(t, syspath, subsystem);
         t->status = device_add(t, syspath, true);
         return t->status == CTL_EXIT_OK ? 0 : -ECANCELED;
 }
@@ -569,23 +615,42 @@ static const char help[] =
         "Coldplug: make the kernel send again the events of devices that exist, by\n"
         "writing \"ACTION UUID\" into each device's uevent file (the event carries\n"
         "SYNTH_UUID=UUID). Without DEVICEs, every device the match options select; with\n"
-        "DEVICEs (/sys/... or /devices/..., links resolved), those that pass them.\n\n"
+        "DEVICEs (/sys/..., /devices/... or device nodes /dev/..., links resolved), those\n"
+        "that pass them. The options are udevadm trigger's.\n\n"
         "Options:\n"
-        "  -a, -c, --action=ACTION\n"
-        "                         the action to request (default add); one of\n"
+        "  -c, --action=ACTION    the action to request (default add); one of\n"
         "                         " CTL_KERNEL_ACTIONS "\n"
-        "                         (-c as udevadm trigger spells it)\n"
+        "  -t, --type=TYPE        what is walked without DEVICEs: devices (the default),\n"
+        "                         subsystems (modules, buses and drivers) or all\n"
         "  -s, --subsystem-match=SUBSYSTEM\n"
         "                         only devices of this subsystem (shell pattern)\n"
         "  -S, --subsystem-nomatch=SUBSYSTEM\n"
         "                         not devices of this subsystem (shell pattern)\n"
         "  -y, --sysname-match=NAME\n"
         "                         only devices with this name (shell pattern, e.g. veth*)\n"
-        "                         Each match option may be given up to " CTL_STR(MAX_MATCHES) " times; a device\n"
-        "                         passes if it matches any -s, no -S and any -y.\n"
+        "  -a, --attr-match=ATTR[=VALUE]\n"
+        "                         only devices with this sysfs attribute (and value, a\n"
+        "                         shell pattern)\n"
+        "  -A, --attr-nomatch=ATTR[=VALUE]\n"
+        "                         not devices with this attribute (and value)\n"
+        "  -p, --property-match=PROP=VALUE\n"
+        "                         only devices with this property: a key of their\n"
+        "                         uevent file, SUBSYSTEM or DEVPATH (shell patterns)\n"
+        "  -b, --parent-match=DEVICE\n"
+        "                         only DEVICE and the devices below it\n"
+        "      --name-match=NODE  only the device of the node NODE (/dev/NODE) and those\n"
+        "                         below it\n"
+        "                         Each match option may be given up to " CTL_STR(TRIGGER_MATCH_MAX) " times; a device\n"
+        "                         passes if it matches any -s, no -S, any -y, every -a,\n"
+        "                         no -A, any -p, and is below any -b or --name-match.\n"
+        "      --prioritized-subsystem=SUBSYSTEM[,SUBSYSTEM...]\n"
+        "                         walk these subsystems' devices (after their parents)\n"
+        "                         first, in this order\n"
         "  -n, --dry-run          print the devices that would be triggered, write nothing\n"
         "  -v, --verbose          print each device triggered and its UUID\n"
-        "  -j, --jobs=N           write up to N uevent files at once, 1 to " CTL_STR(HP_TRIGGER_JOBS_MAX) "\n"
+        "  -q, --quiet            do not name the uevent files that could not be written\n"
+        "                         (the exit status still says so)\n"
+        "      --jobs=N           write up to N uevent files at once, 1 to " CTL_STR(HP_TRIGGER_JOBS_MAX) "\n"
         "                         (default " CTL_STR(HP_TRIGGER_JOBS_DEFAULT) "); a device's event is still sent after\n"
         "                         its ancestors' and, where the list leaves path order,\n"
         "                         after every event before it; 1: in the list's order\n"
@@ -594,7 +659,7 @@ static const char help[] =
         "      --done-file=PATH   with --settle, remove PATH first and make it anew once\n"
         "                         every event was processed and every write succeeded\n"
         "                         (it holds the number of events); init scripts wait for it\n"
-        "  -t, --timeout=SEC      with --settle, give up after SEC seconds, 0 to\n"
+        "      --timeout=SEC      with --settle, give up after SEC seconds, 0 to\n"
         "                         " CTL_STR(HP_CONTROL_TIMEOUT_MAX_SEC) ", fractions allowed (default "
         CTL_STR(TRIGGER_DEFAULT_TIMEOUT_SEC) ")\n"
         CTL_HELP_SOCKET "                         (with --settle)\n"
@@ -602,77 +667,167 @@ static const char help[] =
         "Exit status: 0 triggered (and processed), 1 a DEVICE is not a device (nothing\n"
         "written) or a write failed, 2 timed out, 3 no daemon (or refused), 64 usage.\n";
 
-static int add_pattern(struct patterns *ps, const char *option, const char *value)
+static const struct option trigger_options[] = {
+        { "action", required_argument, NULL, 'c' },
+        { "type", required_argument, NULL, 't' },
+        { "subsystem-match", required_argument, NULL, 's' },
+        { "subsystem-nomatch", required_argument, NULL, 'S' },
+        { "sysname-match", required_argument, NULL, 'y' },
+        { "attr-match", required_argument, NULL, 'a' },
+        { "attr-nomatch", required_argument, NULL, 'A' },
+        { "property-match", required_argument, NULL, 'p' },
+        { "parent-match", required_argument, NULL, 'b' },
+        { "name-match", required_argument, NULL, OPT_NAME_MATCH },
+        { "prioritized-subsystem", required_argument, NULL, OPT_PRIORITIZED },
+        { "settle", no_argument, NULL, 'w' },
+        { "timeout", required_argument, NULL, OPT_TIMEOUT },
+        { "dry-run", no_argument, NULL, 'n' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "jobs", required_argument, NULL, OPT_JOBS },
+        { "done-file", required_argument, NULL, OPT_DONE_FILE },
+        CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
+};
+
+/* The long name of option @c, for messages. */
+static const char *option_name(int c)
 {
-        if (ps->n == MAX_MATCHES)
-                return ctl_usage_error("trigger", "%s given more than %d times", option, MAX_MATCHES);
-        ps->p[ps->n++] = value;
+        for (const struct option *o = trigger_options; o->name; o++)
+                if (o->val == c)
+                        return o->name;
+        return "?";
+}
+
+/* A match option; a device of --parent-match or --name-match is kept as its syspath. */
+static int add_match(struct trigger *t, int c, enum trigger_match_kind kind, const char *value)
+{
+        int r = trigger_match_add(&t->m, kind, value);
+
+        if (r == -E2BIG)
+                return ctl_usage_error("trigger", "--%s given more than %d times", option_name(c), TRIGGER_MATCH_MAX);
+        if (r == -EINVAL)
+                return ctl_bad_value("trigger", kind == TRIGGER_MATCH_PROPERTY ? "--property-match" : "--attr-match",
+                                     value, kind == TRIGGER_MATCH_PROPERTY ? "PROP=VALUE" : "ATTR or ATTR=VALUE, ATTR a relative path");
+        if (r < 0) {
+                ctl_err("trigger", "%s", strerror(-r));
+                return CTL_EXIT_FAILURE;
+        }
         return CTL_EXIT_OK;
+}
+
+/* The devices of --parent-match and --name-match, once every option is read. Return: exit status. */
+static int add_parents(struct trigger *t)
+{
+        char devpath[PATH_MAX], syspath[PATH_MAX + sizeof(SYSFS_ROOT)], node[PATH_MAX];
+        int r = CTL_EXIT_OK;
+
+        for (size_t i = 0; r == CTL_EXIT_OK && i < t->n_under; i++) {
+                const char *arg = t->under[i].arg;
+
+                if (t->under[i].node && arg[0] != '/') {
+                        snprintf(node, sizeof(node), "/dev/%s", arg);
+                        arg = node;
+                }
+                if (ctl_device("trigger", SYSFS_ROOT, arg, devpath, sizeof(devpath)) < 0)
+                        return CTL_EXIT_FAILURE;
+                snprintf(syspath, sizeof(syspath), SYSFS_ROOT "%s", devpath);
+                r = add_match(t, t->under[i].node ? OPT_NAME_MATCH : 'b', TRIGGER_MATCH_PARENT, syspath);
+        }
+        return r;
+}
+
+/* --prioritized-subsystem: a comma-separated list, each name borrowed from @arg (cut in place). */
+static int add_prioritized(struct trigger *t, char *arg)
+{
+        for (char *name = strtok(arg, ","); name; name = strtok(NULL, ",")) {
+                if (t->n_prio == TRIGGER_MATCH_MAX)
+                        return ctl_usage_error("trigger", "--prioritized-subsystem names more than %d subsystems",
+                                               TRIGGER_MATCH_MAX);
+                t->prio[t->n_prio++] = name;
+        }
+        return CTL_EXIT_OK;
+}
+
+/* Options that take a value other than a match. Return: exit status. */
+static int value_option(struct trigger *t, int c, char *arg)
+{
+        uint64_t v;
+
+        switch (c) {
+        case 'c':
+                t->action = arg;
+                return ctl_check_action("trigger", arg);
+        case 't':
+                if (strcmp(arg, "devices") == 0 || strcmp(arg, "subsystems") == 0 || strcmp(arg, "all") == 0) {
+                        t->type = arg[0] == 'd' ? TYPE_DEVICES : arg[0] == 's' ? TYPE_SUBSYSTEMS : TYPE_ALL;
+                        return CTL_EXIT_OK;
+                }
+                return ctl_bad_value("trigger", "--type", arg,
+                                     "devices, subsystems or all (-t is --type, as in udevadm trigger; the time limit is --timeout)");
+        case OPT_PRIORITIZED:
+                return add_prioritized(t, arg);
+        case OPT_DONE_FILE:
+                t->done_file = arg;
+                return arg[0] ? CTL_EXIT_OK : ctl_bad_value("trigger", "--done-file", arg, "a path");
+        case OPT_TIMEOUT:
+                return ctl_parse_seconds("trigger", "--timeout", arg, 0, HP_CONTROL_TIMEOUT_MAX_SEC, &t->timeout_ms);
+        case OPT_JOBS:
+                if (decimal_u64(arg, &v) < 0 || v < 1 || v > HP_TRIGGER_JOBS_MAX)
+                        return ctl_bad_value("trigger", "--jobs", arg, "a number, 1 to " CTL_STR(HP_TRIGGER_JOBS_MAX));
+                t->jobs = (unsigned)v;
+                return CTL_EXIT_OK;
+        }
+        return CTL_EXIT_OK;
+}
+
+/* Option @c. Return: exit status. */
+static int trigger_option(struct trigger *t, int c, char *arg)
+{
+        static const struct { int c; enum trigger_match_kind kind; } matches[] = {
+                { 's', TRIGGER_MATCH_SUBSYSTEM }, { 'S', TRIGGER_NOMATCH_SUBSYSTEM }, { 'y', TRIGGER_MATCH_SYSNAME },
+                { 'a', TRIGGER_MATCH_ATTR },      { 'A', TRIGGER_NOMATCH_ATTR },      { 'p', TRIGGER_MATCH_PROPERTY },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(matches); i++)
+                if (c == matches[i].c)
+                        return add_match(t, c, matches[i].kind, arg);
+        switch (c) {
+        case 'b':
+        case OPT_NAME_MATCH:
+                if (t->n_under == TRIGGER_MATCH_MAX)
+                        return ctl_usage_error("trigger", "--parent-match and --name-match given more than %d times",
+                                               TRIGGER_MATCH_MAX);
+                t->under[t->n_under].arg = arg;
+                t->under[t->n_under++].node = c == OPT_NAME_MATCH;
+                return CTL_EXIT_OK;
+        case 'w':
+                t->settle = true;
+                return CTL_EXIT_OK;
+        case 'n':
+                t->dry_run = true;
+                return CTL_EXIT_OK;
+        case 'v':
+                t->verbose = true;
+                return CTL_EXIT_OK;
+        case 'q':
+                t->quiet = true;
+                return CTL_EXIT_OK;
+        }
+        return value_option(t, c, arg);
 }
 
 /* Return: CTL_RUN, or the exit status (CTL_EXIT_OK after --help). */
 static int parse_args(struct trigger *t, int argc, char *argv[])
 {
-        static const struct option opts[] = {
-                { "action", required_argument, NULL, 'a' },
-                { "subsystem-match", required_argument, NULL, 's' },
-                { "subsystem-nomatch", required_argument, NULL, 'S' },
-                { "sysname-match", required_argument, NULL, 'y' },
-                { "settle", no_argument, NULL, 'w' },
-                { "timeout", required_argument, NULL, 't' },
-                { "dry-run", no_argument, NULL, 'n' },
-                { "verbose", no_argument, NULL, 'v' },
-                { "jobs", required_argument, NULL, 'j' },
-                { "done-file", required_argument, NULL, OPT_DONE_FILE },
-                CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
-        };
-        const struct ctl_getopt g = { "trigger", "a:c:s:S:y:wt:nvj:h", opts, help, "DEVICE..." };
+        const struct ctl_getopt g = { "trigger", "c:t:s:S:y:a:A:p:b:wnvqh", trigger_options, help, "DEVICE..." };
         int c, r = CTL_EXIT_OK;
 
         while (r == CTL_EXIT_OK && (c = ctl_getopt(&g, argc, argv)) >= 0) {
-                switch (c) {
-                case 'a':
-                case 'c': /* udevadm trigger's spelling */
-                        r = ctl_check_action("trigger", optarg);
-                        t->action = optarg;
-                        break;
-                case 's':
-                        r = add_pattern(&t->match, "--subsystem-match", optarg);
-                        break;
-                case 'S':
-                        r = add_pattern(&t->nomatch, "--subsystem-nomatch", optarg);
-                        break;
-                case 'y':
-                        r = add_pattern(&t->sysname, "--sysname-match", optarg);
-                        break;
-                case 'w':
-                        t->settle = true;
-                        break;
-                case OPT_DONE_FILE:
-                        t->done_file = optarg;
-                        r = optarg[0] ? CTL_EXIT_OK : ctl_bad_value("trigger", "--done-file", optarg, "a path");
-                        break;
-                case 't':
-                        r = ctl_parse_seconds("trigger", "--timeout", optarg, 0, HP_CONTROL_TIMEOUT_MAX_SEC,
-                                              &t->timeout_ms);
-                        break;
-                case 'n':
-                        t->dry_run = true;
-                        break;
-                case 'v':
-                        t->verbose = true;
-                        break;
-                case 'j': {
-                        uint64_t v;
-
-                        if (decimal_u64(optarg, &v) < 0 || v < 1 || v > HP_TRIGGER_JOBS_MAX)
-                                r = ctl_bad_value("trigger", "--jobs", optarg,
-                                                  "a number, 1 to " CTL_STR(HP_TRIGGER_JOBS_MAX));
-                        else
-                                t->jobs = (unsigned)v;
-                        break;
-                }
-                }
+                /* -a was --action's letter: an action word there is the old spelling, not an attribute. */
+                if (c == 'a' && ctl_is_action(optarg))
+                        return ctl_usage_error("trigger", "-a is --attr-match, as in udevadm trigger: for the action "
+                                               "'%s' give -c %s or --action=%s", optarg, optarg, optarg);
+                r = trigger_option(t, c, optarg);
         }
         if (r != CTL_EXIT_OK)
                 return r;
@@ -685,6 +840,45 @@ static int parse_args(struct trigger *t, int argc, char *argv[])
         return CTL_RUN;
 }
 
+/* Gathered devices (--prioritized-subsystem) in their order, each added. Return: exit status. */
+static int add_gathered(struct trigger *t)
+{
+        size_t *order = calloc(MAX(t->g.n, (size_t)1), sizeof(*order));
+        bool *placed = calloc(MAX(t->g.n, (size_t)1), sizeof(*placed));
+        int r = CTL_EXIT_OK;
+
+        if (!order || !placed) {
+                ctl_err("trigger", "%s", strerror(ENOMEM));
+                r = CTL_EXIT_FAILURE;
+        } else {
+                trigger_prioritize(t->g.paths, t->g.subsystems, t->g.n, (char *const *)t->prio, t->n_prio, order,
+                                   placed);
+                for (size_t i = 0; r == CTL_EXIT_OK && i < t->g.n; i++)
+                        r = device_add(t, t->g.paths[order[i]], true);
+        }
+        free(order);
+        free(placed);
+        return r;
+}
+
+/* Walk what --type selects; the devices are added as found, or gathered first. Return: exit status. */
+static int walk(struct trigger *t)
+{
+        int e = 0;
+
+        if (t->type != TYPE_SUBSYSTEMS)
+                e = trigger_walk(SYSFS_ROOT, walked, t);
+        if (e >= 0 && t->type != TYPE_DEVICES)
+                e = trigger_walk_subsystems(SYSFS_ROOT, walked, t);
+        if (e == -ECANCELED)
+                return t->status;
+        if (e < 0) {
+                ctl_err("trigger", "cannot enumerate devices: %s", strerror(-e));
+                return CTL_EXIT_FAILURE;
+        }
+        return t->n_prio ? add_gathered(t) : CTL_EXIT_OK;
+}
+
 int verb_trigger(int argc, char *argv[])
 {
         struct trigger t = { .action = "add", .timeout_ms = TRIGGER_DEFAULT_TIMEOUT_SEC * 1000,
@@ -695,6 +889,10 @@ int verb_trigger(int argc, char *argv[])
         r = parse_args(&t, argc, argv);
         if (r != CTL_RUN)
                 return r;
+        if ((r = add_parents(&t)) != CTL_EXIT_OK) {
+                trigger_done(&t);
+                return r;
+        }
         t.tty = isatty(STDERR_FILENO) == 1;
         if (trigger_alloc(&t) < 0) {
                 ctl_err("trigger", "%s", strerror(ENOMEM));
@@ -707,15 +905,7 @@ int verb_trigger(int argc, char *argv[])
         if (r == CTL_EXIT_OK && t.n_devices) {
                 r = named_devices(&t);
         } else if (r == CTL_EXIT_OK) {
-                /* Written as found: the first events go out while the tree is still being read. */
-                int e = trigger_walk(SYSFS_ROOT, walked, &t);
-
-                if (e == -ECANCELED) {
-                        r = t.status;
-                } else if (e < 0) {
-                        ctl_err("trigger", "cannot enumerate devices: %s", strerror(-e));
-                        r = CTL_EXIT_FAILURE;
-                }
+                r = walk(&t);
         }
         if (!t.dry_run && r == CTL_EXIT_OK) {
                 r = batch_end(&t, true);

@@ -68,7 +68,7 @@ static const char help[] =
         "/sys/class/net/eth0), a DEVPATH (/devices/...) or a device node (/dev/sda).\n\n"
         "Options:\n"
         "  -r, --removed          wait until the devices are gone\n"
-        "  -s, --settle           then also wait until every event so far is processed\n"
+        "  -w, --settle           then also wait until every event so far is processed\n"
         "  -t, --timeout=SEC      give up after SEC seconds, 0 to " CTL_STR(HP_CONTROL_TIMEOUT_MAX_SEC)
         ", fractions allowed\n"
         "                         (default " CTL_STR(WAIT_DEFAULT_TIMEOUT_SEC) ")\n"
@@ -262,11 +262,11 @@ int verb_wait(int argc, char *argv[])
 {
         static const struct option opts[] = {
                 { "removed", no_argument, NULL, 'r' },
-                { "settle", no_argument, NULL, 's' },
+                { "settle", no_argument, NULL, 'w' },
                 { "timeout", required_argument, NULL, 't' },
                 CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
         };
-        const struct ctl_getopt g = { "wait", "rst:h", opts, help, "DEVICE..." };
+        const struct ctl_getopt g = { "wait", "rwt:h", opts, help, "DEVICE..." };
         struct wait_opts o = { .timeout_ms = WAIT_DEFAULT_TIMEOUT_SEC * 1000 };
         _cleanup_free_ struct wdev *devs = NULL;
         size_t n;
@@ -275,7 +275,7 @@ int verb_wait(int argc, char *argv[])
         while ((c = ctl_getopt(&g, argc, argv)) >= 0) {
                 if (c == 'r')
                         o.removed = true;
-                else if (c == 's')
+                else if (c == 'w')
                         o.settle = true;
                 else if (c == 't' && ctl_parse_seconds("wait", "--timeout", optarg, 0, HP_CONTROL_TIMEOUT_MAX_SEC,
                                                        &o.timeout_ms) != CTL_EXIT_OK)

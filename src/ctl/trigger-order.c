@@ -78,3 +78,34 @@ size_t trigger_parent(char *const *paths, size_t from, size_t i)
         }
         return TRIGGER_NO_PARENT;
 }
+
+/* Is @a a proper ancestor of @b? */
+static bool is_ancestor(const char *a, const char *b)
+{
+        size_t len = strlen(a);
+
+        return strncmp(a, b, len) == 0 && b[len] == '/';
+}
+
+void trigger_prioritize(char *const *paths, char *const *subsystems, size_t n, char *const *prio, size_t n_prio,
+                        size_t *ret_order, bool *placed)
+{
+        size_t k = 0;
+
+        memset(placed, 0, n * sizeof(*placed));
+        for (size_t s = 0; s < n_prio; s++)
+                for (size_t i = 0; i < n; i++) {
+                        if (placed[i] || strcmp(subsystems[i], prio[s]) != 0)
+                                continue;
+                        for (size_t a = 0; a < n; a++)
+                                if (!placed[a] && is_ancestor(paths[a], paths[i])) {
+                                        placed[a] = true;
+                                        ret_order[k++] = a;
+                                }
+                        placed[i] = true;
+                        ret_order[k++] = i;
+                }
+        for (size_t i = 0; i < n; i++)
+                if (!placed[i])
+                        ret_order[k++] = i;
+}

@@ -13,6 +13,7 @@
  * ancestor in the segment returned, so a device's event is sent after its
  * parent's, grandparent's... whenever they are triggered too.  Pure: no I/O.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 #define TRIGGER_NO_PARENT ((size_t)-1)
@@ -50,3 +51,19 @@ size_t trigger_segment(char *const *paths, size_t i, size_t prev);
  * a prefix of @i's up to a '/'), or TRIGGER_NO_PARENT.
  */
 size_t trigger_parent(char *const *paths, size_t from, size_t i);
+
+/**
+ * trigger_prioritize() - the order of a list with some subsystems first
+ * @paths: the list, in the walk's order (borrowed)
+ * @subsystems: each device's subsystem (borrowed)
+ * @n: entries of both
+ * @prio: the subsystems to put first, in this order (borrowed)
+ * @n_prio: entries of @prio
+ * @ret_order: receives @n indices into @paths: for each of @prio in turn,
+ *             each of its devices not placed yet, in list order, right
+ *             after those of its ancestors in the list not placed yet (in
+ *             list order); then every other device, in list order
+ * @placed: scratch, @n entries
+ */
+void trigger_prioritize(char *const *paths, char *const *subsystems, size_t n, char *const *prio, size_t n_prio,
+                        size_t *ret_order, bool *placed);

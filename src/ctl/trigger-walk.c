@@ -210,3 +210,58 @@ int trigger_walk(const char *root, trigger_walk_fn fn, void *userdata)
         free(w);
         return r;
 }
+
+/* Call @fn for each subdirectory of @dir holding a regular file "uevent", in name order. */
+static int each_with_uevent(const char *dir, const char *subsystem, trigger_walk_fn fn, void *userdata)
+{
+        struct names ns = { 0 };
+        char path[PATH_MAX];
+        bool unused;
+        DIR *d = opendir(dir);
+        int r;
+
+        if (!d)
+                return errno == ENOMEM ? -ENOMEM : 0;
+        r = read_entries(d, &ns, &unused);
+        for (size_t i = 0; r >= 0 && i < ns.n; i++) {
+                struct stat st;
+
+                if (fstatat(dirfd(d), ns.v[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+                    snprintf(path, sizeof(path), "%s/%s/uevent", dir, ns.v[i]) >= (int)sizeof(path) ||
+                    stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                path[strlen(path) - strlen("/uevent")] = '\0';
+                r = fn(userdata, path, subsystem);
+        }
+        names_free(&ns);
+        closedir(d);
+        return r;
+}
+
+/* trigger_walk_subsystems()'s second pass: each bus's drivers. */
+static int bus_drivers(void *userdata, const char *syspath, const char *subsystem)
+{
+        const struct walk *w = userdata;
+        char dir[PATH_MAX];
+
+        (void)subsystem;
+        if (snprintf(dir, sizeof(dir), "%s/drivers", syspath) >= (int)sizeof(dir))
+                return 0;
+        return each_with_uevent(dir, "drivers", w->fn, w->userdata);
+}
+
+int trigger_walk_subsystems(const char *root, trigger_walk_fn fn, void *userdata)
+{
+        struct walk w = { .fn = fn, .userdata = userdata };
+        char dir[PATH_MAX];
+        int r;
+
+        snprintf(dir, sizeof(dir), "%s/module", root);
+        r = each_with_uevent(dir, "module", fn, userdata);
+        snprintf(dir, sizeof(dir), "%s/bus", root);
+        if (r >= 0)
+                r = each_with_uevent(dir, "subsystem", fn, userdata);
+        if (r >= 0)
+                r = each_with_uevent(dir, "", bus_drivers, &w);
+        return r;
+}

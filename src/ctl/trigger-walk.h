@@ -41,3 +41,18 @@ typedef int (*trigger_walk_fn)(void *userdata, const char *syspath, const char *
  * opening @root/devices.
  */
 int trigger_walk(const char *root, trigger_walk_fn fn, void *userdata);
+
+/**
+ * trigger_walk_subsystems() - call @fn for every module, bus and driver
+ * @root: the sysfs mount (borrowed)
+ * @fn: the callback; its subsystem is "module" (@root/module/NAME),
+ *      "subsystem" (@root/bus/NAME) or "drivers" (@root/bus/BUS/drivers/NAME),
+ *      as udev names them
+ * @userdata: passed to @fn
+ *
+ * What udevadm trigger --type=subsystems lists: each directory there that
+ * holds a "uevent" file, modules first, then buses, then drivers, each in
+ * name order.  Directories that cannot be read are passed over.
+ * Return: 0, @fn's negative return, or -ENOMEM.
+ */
+int trigger_walk_subsystems(const char *root, trigger_walk_fn fn, void *userdata);

@@ -143,7 +143,11 @@ echo "ok: --action"
 run 1 test /sys/module/kernel
 err_has "hotplugctl: test: /sys/module/kernel: "
 run 1 test --sysfs "$sysfs" /sys/module/kernel
-err_has "hotplugctl: test: /sys/module/kernel: does not exist"
+err_has "hotplugctl: test: /sys/module/kernel: not a device: neither a device node nor a path below"
+run 1 test --sysfs "$sysfs" /no/such/path
+err_has "hotplugctl: test: /no/such/path: does not exist"
+run 1 test --sysfs "$sysfs" /dev/null
+err_has "hotplugctl: test: /dev/null: no device of this node in sysfs (no $(realpath "$sysfs")/dev/char/1:3)"
 run 1 test --sysfs "$sysfs" /devices/pci0000:00
 err_has "hotplugctl: test: /devices/pci0000:00: not a device"
 run 1 test --sysfs "$sysfs" relative/path

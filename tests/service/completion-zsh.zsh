@@ -65,6 +65,7 @@ done
 line="hotplugctl blame --"; comp $line; has --json --top --socket --help
 line="hotplugctl trigger --action "; comp $line; has add remove change bind
 line="hotplugctl test -a re"; comp $line; [[ $out == remove ]] || fail "'$line' completed '$out'"
+line="hotplugctl trigger -t "; comp $line; has devices subsystems all
 if [[ -d /sys/class/net ]]; then
         line="hotplugctl trigger -s ne"; comp $line; has net
         line="hotplugctl wait /sys/class/ne"; comp $line; has net

@@ -6,8 +6,8 @@
 #    its verb;
 #  - each verb's options: every option of 'hotplugctl VERB --help' (long and
 #    short, --no- forms), "--opt=" for one that takes a value; nothing else;
-#  - option values: actions, subsystems from /sys, timeline's lanes, the
-#    verb found after --socket PATH;
+#  - option values: actions, subsystems from /sys, timeline's lanes, trigger's
+#    types, the verb found after --socket PATH;
 #  - devices for the verbs whose usage names DEVICE: directories below
 #    /sys, and /devices/... DEVPATHs; no operand for a verb without one;
 #  - a directory's name is one candidate, as it is: neither split at a
@@ -124,6 +124,12 @@ comp trigger --action = ch
 is change
 comp test -a re
 is remove
+comp trigger -c ch
+is change
+comp trigger --type ""
+is devices subsystems all
+comp trigger -t s
+is subsystems
 comp timeline rec --lanes ""
 is device subsystem
 comp trigger -s ne

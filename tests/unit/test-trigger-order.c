@@ -2,14 +2,16 @@
 /*
  * The order hotplugctl trigger keeps with parallel writes (ctl/trigger-order.c):
  * the path order libudev sorts by, segments cut where a list leaves it, and
- * each device's nearest ancestor within its segment; and trigger-walk.c's
- * walk of a made-up device tree.
+ * each device's nearest ancestor within its segment, --prioritized-subsystem's
+ * order; and trigger-walk.c's walks of a made-up tree: devices, and modules,
+ * buses and drivers (--type=subsystems).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -69,6 +71,28 @@ static void test_parents(void)
         check_int(trigger_parent((char *[]){ "/", "/x" }, 0, 1), TRIGGER_NO_PARENT);
 }
 
+/*
+ * --prioritized-subsystem: each subsystem's devices in turn, each right after
+ * its ancestors in the list not placed yet; then the rest in list order.
+ */
+static void test_prioritize(void)
+{
+        char *paths[] = { "/d/p", "/d/p/a", "/d/p/a/net0", "/d/p/b", "/d/p/b/sda", "/d/p/b/sda/sda1", "/d/v/lo",
+                          "/d/v/null" };
+        char *subs[] = { "pci", "pci", "net", "pci", "block", "block", "net", "mem" };
+        char *prio[] = { "block", "net" };
+        size_t order[N(paths)], want[] = { 0, 3, 4, 5, 1, 2, 6, 7 }, want_none[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+        bool placed[N(paths)];
+
+        trigger_prioritize(paths, subs, N(paths), prio, N(prio), order, placed);
+        for (size_t i = 0; i < N(paths); i++)
+                check_int(order[i], want[i]);
+        /* No subsystem given, or none of the list's: the list's order. */
+        trigger_prioritize(paths, subs, N(paths), (char *[]){ "sound" }, 1, order, placed);
+        for (size_t i = 0; i < N(paths); i++)
+                check_int(order[i], want_none[i]);
+}
+
 /* A directory @dir below @root, with a uevent file and a subsystem link to "../bus/@subsystem" unless NULL. */
 static void make_dir(const char *root, const char *dir, const char *subsystem)
 {
@@ -91,6 +115,7 @@ static void make_dir(const char *root, const char *dir, const char *subsystem)
 struct walked {
         char out[4096];
         size_t len;
+        size_t root_len;
 };
 
 static int collect(void *userdata, const char *syspath, const char *subsystem)
@@ -150,11 +175,55 @@ static void test_walk(void)
         check(system(cmd) == 0);
 }
 
+/* trigger_walk_subsystems(): the syspath below the root, and the subsystem. */
+static int collect_below(void *userdata, const char *syspath, const char *subsystem)
+{
+        struct walked *w = userdata;
+
+        w->len += (size_t)snprintf(w->out + w->len, sizeof(w->out) - w->len, "%s:%s ", syspath + w->root_len,
+                                   subsystem);
+        return 0;
+}
+
+/* --type=subsystems: modules, then buses, then drivers, each holding a uevent file, by name. */
+static void test_walk_subsystems(void)
+{
+        static const char *const dirs[] = { "module", "module/zz", "module/aa", "module/nouevent", "bus", "bus/usb",
+                                            "bus/usb/drivers", "bus/usb/drivers/hub", "bus/pci", "bus/pci/drivers",
+                                            "bus/pci/drivers/e1000", "bus/pci/drivers/bare" };
+        static const char *const with_uevent[] = { "module/zz", "module/aa", "bus/usb", "bus/usb/drivers/hub",
+                                                   "bus/pci", "bus/pci/drivers/e1000" };
+        char root[] = "/tmp/test-trigger-subsys.XXXXXX", path[PATH_MAX + 32], cmd[PATH_MAX + 16];
+        struct walked w = { .len = 0 };
+
+        check(mkdtemp(root) != NULL);
+        w.root_len = strlen(root);
+        for (size_t i = 0; i < N(dirs); i++) {
+                snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+                check(mkdir(path, 0755) == 0);
+        }
+        for (size_t i = 0; i < N(with_uevent); i++) {
+                int fd;
+
+                snprintf(path, sizeof(path), "%s/%s/uevent", root, with_uevent[i]);
+                fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+                check(fd >= 0);
+                close(fd);
+        }
+        check_int(trigger_walk_subsystems(root, collect_below, &w), 0);
+        check_str(w.out, "/module/aa:module /module/zz:module /bus/pci:subsystem /bus/usb:subsystem "
+                         "/bus/pci/drivers/e1000:drivers /bus/usb/drivers/hub:drivers ");
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        check(system(cmd) == 0);
+}
+
 int main(void)
 {
         run_test(test_path_cmp);
         run_test(test_segments);
         run_test(test_parents);
+        run_test(test_prioritize);
         run_test(test_walk);
+        run_test(test_walk_subsystems);
         return 0;
 }
