@@ -68,6 +68,9 @@ struct manager {
         uint64_t journal_bytes;         /* the handover journal's bytes, as its observer last told */
         bool overloaded;                /* reading stopped at a bound (manager_feed_paused()) until resumed */
         usec_t overloaded_since;        /* CLOCK_MONOTONIC, when it stopped */
+        usec_t overload_logged;         /* CLOCK_MONOTONIC of the last "overloaded" warning, 0: none */
+        uint64_t overloads_unlogged;    /* overloads since then logged at debug level only */
+        bool overload_quiet;            /* this overload's warning was held back (HP_OVERLOAD_LOG_USEC) */
         bool stopping;
         sd_event_source *shutdown_timer;
         sd_event_source *exit_check;    /* post source: off until stopping or the input's end (manager_maybe_exit()) */

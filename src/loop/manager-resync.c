@@ -36,7 +36,15 @@
  *  - the pass waits while the manager is not reading (queue full) and is
  *    abandoned when the manager stops;
  *  - a synthesised remove is injected only if the device is still believed
- *    present and is still absent from sysfs at that moment.
+ *    present and is still absent from sysfs at that moment;
+ *  - a remove that found no lost SEQNUM (the pass started while the socket
+ *    still held events from before the loss, so the loss was not yet a
+ *    gap in the ledger and the kernel's count could not be trusted) is
+ *    tried again by a removes-only pass, which waits until the socket has
+ *    been read to the end: then every SEQNUM up to the kernel's count is
+ *    either received or lost.  At most HP_RESYNC_PLACE_TRIES such passes
+ *    in a row that read it to the end and still place nothing; then the
+ *    devices stay believed present (warned) until the next pass.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,12 +80,16 @@ struct manager_resync {
         bool overflow_during_pass;
         bool full_reported;
         bool listed;            /* the devices in sysfs at the start are in known */
+        bool place_pending;     /* removes were left without a SEQNUM: a removes-only pass is due */
+        unsigned place_tries;   /* removes-only passes in a row that read the socket to the end */
         uint64_t seq_floor; /* highest SEQNUM given to a synthesised remove */
         char prev_uuid[UUID_STRING_MAX];
         struct resync_stats stats;
 
         /* The pass in progress. */
         bool running;
+        bool removes_only;    /* only the plan's removes: the adds and changes were written before */
+        size_t n_ops;         /* operations of the plan this pass does */
         struct resync_plan plan;
         size_t next;
         bool undrained;       /* the socket was not read to the end after our last write */
@@ -378,11 +390,14 @@ static int refresh_left_alone(struct manager_resync *rs)
         return 0;
 }
 
+/* Return: 0, or 1 for a removes-only pass that must wait for the socket to be read to the end
+ * (nothing done), or negative errno. */
 static int pass_prepare(struct manager *m)
 {
         struct manager_resync *rs = resync_of(m);
         struct devset now;
         uint64_t kernel;
+        bool drained;
         int r;
 
         rs->rootfd = sysfs_open_root(manager_cfg(m)->sysfs_root);
@@ -391,8 +406,12 @@ static int pass_prepare(struct manager *m)
         /* Read the kernel's SEQNUM, then everything queued for us: what lies between is lost
          * (unless reading stopped again: then the socket may still hold some of it). */
         kernel = kernel_seqnum(rs->rootfd);
-        if (manager_drain_input(m) <= 0 || must_wait(m))
+        drained = manager_drain_input(m) > 0 && !must_wait(m);
+        if (!drained) {
+                if (rs->removes_only)
+                        return 1; /* the adds and changes are done: only a full read helps */
                 kernel = 0;
+        }
         devset_init(&now, 0);
         r = resync_scan(manager_cfg(m)->sysfs_root, &now);
         if (r >= 0)
@@ -403,13 +422,14 @@ static int pass_prepare(struct manager *m)
                                       &rs->plan);
         rs->n_sysfs = now.n;
         devset_clear(&now);
-        if (r >= 0)
+        rs->n_ops = rs->removes_only ? rs->plan.n_remove : rs->plan.n;
+        if (r >= 0 && !rs->removes_only)
                 r = refresh_left_alone(rs);
         if (r >= 0)
                 r = place_removes(m, kernel);
         if (r >= 0)
                 r = uuid_random(rs->uuid);
-        return r;
+        return r < 0 ? r : 0;
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -428,6 +448,9 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
                         log_error_errno(r, "cannot schedule a resync");
                 return 0;
         }
+        /* An overflow waiting makes it a full pass, which does the pending removes too. */
+        rs->removes_only = rs->place_pending && rs->first_overflow == 0;
+        rs->place_pending = false;
         rs->first_overflow = 0;
         rs->overflow_during_pass = false;
         rs->next = 0;
@@ -437,11 +460,25 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
         publish_uuids(rs);
         r = pass_prepare(m);
         rs->busy = rs->longest = now_usec(CLOCK_MONOTONIC) - rs->started;
+        if (r == 1) {
+                /* Reading stopped again before the socket was empty: look again soon. */
+                pass_free(rs);
+                rs->place_pending = true;
+                r = arm(m, &rs->timer, now_usec(CLOCK_MONOTONIC) + RESYNC_RETRY_USEC, on_timer,
+                        SD_EVENT_PRIORITY_NORMAL);
+                if (r < 0)
+                        log_error_errno(r, "cannot schedule a resync");
+                return 0;
+        }
         if (r >= 0)
                 r = arm(m, &rs->work, 0, on_work, SD_EVENT_PRIORITY_IDLE);
         if (r < 0) {
                 log_error_errno(r, "resync after overflow failed to start");
                 pass_free(rs);
+                return 0;
+        }
+        if (rs->removes_only) {
+                log_debug("resync: removes-only pass, %zu to remove (SYNTH_UUID=%s)", rs->plan.n_remove, rs->uuid);
                 return 0;
         }
         log_debug("resync: %zu devices in sysfs, %zu known; %zu to remove, %zu to add, %zu to change, "
@@ -505,11 +542,51 @@ static void do_write(struct manager *m, const struct resync_op *op)
                 rs->changed++;
 }
 
+/* After a pass: a removes-only pass for the removes it could not place, unless an overflow
+ * during it makes a full pass follow anyway. */
+static void follow_up(struct manager *m)
+{
+        struct manager_resync *rs = resync_of(m);
+
+        if (rs->overflow_during_pass) {
+                /* Events were lost during this pass: go again, later each time this repeats. */
+                update_backoff(m, rs->last_end);
+                schedule_pass(m);
+                return;
+        }
+        if (rs->unplaced == 0) {
+                rs->place_tries = 0;
+                return;
+        }
+        if (rs->place_tries >= HP_RESYNC_PLACE_TRIES) {
+                log_warning("resync: %zu removes found no lost SEQNUM in %u passes that read the socket to "
+                            "the end (more than %d gaps open?); those devices stay believed present until "
+                            "the next overflow's pass", rs->unplaced, rs->place_tries, LEDGER_MAX_OPEN_GAPS);
+                rs->place_tries = 0;
+                return;
+        }
+        rs->place_pending = true;
+        if (arm(m, &rs->timer, rs->last_end + delay_for(rs->place_tries), on_timer, SD_EVENT_PRIORITY_NORMAL) < 0)
+                log_error("cannot schedule a resync for %zu removes left for later", rs->unplaced);
+}
+
 static void pass_end(struct manager *m)
 {
         struct manager_resync *rs = resync_of(m);
         usec_t took = now_usec(CLOCK_MONOTONIC) - rs->started;
 
+        if (rs->removes_only) {
+                /* It read the socket to the end before placing (pass_prepare()). */
+                rs->place_tries++;
+                log_notice("resync: %zu removes synthesised for devices whose remove was lost, %zu still "
+                           "without a lost SEQNUM, %zu kept (a real event came) (SYNTH_UUID=%s)",
+                           rs->removed, rs->unplaced, rs->kept, rs->uuid);
+                rs->stats.removed += rs->removed;
+                pass_free(rs);
+                rs->last_end = now_usec(CLOCK_MONOTONIC);
+                follow_up(m);
+                return;
+        }
         log_notice("resync after overflow: %zu changed, %zu added, %zu removed, %zu failed, %zu skipped, "
                    "%zu left for later, %zu left alone (resync-subsystems); %zu devices in sysfs; %.1f ms, "
                    "%.1f ms of it working, longest turn %.1f ms (SYNTH_UUID=%s)",
@@ -526,11 +603,8 @@ static void pass_end(struct manager *m)
         memcpy(rs->prev_uuid, rs->uuid, sizeof(rs->uuid));
         pass_free(rs);
         rs->last_end = now_usec(CLOCK_MONOTONIC);
-        if (rs->overflow_during_pass) {
-                /* Events were lost during this pass: go again, later each time this repeats. */
-                update_backoff(m, rs->last_end);
-                schedule_pass(m);
-        }
+        rs->place_tries = 0;
+        follow_up(m);
 }
 
 static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
@@ -543,11 +617,11 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
         if (!rs->running)
                 return 0;
         if (manager_stopping(m)) {
-                log_info("stopping: resync abandoned after %zu of %zu operations", rs->next, rs->plan.n);
+                log_info("stopping: resync abandoned after %zu of %zu operations", rs->next, rs->n_ops);
                 pass_free(rs);
                 return 0;
         }
-        for (unsigned k = 0; k < HP_RESYNC_BATCH && rs->next < rs->plan.n && !must_wait(m) &&
+        for (unsigned k = 0; k < HP_RESYNC_BATCH && rs->next < rs->n_ops && !must_wait(m) &&
                              now_usec(CLOCK_MONOTONIC) - t0 < HP_RESYNC_TURN_USEC;
              k++) {
                 const struct resync_op *op;
@@ -571,7 +645,7 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
         t0 = now_usec(CLOCK_MONOTONIC) - t0;
         rs->busy += t0;
         rs->longest = MAX(rs->longest, t0);
-        if (rs->next >= rs->plan.n) {
+        if (rs->next >= rs->n_ops) {
                 pass_end(m);
                 return 0;
         }

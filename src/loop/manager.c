@@ -421,17 +421,30 @@ void manager_feed_dropped_keys(struct manager *m, size_t n)
 
 void manager_feed_paused(struct manager *m)
 {
-        char held[192];
+        char held[192], before[96] = "";
         bool bytes = manager_held(m) < m->max_queue;
 
         m->overloaded = true;
         m->overloaded_since = now_usec(CLOCK_MONOTONIC);
         m->stats.overloads++;
-        log_warning("overloaded: %s, at the %s (%" PRIu64 "); reading stopped until %zu events and %" PRIu64
-                    " bytes are held: the kernel keeps what comes in the socket buffer and drops the rest, "
-                    "which resync recovers",
-                    held_text(m, held, sizeof(held)), bytes ? "max-queue-bytes budget" : "max-queue limit",
-                    bytes ? m->budget : (uint64_t)m->max_queue, m->resume_mark, m->budget_resume);
+        /* Overloads that come every second or two under a long storm: one warning a minute. */
+        m->overload_quiet = m->overload_logged != 0 &&
+                            m->overloaded_since < m->overload_logged + HP_OVERLOAD_LOG_USEC;
+        if (m->overload_quiet)
+                m->overloads_unlogged++;
+        else {
+                if (m->overloads_unlogged > 0)
+                        snprintf(before, sizeof(before), "; %" PRIu64 " overloads since the last such line",
+                                 m->overloads_unlogged);
+                m->overload_logged = m->overloaded_since;
+                m->overloads_unlogged = 0;
+        }
+        log_full(m->overload_quiet ? LOG_DEBUG : LOG_WARNING,
+                 "overloaded: %s, at the %s (%" PRIu64 "); reading stopped until %zu events and %" PRIu64
+                 " bytes are held: the kernel keeps what comes in the socket buffer and drops the rest, "
+                 "which resync recovers%s",
+                 held_text(m, held, sizeof(held)), bytes ? "max-queue-bytes budget" : "max-queue limit",
+                 bytes ? m->budget : (uint64_t)m->max_queue, m->resume_mark, m->budget_resume, before);
         observe_overload(m, true);
 }
 
@@ -494,9 +507,10 @@ void manager_input_maybe_resume(struct manager *m)
                 return;
         m->overloaded = false;
         if (was)
-                log_notice("overload over after %" PRIu64 " ms: %s; reading again",
-                           (now_usec(CLOCK_MONOTONIC) - m->overloaded_since) / USEC_PER_MSEC,
-                           held_text(m, held, sizeof(held)));
+                log_full(m->overload_quiet ? LOG_DEBUG : LOG_NOTICE,
+                         "overload over after %" PRIu64 " ms: %s; reading again",
+                         (now_usec(CLOCK_MONOTONIC) - m->overloaded_since) / USEC_PER_MSEC,
+                         held_text(m, held, sizeof(held)));
         if (m->in.ops->resume)
                 m->in.ops->resume(m->in.data);
         if (was)

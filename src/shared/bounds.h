@@ -45,6 +45,10 @@
 #define HP_QUEUE_BYTES_DEFAULT (8 * 1024 * 1024)
 #define HP_QUEUE_BYTES_MIN (512 * 1024)
 #define HP_QUEUE_BYTES_LIMIT (1024ULL * 1024 * 1024 * 1024)
+/* One "overloaded" warning (and its "overload over" notice) at most in this
+ * time; the overloads between are logged at debug level and counted in the
+ * next warning (status counts them all). */
+#define HP_OVERLOAD_LOG_USEC (60 * 1000000ULL)
 /* The most one more event can add to the bytes held: a chunk of the
  * backlog (64 KiB, taken whole) or its copy in the window (the largest
  * datagram, the handler additions, argv[1], offsets and path nodes: under
@@ -299,8 +303,10 @@
  * rest are skipped and counted), writes or synthesised removes per turn of
  * the event loop and the time one turn may take, the quiet time after the
  * last overflow before a pass starts, the longest a pass is put off by
- * overflows that keep coming, and the longest wait before the next pass
- * when passes keep seeing overflows (the wait doubles each time). */
+ * overflows that keep coming, the longest wait before the next pass
+ * when passes keep seeing overflows (the wait doubles each time), and the
+ * removes-only passes in a row, each after reading the socket to the end,
+ * that try again to give a lost SEQNUM to removes a pass could not place. */
 #define HP_RESYNC_DEVICES_MAX 262144
 #define HP_RESYNC_DEPTH_MAX 64
 #define HP_RESYNC_WRITES_MAX 65536
@@ -309,6 +315,7 @@
 #define HP_RESYNC_DELAY_USEC (100 * 1000ULL)
 #define HP_RESYNC_DELAY_MAX_USEC (5 * 1000000ULL)
 #define HP_RESYNC_BACKOFF_MAX_USEC (300 * 1000000ULL)
+#define HP_RESYNC_PLACE_TRIES 4
 
 /* hotplug-dir usermaps (pipeline/usermap.h): longest map or blacklist line
  * (bytes, without the newline; a longer one is reported and skipped, read

@@ -12,7 +12,13 @@
 # reads on, leaves the overloaded state (logged), the kernel's drops are
 # recovered by resync, and every device's last state reached the agent:
 # the last run for a device still there is an add or change, for a device
-# gone a remove; the new pair had an add.  The counters agree: nothing
+# gone a remove; the new pair had an add.  The receive buffer (256 KiB)
+# holds more than the room the daemon has when it reads on (a quarter of
+# the budget), so the resync pass starts while the socket still holds
+# events from before the loss: the deleted pair's removes, lost after
+# them, are not yet a gap and cannot be placed by that pass; a removes-only
+# pass must follow once the socket was read to the end (without it, the
+# pair's removes never reached the agent).  The counters agree: nothing
 # queued or running, every agent started finished, an overflow gap, the
 # bytes held back to what an idle daemon keeps.
 # In a network and mount namespace of its own, with its own sysfs: the
@@ -25,7 +31,8 @@ fi
 t_require_root
 mount --make-rprivate / && mount -t sysfs sysfs /sys && ip link set lo up || t_fail "cannot set up the namespace"
 t_make_agent
-N=${BUDGET_BURST:-3000}
+N=${BUDGET_BURST:-2000}
+RCVBUF=${BUDGET_RCVBUF:-262144}
 BUDGET=$((512 * 1024))
 
 v=hpk$$v
@@ -51,7 +58,7 @@ t_on_exit "kill $NOTIFY_PID"
 t_wait_for 10 grep -q ready "$T_DIR/notify.err" || t_fail "the notification listener did not start"
 
 NOTIFY_SOCKET=$T_DIR/notify t_start_daemon --agent "$T_AGENT" --filter-policy "net=keep,*=drop" --after-udev=no \
-        --max-queue-bytes=512K --rcvbuf 16384 \
+        --max-queue-bytes=512K --rcvbuf "$RCVBUF" \
         --resync-subsystems net
 "$HOTPLUGCTL" pause >/dev/null || t_fail "hotplugctl pause failed"
 field() { sed -n "s/.*\"$1\": *\([0-9a-z]*\).*/\1/p" "$2"; }
@@ -60,6 +67,7 @@ idle_bytes=$(field bytes_held "$T_DIR/idle.json")
 [ "$(field max_queue_bytes "$T_DIR/idle.json")" = "$BUDGET" ] ||
         t_fail "status --json does not give the budget: $(cat "$T_DIR/idle.json")"
 
+burst_start=$(date +%s)
 prefix=$(t_uuid_prefix)
 "$UEVENT_BURST" "$N" "$prefix" /sys/class/net/lo/uevent "/sys/class/net/$v/uevent" "/sys/class/net/${v}p/uevent" ||
         t_fail "burst failed"
@@ -129,6 +137,13 @@ done
 [ "$(field overloaded "$T_DIR/end.json")" = false ] || t_fail "still overloaded after settle"
 [ "$(field overloads "$T_DIR/end.json")" -ge 1 ] || t_fail "no overload counted"
 [ "$(field gaps_overflow "$T_DIR/end.json")" -ge 1 ] || t_fail "no overflow gap in the ledger"
+# Overloads that come one after another are logged once a minute (HP_OVERLOAD_LOG_USEC), not each.
+overloads=$(field overloads "$T_DIR/end.json")
+warned=$(grep -c "overloaded: " "$T_LOG")
+minutes=$((($(date +%s) - burst_start) / 60))
+echo "overloaded $overloads times in $minutes+ min; $warned overload warnings"
+[ "$warned" -ge 1 ] && [ "$warned" -le $((minutes + 1)) ] ||
+        t_fail "$warned overload warnings for $overloads overloads in $minutes+ min: not one a minute"
 peak=$(field peak_bytes "$T_DIR/end.json")
 [ "$peak" -le "$BUDGET" ] || t_fail "at most $peak bytes were held, over the budget of $BUDGET"
 end_bytes=$(field bytes_held "$T_DIR/end.json")
