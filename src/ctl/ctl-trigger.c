@@ -6,10 +6,10 @@
  *                    [--verbose] [--quiet] [--socket PATH] [DEVICE...]
  *
  * Coldplug: walk the device tree (ctl/trigger-walk.h), or take the DEVICEs
- * named, each checked against the match options (udevadm trigger's,
- * ctl/trigger-match.h), and write "ACTION UUID"
- * into each device's uevent file, one fresh UUID per device (the kernel
- * sends it back as SYNTH_UUID).  The walk's devices are written as they are
+ * named, each checked against the match options (udevadm trigger's, read
+ * by ctl/trigger-args.h, checked by ctl/trigger-match.h), and write
+ * "ACTION UUID" into each device's uevent file, one fresh UUID per device
+ * (the kernel sends it back as SYNTH_UUID).  The walk's devices are written as they are
  * found, published to the writers in chunks.  With --settle each chunk's
  * UUIDs are given to the daemon (watch-uuids) before any of its files is
  * written, so none can be processed unnoticed, and trigger returns once the
@@ -31,7 +31,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -45,29 +44,15 @@
 #include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/ctl.h"
+#include "ctl/trigger-args.h"
 #include "ctl/trigger-match.h"
 #include "ctl/trigger-order.h"
 #include "ctl/trigger-walk.h"
 #include "shared/bounds.h"
 #include "shared/escape.h"
 #include "shared/macro.h"
-#include "shared/number.h"
 #include "shared/sysfs.h"
 #include "control/uuid-set.h"
-
-#define SYSFS_ROOT "/sys"
-#define TRIGGER_DEFAULT_TIMEOUT_SEC 120
-/* getopt codes of the options without a short letter (apart from CTL_OPT_SOCKET's). */
-enum {
-        OPT_DONE_FILE = 0x7f10,
-        OPT_TIMEOUT,
-        OPT_JOBS,
-        OPT_NAME_MATCH,
-        OPT_PRIORITIZED,
-};
-
-/* --type: what is walked without DEVICEs. */
-enum walk_type { TYPE_DEVICES, TYPE_SUBSYSTEMS, TYPE_ALL };
 
 /* With --prioritized-subsystem: the walk's devices, gathered to be put in order. */
 struct gathered {
@@ -96,24 +81,9 @@ struct writers {
 };
 
 struct trigger {
-        const char *action;
-        struct trigger_match m;
-        enum walk_type type;
-        const char *prio[TRIGGER_MATCH_MAX]; /* --prioritized-subsystem, each name (borrowed from argv) */
-        size_t n_prio;
-        /* --parent-match and --name-match as given (borrowed), made devices once all options are read. */
-        struct {
-                const char *arg;
-                bool node;          /* --name-match: "NAME" is /dev/NAME */
-        } under[TRIGGER_MATCH_MAX];
-        size_t n_under;
+        struct trigger_args a;      /* the command line */
         struct gathered g;
-        char **devices;             /* the DEVICE arguments (borrowed from argv) */
-        size_t n_devices;
-        bool settle, dry_run, verbose, quiet, tty;
-        const char *done_file;      /* --done-file, or NULL */
-        uint64_t timeout_ms;
-        unsigned jobs;              /* writers at once, 1..HP_TRIGGER_JOBS_MAX */
+        bool tty;
         /* The current batch: at most HP_CONTROL_UUIDS_MAX devices, index 0..n. */
         char **paths;               /* syspaths, owned */
         size_t n;
@@ -151,7 +121,7 @@ static void trigger_done(struct trigger *t)
         pthread_cond_destroy(&t->w.cond);
         pthread_mutex_destroy(&t->w.lock);
         safe_close(t->fd);
-        trigger_match_done(&t->m);
+        trigger_match_done(&t->a.m); /* the parents' copies */
         for (size_t i = 0; i < t->g.n; i++) {
                 free(t->g.paths[i]);
                 free(t->g.subsystems[i]);
@@ -180,7 +150,7 @@ static int trigger_alloc(struct trigger *t)
 /* Does a device pass the match options? */
 static bool passes(const struct trigger *t, const char *syspath, const char *subsystem)
 {
-        return trigger_match_passes(&t->m, syspath, syspath + strlen(SYSFS_ROOT), subsystem);
+        return trigger_match_passes(&t->a.m, syspath, syspath + strlen(SYSFS_ROOT), subsystem);
 }
 
 static void progress(const struct trigger *t, const char *what, size_t done, size_t total, bool last)
@@ -226,7 +196,7 @@ static int send_uuids(struct trigger *t, const char *verb, size_t from, size_t t
 static int write_one(const struct trigger *t, size_t i)
 {
         char path[4096], line[64 + UUID_STRING_MAX];
-        int len = snprintf(line, sizeof(line), "%s %s", t->action, t->uuid[i]);
+        int len = snprintf(line, sizeof(line), "%s %s", t->a.action, t->uuid[i]);
         _cleanup_close_ int fd = -1;
         ssize_t n;
 
@@ -296,10 +266,10 @@ static int publish(struct trigger *t)
 
         if (w->to == t->n)
                 return CTL_EXIT_OK;
-        if (t->settle && (r = send_uuids(t, "watch-uuids", w->to, t->n, false)) != CTL_EXIT_OK)
+        if (t->a.settle && (r = send_uuids(t, "watch-uuids", w->to, t->n, false)) != CTL_EXIT_OK)
                 return r;
         /* Too few threads (none at all) only means fewer writes at once: the main thread writes too, at the end. */
-        while (w->n_threads < t->jobs && pthread_create(&w->threads[w->n_threads], NULL, writer, t) == 0)
+        while (w->n_threads < t->a.jobs && pthread_create(&w->threads[w->n_threads], NULL, writer, t) == 0)
                 w->n_threads++;
         pthread_mutex_lock(&w->lock);
         w->to = t->n;
@@ -335,14 +305,14 @@ static size_t report_writes(struct trigger *t)
 
                         t->failed[i] = true;
                         failures++;
-                        if (t->quiet)
+                        if (t->a.quiet)
                                 continue;
                         if (t->tty)
                                 fputs("\r\033[K", stderr);
                         snprintf(path, sizeof(path), "%s/uevent", t->paths[i]);
                         ctl_err("trigger", "%s: %s", escape_cstr(path, esc, sizeof(esc)),
                                 t->err[i] == EINVAL ? "the kernel refused the action" : strerror(t->err[i]));
-                } else if (t->verbose) {
+                } else if (t->a.verbose) {
                         printf("%s %s\n", escape_cstr(t->paths[i], esc, sizeof(esc)), t->uuid[i]);
                 }
         }
@@ -369,7 +339,7 @@ static int wait_batch(struct trigger *t, bool last)
         uint64_t done = 0, total = 0;
         int r;
 
-        snprintf(req, sizeof(req), "wait-uuids %" PRIu64, t->timeout_ms);
+        snprintf(req, sizeof(req), "wait-uuids %" PRIu64, t->a.timeout_ms);
         r = ctl_request("trigger", t->fd, req, rec, -1);
         while (r == CTL_EXIT_OK && ctlmsg_is(rec, "progress")) {
                 (void)ctlmsg_get_u64(rec, "done", &done);
@@ -412,10 +382,10 @@ static int batch_end(struct trigger *t, bool last)
         close_writers(t);
         f = report_writes(t);
         t->failures += f;
-        progress(t, "triggered", t->base + t->w.to, t->base + t->w.to, last && !t->settle);
-        if (r == CTL_EXIT_OK && t->settle && f > 0)
+        progress(t, "triggered", t->base + t->w.to, t->base + t->w.to, last && !t->a.settle);
+        if (r == CTL_EXIT_OK && t->a.settle && f > 0)
                 r = send_uuids(t, "forget-uuids", 0, t->w.to, true);
-        if (r == CTL_EXIT_OK && t->settle && t->w.to > 0)
+        if (r == CTL_EXIT_OK && t->a.settle && t->w.to > 0)
                 r = wait_batch(t, last);
         t->base += t->n;
         free_paths(t);
@@ -437,7 +407,7 @@ static int device_add(struct trigger *t, const char *syspath, bool publish_now)
         size_t i;
         int r;
 
-        if (t->dry_run) {
+        if (t->a.dry_run) {
                 printf("%s\n", escape_cstr(syspath, esc, sizeof(esc)));
                 return CTL_EXIT_OK;
         }
@@ -501,7 +471,7 @@ static int walked(void *userdata, const char *syspath, const char *subsystem)
 
         if (!passes(t, syspath, subsystem))
                 return 0;
-        if (t->n_prio)
+        if (t->a.n_prio)
                 return gather(t, syspath, subsystem);
         t->status = device_add(t, syspath, true);
         return t->status == CTL_EXIT_OK ? 0 : -ECANCELED;
@@ -516,7 +486,7 @@ static int named_devices(struct trigger *t)
 {
         char devpath[PATH_MAX], syspath[PATH_MAX + sizeof(SYSFS_ROOT)], subsystem[PATH_MAX];
         _cleanup_close_ int rootfd = sysfs_open_root(SYSFS_ROOT);
-        char **take = calloc(MAX(t->n_devices, (size_t)1), sizeof(*take));
+        char **take = calloc(MAX(t->a.n_devices, (size_t)1), sizeof(*take));
         size_t n = 0;
         int r = CTL_EXIT_OK;
 
@@ -525,11 +495,11 @@ static int named_devices(struct trigger *t)
                 return CTL_EXIT_FAILURE;
         }
 
-        for (size_t i = 0; r == CTL_EXIT_OK && i < t->n_devices; i++) {
+        for (size_t i = 0; r == CTL_EXIT_OK && i < t->a.n_devices; i++) {
                 _cleanup_close_ int fd = -1;
                 bool seen = false;
 
-                if (ctl_device("trigger", SYSFS_ROOT, t->devices[i], devpath, sizeof(devpath)) < 0) {
+                if (ctl_device("trigger", SYSFS_ROOT, t->a.devices[i], devpath, sizeof(devpath)) < 0) {
                         r = CTL_EXIT_FAILURE;
                         break;
                 }
@@ -588,12 +558,12 @@ static int done_file_make(const struct trigger *t)
         char esc[4 * PATH_MAX];
         int r;
 
-        if (!t->done_file || t->dry_run)
+        if (!t->a.done_file || t->a.dry_run)
                 return CTL_EXIT_OK;
-        r = done_file_write(t->done_file, t->base);
+        r = done_file_write(t->a.done_file, t->base);
         if (r >= 0)
                 return CTL_EXIT_OK;
-        ctl_err("trigger", "cannot make --done-file %s: %s", escape_cstr(t->done_file, esc, sizeof(esc)),
+        ctl_err("trigger", "cannot make --done-file %s: %s", escape_cstr(t->a.done_file, esc, sizeof(esc)),
                 strerror(-r));
         return CTL_EXIT_FAILURE;
 }
@@ -603,241 +573,11 @@ static int done_file_remove(const struct trigger *t)
 {
         char esc[4 * PATH_MAX];
 
-        if (!t->done_file || t->dry_run || unlink(t->done_file) == 0 || errno == ENOENT)
+        if (!t->a.done_file || t->a.dry_run || unlink(t->a.done_file) == 0 || errno == ENOENT)
                 return CTL_EXIT_OK;
         ctl_err("trigger", "cannot remove the old --done-file %s: %s",
-                escape_cstr(t->done_file, esc, sizeof(esc)), strerror(errno));
+                escape_cstr(t->a.done_file, esc, sizeof(esc)), strerror(errno));
         return CTL_EXIT_FAILURE;
-}
-
-static const char help[] =
-        "trigger [OPTIONS] [DEVICE...]\n\n"
-        "Coldplug: make the kernel send again the events of devices that exist, by\n"
-        "writing \"ACTION UUID\" into each device's uevent file (the event carries\n"
-        "SYNTH_UUID=UUID). Without DEVICEs, every device the match options select; with\n"
-        "DEVICEs (/sys/..., /devices/... or device nodes /dev/..., links resolved), those\n"
-        "that pass them. The options are udevadm trigger's.\n\n"
-        "Options:\n"
-        "  -c, --action=ACTION    the action to request (default add); one of\n"
-        "                         " CTL_KERNEL_ACTIONS "\n"
-        "  -t, --type=TYPE        what is walked without DEVICEs: devices (the default),\n"
-        "                         subsystems (modules, buses and drivers) or all\n"
-        "  -s, --subsystem-match=SUBSYSTEM\n"
-        "                         only devices of this subsystem (shell pattern)\n"
-        "  -S, --subsystem-nomatch=SUBSYSTEM\n"
-        "                         not devices of this subsystem (shell pattern)\n"
-        "  -y, --sysname-match=NAME\n"
-        "                         only devices with this name (shell pattern, e.g. veth*)\n"
-        "  -a, --attr-match=ATTR[=VALUE]\n"
-        "                         only devices with this sysfs attribute (and value, a\n"
-        "                         shell pattern)\n"
-        "  -A, --attr-nomatch=ATTR[=VALUE]\n"
-        "                         not devices with this attribute (and value)\n"
-        "  -p, --property-match=PROP=VALUE\n"
-        "                         only devices with this property: a key of their\n"
-        "                         uevent file, SUBSYSTEM or DEVPATH (shell patterns)\n"
-        "  -b, --parent-match=DEVICE\n"
-        "                         only DEVICE and the devices below it\n"
-        "      --name-match=NODE  only the device of the node NODE (/dev/NODE) and those\n"
-        "                         below it\n"
-        "                         Each match option may be given up to " CTL_STR(TRIGGER_MATCH_MAX) " times; a device\n"
-        "                         passes if it matches any -s, no -S, any -y, every -a,\n"
-        "                         no -A, any -p, and is below any -b or --name-match.\n"
-        "      --prioritized-subsystem=SUBSYSTEM[,SUBSYSTEM...]\n"
-        "                         walk these subsystems' devices (after their parents)\n"
-        "                         first, in this order\n"
-        "  -n, --dry-run          print the devices that would be triggered, write nothing\n"
-        "  -v, --verbose          print each device triggered and its UUID\n"
-        "  -q, --quiet            do not name the uevent files that could not be written\n"
-        "                         (the exit status still says so)\n"
-        "      --jobs=N           write up to N uevent files at once, 1 to " CTL_STR(HP_TRIGGER_JOBS_MAX) "\n"
-        "                         (default " CTL_STR(HP_TRIGGER_JOBS_DEFAULT) "); a device's event is still sent after\n"
-        "                         its ancestors' and, where the list leaves path order,\n"
-        "                         after every event before it; 1: in the list's order\n"
-        "  -w, --settle           then wait until the daemon has processed exactly these\n"
-        "                         events\n"
-        "      --done-file=PATH   with --settle, remove PATH first and make it anew once\n"
-        "                         every event was processed and every write succeeded\n"
-        "                         (it holds the number of events); init scripts wait for it\n"
-        "      --timeout=SEC      with --settle, give up after SEC seconds, 0 to\n"
-        "                         " CTL_STR(HP_CONTROL_TIMEOUT_MAX_SEC) ", fractions allowed (default "
-        CTL_STR(TRIGGER_DEFAULT_TIMEOUT_SEC) ")\n"
-        CTL_HELP_SOCKET "                         (with --settle)\n"
-        CTL_HELP_HELP "\n"
-        "Exit status: 0 triggered (and processed), 1 a DEVICE is not a device (nothing\n"
-        "written) or a write failed, 2 timed out, 3 no daemon (or refused), 64 usage.\n";
-
-static const struct option trigger_options[] = {
-        { "action", required_argument, NULL, 'c' },
-        { "type", required_argument, NULL, 't' },
-        { "subsystem-match", required_argument, NULL, 's' },
-        { "subsystem-nomatch", required_argument, NULL, 'S' },
-        { "sysname-match", required_argument, NULL, 'y' },
-        { "attr-match", required_argument, NULL, 'a' },
-        { "attr-nomatch", required_argument, NULL, 'A' },
-        { "property-match", required_argument, NULL, 'p' },
-        { "parent-match", required_argument, NULL, 'b' },
-        { "name-match", required_argument, NULL, OPT_NAME_MATCH },
-        { "prioritized-subsystem", required_argument, NULL, OPT_PRIORITIZED },
-        { "settle", no_argument, NULL, 'w' },
-        { "timeout", required_argument, NULL, OPT_TIMEOUT },
-        { "dry-run", no_argument, NULL, 'n' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "jobs", required_argument, NULL, OPT_JOBS },
-        { "done-file", required_argument, NULL, OPT_DONE_FILE },
-        CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
-};
-
-/* The long name of option @c, for messages. */
-static const char *option_name(int c)
-{
-        for (const struct option *o = trigger_options; o->name; o++)
-                if (o->val == c)
-                        return o->name;
-        return "?";
-}
-
-/* A match option; a device of --parent-match or --name-match is kept as its syspath. */
-static int add_match(struct trigger *t, int c, enum trigger_match_kind kind, const char *value)
-{
-        int r = trigger_match_add(&t->m, kind, value);
-
-        if (r == -E2BIG)
-                return ctl_usage_error("trigger", "--%s given more than %d times", option_name(c), TRIGGER_MATCH_MAX);
-        if (r == -EINVAL)
-                return ctl_bad_value("trigger", kind == TRIGGER_MATCH_PROPERTY ? "--property-match" : "--attr-match",
-                                     value, kind == TRIGGER_MATCH_PROPERTY ? "PROP=VALUE" : "ATTR or ATTR=VALUE, ATTR a relative path");
-        if (r < 0) {
-                ctl_err("trigger", "%s", strerror(-r));
-                return CTL_EXIT_FAILURE;
-        }
-        return CTL_EXIT_OK;
-}
-
-/* The devices of --parent-match and --name-match, once every option is read. Return: exit status. */
-static int add_parents(struct trigger *t)
-{
-        char devpath[PATH_MAX], syspath[PATH_MAX + sizeof(SYSFS_ROOT)], node[PATH_MAX];
-        int r = CTL_EXIT_OK;
-
-        for (size_t i = 0; r == CTL_EXIT_OK && i < t->n_under; i++) {
-                const char *arg = t->under[i].arg;
-
-                if (t->under[i].node && arg[0] != '/') {
-                        snprintf(node, sizeof(node), "/dev/%s", arg);
-                        arg = node;
-                }
-                if (ctl_device("trigger", SYSFS_ROOT, arg, devpath, sizeof(devpath)) < 0)
-                        return CTL_EXIT_FAILURE;
-                snprintf(syspath, sizeof(syspath), SYSFS_ROOT "%s", devpath);
-                r = add_match(t, t->under[i].node ? OPT_NAME_MATCH : 'b', TRIGGER_MATCH_PARENT, syspath);
-        }
-        return r;
-}
-
-/* --prioritized-subsystem: a comma-separated list, each name borrowed from @arg (cut in place). */
-static int add_prioritized(struct trigger *t, char *arg)
-{
-        for (char *name = strtok(arg, ","); name; name = strtok(NULL, ",")) {
-                if (t->n_prio == TRIGGER_MATCH_MAX)
-                        return ctl_usage_error("trigger", "--prioritized-subsystem names more than %d subsystems",
-                                               TRIGGER_MATCH_MAX);
-                t->prio[t->n_prio++] = name;
-        }
-        return CTL_EXIT_OK;
-}
-
-/* Options that take a value other than a match. Return: exit status. */
-static int value_option(struct trigger *t, int c, char *arg)
-{
-        uint64_t v;
-
-        switch (c) {
-        case 'c':
-                t->action = arg;
-                return ctl_check_action("trigger", arg);
-        case 't':
-                if (strcmp(arg, "devices") == 0 || strcmp(arg, "subsystems") == 0 || strcmp(arg, "all") == 0) {
-                        t->type = arg[0] == 'd' ? TYPE_DEVICES : arg[0] == 's' ? TYPE_SUBSYSTEMS : TYPE_ALL;
-                        return CTL_EXIT_OK;
-                }
-                return ctl_bad_value("trigger", "--type", arg,
-                                     "devices, subsystems or all (-t is --type, as in udevadm trigger; the time limit is --timeout)");
-        case OPT_PRIORITIZED:
-                return add_prioritized(t, arg);
-        case OPT_DONE_FILE:
-                t->done_file = arg;
-                return arg[0] ? CTL_EXIT_OK : ctl_bad_value("trigger", "--done-file", arg, "a path");
-        case OPT_TIMEOUT:
-                return ctl_parse_seconds("trigger", "--timeout", arg, 0, HP_CONTROL_TIMEOUT_MAX_SEC, &t->timeout_ms);
-        case OPT_JOBS:
-                if (decimal_u64(arg, &v) < 0 || v < 1 || v > HP_TRIGGER_JOBS_MAX)
-                        return ctl_bad_value("trigger", "--jobs", arg, "a number, 1 to " CTL_STR(HP_TRIGGER_JOBS_MAX));
-                t->jobs = (unsigned)v;
-                return CTL_EXIT_OK;
-        }
-        return CTL_EXIT_OK;
-}
-
-/* Option @c. Return: exit status. */
-static int trigger_option(struct trigger *t, int c, char *arg)
-{
-        static const struct { int c; enum trigger_match_kind kind; } matches[] = {
-                { 's', TRIGGER_MATCH_SUBSYSTEM }, { 'S', TRIGGER_NOMATCH_SUBSYSTEM }, { 'y', TRIGGER_MATCH_SYSNAME },
-                { 'a', TRIGGER_MATCH_ATTR },      { 'A', TRIGGER_NOMATCH_ATTR },      { 'p', TRIGGER_MATCH_PROPERTY },
-        };
-
-        for (size_t i = 0; i < ELEMENTSOF(matches); i++)
-                if (c == matches[i].c)
-                        return add_match(t, c, matches[i].kind, arg);
-        switch (c) {
-        case 'b':
-        case OPT_NAME_MATCH:
-                if (t->n_under == TRIGGER_MATCH_MAX)
-                        return ctl_usage_error("trigger", "--parent-match and --name-match given more than %d times",
-                                               TRIGGER_MATCH_MAX);
-                t->under[t->n_under].arg = arg;
-                t->under[t->n_under++].node = c == OPT_NAME_MATCH;
-                return CTL_EXIT_OK;
-        case 'w':
-                t->settle = true;
-                return CTL_EXIT_OK;
-        case 'n':
-                t->dry_run = true;
-                return CTL_EXIT_OK;
-        case 'v':
-                t->verbose = true;
-                return CTL_EXIT_OK;
-        case 'q':
-                t->quiet = true;
-                return CTL_EXIT_OK;
-        }
-        return value_option(t, c, arg);
-}
-
-/* Return: CTL_RUN, or the exit status (CTL_EXIT_OK after --help). */
-static int parse_args(struct trigger *t, int argc, char *argv[])
-{
-        const struct ctl_getopt g = { "trigger", "c:t:s:S:y:a:A:p:b:wnvqh", trigger_options, help, "DEVICE..." };
-        int c, r = CTL_EXIT_OK;
-
-        while (r == CTL_EXIT_OK && (c = ctl_getopt(&g, argc, argv)) >= 0) {
-                /* -a was --action's letter: an action word there is the old spelling, not an attribute. */
-                if (c == 'a' && ctl_is_action(optarg))
-                        return ctl_usage_error("trigger", "-a is --attr-match, as in udevadm trigger: for the action "
-                                               "'%s' give -c %s or --action=%s", optarg, optarg, optarg);
-                r = trigger_option(t, c, optarg);
-        }
-        if (r != CTL_EXIT_OK)
-                return r;
-        if (c != CTL_GETOPT_END)
-                return ctl_getopt_exit(c);
-        if (t->done_file && !t->settle)
-                return ctl_usage_error("trigger", "--done-file needs --settle");
-        t->devices = argv + optind;
-        t->n_devices = (size_t)(argc - optind);
-        return CTL_RUN;
 }
 
 /* Gathered devices (--prioritized-subsystem) in their order, each added. Return: exit status. */
@@ -851,7 +591,7 @@ static int add_gathered(struct trigger *t)
                 ctl_err("trigger", "%s", strerror(ENOMEM));
                 r = CTL_EXIT_FAILURE;
         } else {
-                trigger_prioritize(t->g.paths, t->g.subsystems, t->g.n, (char *const *)t->prio, t->n_prio, order,
+                trigger_prioritize(t->g.paths, t->g.subsystems, t->g.n, (char *const *)t->a.prio, t->a.n_prio, order,
                                    placed);
                 for (size_t i = 0; r == CTL_EXIT_OK && i < t->g.n; i++)
                         r = device_add(t, t->g.paths[order[i]], true);
@@ -866,9 +606,9 @@ static int walk(struct trigger *t)
 {
         int e = 0;
 
-        if (t->type != TYPE_SUBSYSTEMS)
+        if (t->a.type != TYPE_SUBSYSTEMS)
                 e = trigger_walk(SYSFS_ROOT, walked, t);
-        if (e >= 0 && t->type != TYPE_DEVICES)
+        if (e >= 0 && t->a.type != TYPE_DEVICES)
                 e = trigger_walk_subsystems(SYSFS_ROOT, walked, t);
         if (e == -ECANCELED)
                 return t->status;
@@ -876,20 +616,19 @@ static int walk(struct trigger *t)
                 ctl_err("trigger", "cannot enumerate devices: %s", strerror(-e));
                 return CTL_EXIT_FAILURE;
         }
-        return t->n_prio ? add_gathered(t) : CTL_EXIT_OK;
+        return t->a.n_prio ? add_gathered(t) : CTL_EXIT_OK;
 }
 
 int verb_trigger(int argc, char *argv[])
 {
-        struct trigger t = { .action = "add", .timeout_ms = TRIGGER_DEFAULT_TIMEOUT_SEC * 1000,
-                             .jobs = HP_TRIGGER_JOBS_DEFAULT, .chunk = 1, .fd = -1,
+        struct trigger t = { .chunk = 1, .fd = -1,
                              .w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER } };
         int r;
 
-        r = parse_args(&t, argc, argv);
+        r = trigger_args_parse(&t.a, argc, argv);
         if (r != CTL_RUN)
                 return r;
-        if ((r = add_parents(&t)) != CTL_EXIT_OK) {
+        if ((r = trigger_args_parents(&t.a)) != CTL_EXIT_OK) {
                 trigger_done(&t);
                 return r;
         }
@@ -899,21 +638,21 @@ int verb_trigger(int argc, char *argv[])
                 trigger_done(&t);
                 return CTL_EXIT_FAILURE;
         }
-        r = t.settle && !t.dry_run ? ctl_open("trigger", &t.fd) : CTL_EXIT_OK;
+        r = t.a.settle && !t.a.dry_run ? ctl_open("trigger", &t.fd) : CTL_EXIT_OK;
         if (r == CTL_EXIT_OK)
                 r = done_file_remove(&t);
-        if (r == CTL_EXIT_OK && t.n_devices) {
+        if (r == CTL_EXIT_OK && t.a.n_devices) {
                 r = named_devices(&t);
         } else if (r == CTL_EXIT_OK) {
                 r = walk(&t);
         }
-        if (!t.dry_run && r == CTL_EXIT_OK) {
+        if (!t.a.dry_run && r == CTL_EXIT_OK) {
                 r = batch_end(&t, true);
                 if (r == CTL_EXIT_OK && t.failures)
                         r = CTL_EXIT_FAILURE;
                 if (r == CTL_EXIT_OK)
                         r = done_file_make(&t);
-        } else if (!t.dry_run) {
+        } else if (!t.a.dry_run) {
                 /* Given up: what was published is written (the daemon was told of it) and named. */
                 close_writers(&t);
                 (void)report_writes(&t);

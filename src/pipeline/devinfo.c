@@ -57,7 +57,8 @@ static void event_free(struct devinfo_event *e, size_t *bytes)
                 *bytes -= text_size(e->wait[i].reason);
                 free(e->wait[i].reason);
         }
-        *bytes -= e->a_run * sizeof(*e->run);
+        if (e->run)
+                *bytes -= HP_INFO_RUNS * sizeof(*e->run);
         *bytes -= sizeof(*e);
         free(e->run);
         free(e);
@@ -211,17 +212,13 @@ void devinfo_run_start(struct devinfo *s, const char *devpath, uint64_t seqnum, 
                 return;
         }
         before = d->bytes;
-        if (e->n_run == e->a_run) { /* 1, 2, 4, ... HP_INFO_RUNS */
-                uint32_t a = e->a_run ? MIN(e->a_run * 2, (uint32_t)HP_INFO_RUNS) : 1;
-                struct devinfo_run *v = reallocarray(e->run, a, sizeof(*e->run));
-
-                if (!v) {
+        if (!e->run) {
+                e->run = calloc(HP_INFO_RUNS, sizeof(*e->run));
+                if (!e->run) {
                         e->runs_left_out++;
                         return;
                 }
-                e->run = v;
-                d->bytes += (a - e->a_run) * sizeof(*e->run);
-                e->a_run = a;
+                d->bytes += HP_INFO_RUNS * sizeof(*e->run);
         }
         e->run[e->n_run++] = (struct devinfo_run){ .program = text_dup(program, &d->bytes), .pid = pid,
                                                    .started = started };
