@@ -57,8 +57,7 @@ static void event_free(struct devinfo_event *e, size_t *bytes)
                 *bytes -= text_size(e->wait[i].reason);
                 free(e->wait[i].reason);
         }
-        if (e->run)
-                *bytes -= HP_INFO_RUNS * sizeof(*e->run);
+        *bytes -= e->a_run * sizeof(*e->run);
         *bytes -= sizeof(*e);
         free(e->run);
         free(e);
@@ -212,13 +211,17 @@ void devinfo_run_start(struct devinfo *s, const char *devpath, uint64_t seqnum, 
                 return;
         }
         before = d->bytes;
-        if (!e->run) {
-                e->run = calloc(HP_INFO_RUNS, sizeof(*e->run));
-                if (!e->run) {
+        if (e->n_run == e->a_run) { /* 1, 2, 4, ... HP_INFO_RUNS */
+                uint32_t a = e->a_run ? MIN(e->a_run * 2, (uint32_t)HP_INFO_RUNS) : 1;
+                struct devinfo_run *v = reallocarray(e->run, a, sizeof(*e->run));
+
+                if (!v) {
                         e->runs_left_out++;
                         return;
                 }
-                d->bytes += HP_INFO_RUNS * sizeof(*e->run);
+                e->run = v;
+                d->bytes += (a - e->a_run) * sizeof(*e->run);
+                e->a_run = a;
         }
         e->run[e->n_run++] = (struct devinfo_run){ .program = text_dup(program, &d->bytes), .pid = pid,
                                                    .started = started };

@@ -62,8 +62,8 @@ struct devinfo_event {
         char action[16];
         usec_t real, mono;   /* received: CLOCK_REALTIME, CLOCK_MONOTONIC */
         enum devinfo_outcome outcome;
-        struct devinfo_run *run;  /* owned, n_run of them */
-        uint32_t n_run, runs_left_out;
+        struct devinfo_run *run;  /* owned, n_run of them used, a_run allocated */
+        uint32_t n_run, a_run, runs_left_out;
         struct devinfo_wait wait[3];
         uint32_t n_wait;
 };

@@ -215,7 +215,7 @@
 #define HP_INFO_EVENTS 8
 #define HP_INFO_RUNS 16
 #define HP_INFO_TEXT_MAX 256
-#define HP_INFO_BYTES (2 * 1024 * 1024)
+#define HP_INFO_BYTES (4 * 1024 * 1024)
 
 /* External handlers loaded from the handler directory, at most. */
 #define HP_HANDLERS_MAX 64

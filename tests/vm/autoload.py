@@ -147,6 +147,11 @@ def scenario(g, c, times):
     g.command("settle")
     c.modules(g.command("modules").split(), MODULES_QUIET, "event stream quiet")
     g.command("wait", *DEVICES_COLD)  # still there
+    # hotplugctl info of the usb-storage disk (the usb one of /sys/block/sd*),
+    # into res/info-stick.txt: results() prints it and checks its add.
+    g.command("sh", "for b in /sys/block/sd*; do case $(readlink -f $b) in */usb*) "
+              "hotplugctl info --socket=/run/hp.sock $b >>/hp/res/info-stick.txt 2>&1 || "
+              "echo \"hotplugctl info $b: exit $?\" >>/hp/res/info-stick.txt ;; esac; done")
     times["input"] = g.command("sh", "ls /sys/class/input").split()
 
     # Hot-plug: hotplugd's add events load what they need.
@@ -183,6 +188,13 @@ def results(run, c, times, modinfo):
 
     t0 = times["start"]
     c.that(read("modules-boot.txt").split() == [], "modules loaded at boot: %s" % read("modules-boot.txt").split())
+    # hotplugctl info of the usb-storage disk after the coldplug: its add, done.
+    info = read("info-stick.txt") if os.path.exists(os.path.join(res, "info-stick.txt")) else ""
+    log("hotplugctl info of the usb-storage disk:\n" + info.rstrip())
+    c.that(re.search(r"^Device: +/devices/\S+/usb\S+/block/sd[a-z]+$", info, re.M) is not None,
+           "hotplugctl info names no usb-storage disk")
+    c.that(re.search(r"^  SEQNUM \d+ add at .*: done$", info, re.M) is not None,
+           "hotplugctl info of the usb-storage disk does not name its add")
     rc = read("exit-hotplugd").strip()
     c.that(rc == "0", "hotplugd exited with %s after SIGTERM, not 0" % rc)
     for san in ("asan", "ubsan"):
