@@ -1469,7 +1469,7 @@ static void test_socket_setup(void)
 static void test_info(void)
 {
         struct env t;
-        char rec[CTL_RECORD_SIZE], val[CTL_RECORD_SIZE], last[CTL_RECORD_SIZE] = "", req[CTL_RECORD_SIZE];
+        char rec[CTL_RECORD_SIZE], val[CTL_RECORD_SIZE], last[CTL_RECORD_SIZE] = "", req[2 * CTL_RECORD_SIZE];
         char after[CTL_RECORD_SIZE] = "";
         size_t devices = 0, pages = 0;
         uint64_t more = 1;
