@@ -167,7 +167,8 @@ echo 400 >"$T_DIR/sleep_ms" # each run of the agent takes 0.4 s
 # sees it (other events the machine sends meanwhile may add runs; only these UUIDs count).
 (
         until [ -e "$T_DIR/watch.stop" ]; do
-                if [ -e "$done_file" ] && [ "$(cat "$done_file")" != stale ]; then
+                # One read: the file may go (trigger removes the stale one) between a test and a read.
+                if v=$(cat "$done_file" 2>/dev/null) && [ "$v" != stale ]; then
                         cat "$T_DIR"/runs/*.agent | sed -n 's/^env:SYNTH_UUID=//p' >"$T_DIR/watch.out"
                         exit 0
                 fi
