@@ -13,6 +13,7 @@
 #    drivers the matches select;
 #  - --prioritized-subsystem lists the same devices, those of the
 #    subsystem (after their ancestors) first;
+#  - --quiet: a write refused (run as a user) is not named, exit 1 all the same;
 #  - a real trigger --settle through a node: the daemon's agent gets the
 #    loop device's change event.
 . "$SRCDIR/tests/kernel/lib.sh"
@@ -93,6 +94,20 @@ echo "ok: $n_checked match sets equal the test's own walk of /sys"
 sort "$T_DIR/prio" | cmp -s - <(sort "$T_DIR/plain") || t_fail "--prioritized-subsystem lists other devices"
 python3 "$SELECT" --check-prioritized net,mem <"$T_DIR/prio" || t_fail "--prioritized-subsystem=net,mem: wrong order"
 echo "ok: --prioritized-subsystem=net,mem lists every device, net's then mem's first, each after its ancestors"
+
+# ---- --quiet: a write refused (no permission, as a user) is not named, and still fails ---
+if command -v setpriv >/dev/null; then
+        for q in "" -q; do
+                rc=0
+                setpriv --reuid=65534 --regid=65534 --clear-groups "$HOTPLUGCTL" trigger $q -c change /dev/null \
+                        >"$T_DIR/user$q" 2>&1 || rc=$?
+                [ "$rc" = 1 ] || t_fail "trigger $q as a user: exit $rc: $(cat "$T_DIR/user$q")"
+        done
+        grep -qx "hotplugctl: trigger: /sys/devices/virtual/mem/null/uevent: Permission denied" "$T_DIR/user" ||
+                t_fail "trigger as a user: $(cat "$T_DIR/user")"
+        [ ! -s "$T_DIR/user-q" ] || t_fail "trigger -q as a user: $(cat "$T_DIR/user-q")"
+        echo "ok: -q leaves out the refused write's message, exit 1 all the same"
+fi
 
 # ---- a real trigger through a node ------------------------------------------------------
 t_make_agent
