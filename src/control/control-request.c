@@ -190,7 +190,7 @@ struct blame_visit {
 
 static void send_blame_row(const struct control_blame_row *r, void *arg)
 {
-        static const char *const groups[_CONTROL_BLAME_MAX] = { "subsystem", "program", "device" };
+        static const char *const groups[_CONTROL_BLAME_MAX] = { "subsystem", "program", "device", "module" };
         struct blame_visit *v = arg;
         struct ctlmsg m;
 

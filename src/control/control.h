@@ -103,7 +103,7 @@
  *                                  were failed at once: loop/observe-firmware.c)
  *   blame events= runs= run_usec= order_wait_usec= slot_wait_usec= udev_wait_usec=
  *         failed_events= failed_runs=
- *   row group=subsystem|program|device name= count= total_usec= slowest_usec=
+ *   row group=subsystem|program|device|module name= count= total_usec= slowest_usec=
  *       slowest_seqnum= order_wait_usec= slot_wait_usec= udev_wait_usec= failed=
  *       (each table longest total first; name=(other) sums what came
  *       past HP_BLAME_NAMES_MAX names; udev_wait_usec= is the wait for
@@ -260,6 +260,7 @@ enum control_blame_group {
         CONTROL_BLAME_SUBSYSTEM,
         CONTROL_BLAME_PROGRAM,
         CONTROL_BLAME_DEVICE,
+        CONTROL_BLAME_MODULE,      /* load-modules: loads (count) and their time, per module */
         _CONTROL_BLAME_MAX,
 };
 

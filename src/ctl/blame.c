@@ -38,7 +38,7 @@ struct blame *blame_free(struct blame *b)
 
 const char *blame_group_name(enum blame_group g)
 {
-        static const char *const names[_BLAME_GROUP_MAX] = { "subsystem", "program", "device" };
+        static const char *const names[_BLAME_GROUP_MAX] = { "subsystem", "program", "device", "module" };
 
         return (unsigned)g < _BLAME_GROUP_MAX ? names[g] : NULL;
 }
@@ -307,11 +307,14 @@ const char *blame_format_time(usec_t t, char *buf, size_t size)
 
 static void put_table(const struct blame *b, enum blame_group g, size_t top, FILE *f)
 {
-        static const char *const heads[_BLAME_GROUP_MAX] = { "SUBSYSTEM", "PROGRAM", "DEVICE" };
+        static const char *const heads[_BLAME_GROUP_MAX] = { "SUBSYSTEM", "PROGRAM", "DEVICE", "MODULE" };
         size_t n = top && top < b->n[g] ? top : b->n[g];
         char esc[1024], t[5][24], failed[24];
 
-        fprintf(f, "\n%10s %7s %6s %10s %8s %10s %10s %10s  %s\n", "TOTAL", g == BLAME_PROGRAM ? "RUNS" : "EVENTS",
+        if (g == BLAME_MODULE && b->n[g] == 0)
+                return; /* no load-modules: the table of a recording, or of a daemon without it */
+        fprintf(f, "\n%10s %7s %6s %10s %8s %10s %10s %10s  %s\n", "TOTAL",
+                g == BLAME_PROGRAM ? "RUNS" : g == BLAME_MODULE ? "LOADS" : "EVENTS",
                 "FAILED", "SLOWEST", "SEQNUM", "WAIT ORDER", "WAIT SLOT", "WAIT UDEVD", heads[g]);
         for (size_t i = 0; i < n; i++) {
                 const struct blame_row *r = &b->rows[g][i];
@@ -371,8 +374,10 @@ static void put_json(struct json_writer *w, const void *arg)
         blame_json_u64(w, "udev_wait_usec", b->udev_wait);
         for (int g = 0; g < _BLAME_GROUP_MAX; g++) {
                 size_t n = a->top && a->top < b->n[g] ? a->top : b->n[g];
-                static const char *const keys[_BLAME_GROUP_MAX] = { "subsystems", "programs", "devices" };
+                static const char *const keys[_BLAME_GROUP_MAX] = { "subsystems", "programs", "devices", "modules" };
 
+                if (g == BLAME_MODULE && b->n[g] == 0)
+                        continue;
                 json_keyz(w, keys[g]);
                 json_begin_array(w);
                 for (size_t i = 0; i < n; i++) {

@@ -41,6 +41,7 @@ enum blame_group {
         BLAME_SUBSYSTEM,
         BLAME_PROGRAM,
         BLAME_DEVICE,
+        BLAME_MODULE,           /* the daemon's load-modules: loads per module; never in a recording */
         _BLAME_GROUP_MAX,
 };
 

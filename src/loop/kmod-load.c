@@ -7,6 +7,8 @@
  * (one timer per alias, from its lookup).  pipeline/modload.h decides what
  * to issue; this file runs it, logs and counts.
  *
+ * The log lines name the alias as libkmod got it (modload_alias()).
+ *
  * A job waiting here is on its alias's @waiters by j->kmod_link; the
  * waiters are taken off the list before any is released (a released job
  * may finish at once, and the next one dispatched may wait on the same
@@ -24,6 +26,7 @@
 #include "loop/kmod-load.h"
 #include "loop/kmod-pool.h"
 #include "loop/manager-internal.h"
+#include "loop/manager-observe.h"
 #include "loop/observe-builtin.h"
 #include "shared/macro.h"
 #include "uevent/uevent.h"
@@ -95,10 +98,10 @@ static void alias_complete(struct kmod_load *k, struct modload_alias *a)
 
         list_for_each(j, &list, kmod_link) {
                 struct log_fields f;
-                const char *alias = event_fields(j->ev, &f);
 
+                event_fields(j->ev, &f);
                 f.duration_usec = (int64_t)(now_usec(CLOCK_MONOTONIC) - j->job_started);
-                log_internal(LOG_DEBUG, 0, &f, "modules of MODALIAS=%s tried", alias);
+                log_internal(LOG_DEBUG, 0, &f, "modules of MODALIAS=%s tried", a->alias);
         }
         sd_event_source_disable_unref(a->timer);
         modload_alias_end(&k->ml, a);
@@ -119,11 +122,11 @@ static int on_alias_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         modload_alias_expire(&k->ml, a, n);
         list_for_each(j, &list, kmod_link) {
                 struct log_fields f;
-                const char *alias = event_fields(j->ev, &f);
 
+                event_fields(j->ev, &f);
                 log_internal(LOG_WARNING, 0, &f,
                              "modules of MODALIAS=%s not loaded after %" PRIu64 " s (timeout): agents start",
-                             alias, manager_cfg(k->m)->timeout_usec / USEC_PER_SEC);
+                             a->alias, manager_cfg(k->m)->timeout_usec / USEC_PER_SEC);
         }
         waiters_go(&list, true);
         return 0;
@@ -184,6 +187,8 @@ static void answer_load(struct kmod_load *k, const struct kmod_req *q)
         if (q->outcome == MODLOAD_INSERTED)
                 log_debug("module %s loaded (%" PRIu64 ".%03" PRIu64 " ms)", q->text, q->usec / 1000,
                           q->usec % 1000);
+        if (q->outcome == MODLOAD_INSERTED || q->outcome == MODLOAD_FAILED)
+                observe_module_loaded(k->m, q->text, q->usec, q->outcome == MODLOAD_FAILED);
         (void)modload_module_done(&k->ml, q->text, q->outcome, on_module_alias, &c);
 }
 
@@ -388,23 +393,24 @@ int kmod_load_begin(struct manager *m, const struct uevent *ev, struct job *j)
         struct kmod_load *k = loader_of(m);
         struct modload_alias *a = NULL;
         struct log_fields f;
-        const char *alias;
+        char alias[HP_MODALIAS_MAX];
+        const char *value;
         uint64_t suppressed;
         int r;
 
         if (!k || !k->on || strcmp(ev->action, "add") != 0)
                 return 0;
-        alias = event_fields(ev, &f);
-        if (!alias)
+        value = event_fields(ev, &f);
+        if (!value)
                 return 0;
-        r = modload_valid(alias);
+        r = modload_alias(value, alias);
         if (r < 0) {
                 k->ml.counts.invalid++;
                 if (ratelimit_pass(&k->log_invalid, KMOD_LOG_INTERVAL_USEC, &suppressed))
                         log_internal(LOG_WARNING, 0, &f,
                                      "MODALIAS %s (%zu bytes; at most %d of printable ASCII without blanks): "
                                      "no module loaded%s", r == -E2BIG ? "too long" : "not printable ASCII",
-                                     strlen(alias), HP_MODALIAS_MAX - 1,
+                                     strlen(value), HP_MODALIAS_MAX - 1,
                                      suppressed ? " (and others since the last such line)" : "");
                 return 0;
         }

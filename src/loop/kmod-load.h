@@ -19,7 +19,7 @@
  *  - an event waits at most the agent timeout (timeout=) from its alias's
  *    first lookup: a module whose init hangs holds its thread, not the
  *    queue; its waiters go on, and later events of the alias do not wait;
- *  - a MODALIAS is validated (modload_valid()) before libkmod sees it;
+ *  - a MODALIAS is validated (modload_alias()) before libkmod sees it;
  *    only events of the kernel's socket are looked at (not a replay, a dry
  *    run, or the test build's socket of any sender).
  */

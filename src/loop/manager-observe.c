@@ -247,6 +247,12 @@ void observe_udev_waited(struct manager *m, const struct uevent *ev, usec_t wait
                 o->ops->waited(o->userdata, ev, ev->seqnum, reason);
 }
 
+void observe_module_loaded(struct manager *m, const char *name, usec_t took, bool failed)
+{
+        for_each_observer(m, o, module_loaded)
+                o->ops->module_loaded(o->userdata, name, took, failed);
+}
+
 void observe_set_aside(struct manager *m, const struct uevent *view, uint32_t tries)
 {
         for_each_observer(m, o, set_aside)

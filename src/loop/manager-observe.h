@@ -40,6 +40,8 @@ void observe_queued(struct manager *m, const struct uevent *ev);
 void observe_waited(struct manager *m, const struct uevent *ev, const struct scheduler_wait *w);
 /* @ev's first program is about to start after it waited @waited for udevd's broadcast (@timed_out: in vain). */
 void observe_udev_waited(struct manager *m, const struct uevent *ev, usec_t waited, bool timed_out);
+/* load-modules tried to load @name (borrowed) for @took (kmod-load.c). */
+void observe_module_loaded(struct manager *m, const char *name, usec_t took, bool failed);
 void observe_set_aside(struct manager *m, const struct uevent *view, uint32_t tries);
 void observe_dropped(struct manager *m, const struct uevent *view, bool filtered);
 void observe_starting(struct manager *m, const struct uevent *ev);

@@ -371,6 +371,15 @@ static void on_close(void *userdata)
         free(b);
 }
 
+/* A module load (load-modules): its time in the module table; it serves events of several aliases, none named. */
+static void on_module_loaded(void *userdata, const char *name, usec_t took, bool failed)
+{
+        struct observe_blame *b = userdata;
+        const struct tally_waits none = { 0 };
+
+        tally_add(&b->t[CONTROL_BLAME_MODULE], name, 0, took, &none, failed);
+}
+
 static const struct manager_observer_ops blame_ops = {
         .queued = on_queued,
         .dropped = on_dropped,
@@ -379,6 +388,7 @@ static const struct manager_observer_ops blame_ops = {
         .exec_failed = on_exec_failed,
         .finished = on_finished,
         .done = on_done,
+        .module_loaded = on_module_loaded,
         .close = on_close,
 };
 

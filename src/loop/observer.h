@@ -90,6 +90,8 @@ struct manager_observer_ops {
                          const char *status);
         /* The event's job is over and the scheduler no longer holds it; @ev is freed next. */
         void (*done)(void *userdata, const struct uevent *ev);
+        /* load-modules loaded module @name (with its dependencies) in @took, or @failed (kmod-load.h). */
+        void (*module_loaded)(void *userdata, const char *name, usec_t took, bool failed);
         /* The manager starts to stop (SIGTERM, SIGINT, manager_stop()). */
         void (*stopping)(void *userdata);
         /* manager_free(): release @userdata.  Observers are closed last added first. */

@@ -28,17 +28,23 @@ static bool module_is(const void *item, const void *key)
         return strcmp(((const struct modload_module *)item)->name, key) == 0;
 }
 
-int modload_valid(const char *modalias)
+int modload_alias(const char *modalias, char ret[HP_MODALIAS_MAX])
 {
         size_t n = 0;
 
         for (const unsigned char *p = (const unsigned char *)modalias; *p; p++, n++) {
+                if (*p == '\n' && p[1] == '\0')
+                        break;
                 if (n + 1 >= HP_MODALIAS_MAX)
                         return -E2BIG;
                 if (*p <= ' ' || *p > '~')
                         return -EINVAL;
         }
-        return n > 0 ? 0 : -EINVAL;
+        if (n == 0)
+                return -EINVAL;
+        memcpy(ret, modalias, n);
+        ret[n] = '\0';
+        return 0;
 }
 
 void modload_init(struct modload *ml)

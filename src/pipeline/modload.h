@@ -71,13 +71,16 @@ struct modload {
 };
 
 /**
- * modload_valid() - whether @modalias is one to hand to libkmod.
+ * modload_alias() - the alias to hand to libkmod of a MODALIAS value.
  * @modalias: the event's MODALIAS value (borrowed)
+ * @ret: receives the alias: @modalias without the newline that ends an x86
+ *       cpu's (the kernel sends it so), untouched on failure
  *
- * Return: 0; -E2BIG at HP_MODALIAS_MAX bytes or more; -EINVAL if empty or
- * holding a byte outside printable ASCII or a blank.
+ * Return: 0; -E2BIG at HP_MODALIAS_MAX bytes or more (the newline not
+ * counted); -EINVAL if empty or holding a byte outside printable ASCII or
+ * a blank (but that one final newline).
  */
-int modload_valid(const char *modalias);
+int modload_alias(const char *modalias, char ret[HP_MODALIAS_MAX]);
 
 void modload_init(struct modload *ml);
 /* Free every alias and module in @ml (their waiters are the caller's, dropped before). */

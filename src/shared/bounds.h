@@ -281,13 +281,14 @@
 
 /* Built-in module loading (load-modules, loop/kmod-load.c): a MODALIAS
  * the loader takes is at most HP_MODALIAS_MAX - 1 bytes of printable
- * ASCII without blanks (the kernel's longest, of DMI and USB interfaces, are
- * about 200); HP_KMOD_THREADS loader threads, each with its own libkmod
+ * ASCII without blanks (the kernel's UEVENT_BUFFER_SIZE: no longer one can
+ * come; an x86 cpu's lists its features, hundreds of bytes); HP_KMOD_THREADS
+ * loader threads, each with its own libkmod
  * context; aliases in flight (looked up or loading) at most (an event past
  * that starts its agents without a load, counted); the modules one alias
  * may name that are followed (more are not loaded, counted); the longest
  * module name (the kernel's MODULE_NAME_LEN is 56). */
-#define HP_MODALIAS_MAX 256
+#define HP_MODALIAS_MAX 2048
 #define HP_KMOD_THREADS 4
 #define HP_KMOD_ALIASES_MAX 1024
 #define HP_KMOD_MODULES_PER_ALIAS 16

@@ -1229,8 +1229,8 @@ def case_monitor_json(c):
     # Every counter is typed (control.h: all status fields but ordering=, concurrency= and after_udev=),
     # so a counter the daemon gains without an entry in ctlmsg_field_type() fails here.
     untyped = [k for k, v in sj.items()
-               if k not in ("ordering", "concurrency", "after_udev", "recent_gaps", "agents", "missing_firmware",
-                            "daemon")
+               if k not in ("ordering", "concurrency", "after_udev", "load_modules", "recent_gaps", "agents",
+                            "missing_firmware", "daemon")
                and not isinstance(v, (int, bool))]
     # Who answers: numbers typed, the start a time (float), names as text.
     dm = sj.get("daemon", {})
@@ -1239,6 +1239,9 @@ def case_monitor_json(c):
           and dm.get("log_level") in ("err", "warning", "notice", "info", "debug"), f"status --json: daemon {dm}")
     # The test build's socket takes any sender: its events are not udevd's, nothing waits for udevd.
     check(sj.get("after_udev") == "off", f"status --json: after_udev {sj.get('after_udev')!r}, expected 'off'")
+    # ... nor are its events looked at by load-modules (the kmod_* counters stay 0).
+    check(str(sj.get("load_modules", "")).startswith("off") and sj.get("kmod_aliases") == 0,
+          f"status --json: load_modules {sj.get('load_modules')!r}, kmod_aliases {sj.get('kmod_aliases')!r}")
     check(not untyped, f"status --json: counters written as text: {untyped}")
     check(sj["gaps"] == 1 and [(g["first"], g["count"], g["class"]) for g in sj["recent_gaps"]] ==
           [(s + 1, 1, "unexplained")], f"status --json gaps: {sj['gaps']}, {sj['recent_gaps']}")

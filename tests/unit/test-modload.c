@@ -13,22 +13,27 @@
 
 static void test_valid(void)
 {
-        char long_alias[HP_MODALIAS_MAX + 1];
+        char long_alias[HP_MODALIAS_MAX + 1], out[HP_MODALIAS_MAX];
 
-        check_int(modload_valid("pci:v00008086d00000D57sv00000000sd00000000bc06sc00i00"), 0);
-        check_int(modload_valid("usb:v0627p0001d0000dc00dsc00dp00ic03isc01ip01in00"), 0);
-        check_int(modload_valid("dmi:bvnSeaBIOS:pnStandardPC(Q35+ICH9,2009):"), 0);
-        check_int(modload_valid(""), -EINVAL);
-        check_int(modload_valid("pci:v1 d2"), -EINVAL);        /* a blank */
-        check_int(modload_valid("pci:v1\td2"), -EINVAL);       /* a control character */
-        check_int(modload_valid("pci:v1\nalias x y"), -EINVAL);
-        check_int(modload_valid("pci:\x7f"), -EINVAL);
-        check_int(modload_valid("pci:\xc3\xa9"), -EINVAL);     /* not ASCII */
+        check_int(modload_alias("pci:v00008086d00000D57sv00000000sd00000000bc06sc00i00", out), 0);
+        check_int(modload_alias("usb:v0627p0001d0000dc00dsc00dp00ic03isc01ip01in00", out), 0);
+        check_int(modload_alias("dmi:bvnSeaBIOS:pnStandardPC(Q35+ICH9,2009):", out), 0);
+        check_int(modload_alias("", out), -EINVAL);
+        check_int(modload_alias("pci:v1 d2", out), -EINVAL);        /* a blank */
+        check_int(modload_alias("pci:v1\td2", out), -EINVAL);       /* a control character */
+        check_int(modload_alias("pci:v1\nalias x y", out), -EINVAL);
+        check_int(modload_alias("pci:\x7f", out), -EINVAL);
+        check_int(modload_alias("pci:\xc3\xa9", out), -EINVAL);     /* not ASCII */
+        /* An x86 cpu's MODALIAS ends with a newline: taken without it; none elsewhere. */
+        check_int(modload_alias("cpu:type:x86,ven0000fam0006mod003F:feature:,0000,0001\n", out), 0);
+        check_str(out, "cpu:type:x86,ven0000fam0006mod003F:feature:,0000,0001");
+        check_int(modload_alias("cpu:x\n\n", out), -EINVAL);
+        check_int(modload_alias("\n", out), -EINVAL);
         memset(long_alias, 'a', HP_MODALIAS_MAX);
         long_alias[HP_MODALIAS_MAX] = '\0';
-        check_int(modload_valid(long_alias), -E2BIG);           /* HP_MODALIAS_MAX bytes: one too many */
+        check_int(modload_alias(long_alias, out), -E2BIG);           /* HP_MODALIAS_MAX bytes: one too many */
         long_alias[HP_MODALIAS_MAX - 1] = '\0';
-        check_int(modload_valid(long_alias), 0);                /* the longest taken */
+        check_int(modload_alias(long_alias, out), 0);                /* the longest taken */
 }
 
 struct completed {
