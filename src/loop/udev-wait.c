@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "loop/manager-internal.h"
@@ -506,7 +508,31 @@ static void listener_close(struct udev_wait *w)
 }
 
 /*
- * Listen to udevd's broadcasts, if udevd's control socket exists (or
+ * Whether udevd runs: its control socket takes a connection.  A udevd that
+ * was killed leaves the socket file behind, and a file alone made every
+ * event wait the whole after-udev-timeout for a broadcast that never came.
+ * Only a refusal (ECONNREFUSED: nobody listens on it) or a missing file
+ * says "not running"; a stopped udevd's socket still takes a connection
+ * (its backlog), and any other error is taken as running, as the file's
+ * existence was before.  udevd sees a connection closed without a message.
+ */
+static bool udev_control_alive(void)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = UDEV_CONTROL_SOCKET };
+        int fd, r;
+
+        if (access(UDEV_CONTROL_SOCKET, F_OK) < 0)
+                return false;
+        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return true;
+        r = connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) < 0 ? errno : 0;
+        safe_close(fd);
+        return r != ECONNREFUSED && r != ENOENT;
+}
+
+/*
+ * Listen to udevd's broadcasts, if udevd's control socket takes a connection (or
  * after-udev=yes).  libudev subscribes to udevd's group only where udevd
  * runs (in a container it subscribes to nothing while the control socket
  * is missing), so a listener opened without the socket is opened again
@@ -515,7 +541,7 @@ static void listener_close(struct udev_wait *w)
 static int listener_sync(struct udev_wait *w)
 {
         const struct manager_config *cfg = manager_cfg(w->m);
-        bool control = access(UDEV_CONTROL_SOCKET, F_OK) == 0;
+        bool control = udev_control_alive();
         int r;
 
         w->probed = now_usec(CLOCK_MONOTONIC);
@@ -547,8 +573,8 @@ static void listener_probe(struct udev_wait *w)
         if (r < 0)
                 log_warning_errno(r, "after-udev: cannot listen to udevd's broadcasts");
         else if (w->listen && !w->blind)
-                log_info("after-udev: udevd's control socket " UDEV_CONTROL_SOCKET " appeared; listening to its "
-                         "broadcasts");
+                log_info("after-udev: udevd's control socket " UDEV_CONTROL_SOCKET " appeared (takes connections); "
+                         "listening to its broadcasts");
 }
 
 /* Listen (or stop) and decide whether udevd runs, as the configuration says. */
@@ -588,12 +614,13 @@ static void udev_wait_apply(struct udev_wait *w, bool starting)
                                  " s after its arrival",
                                  cfg->after_udev_timeout_usec / USEC_PER_SEC);
                 else
-                        log_info("after-udev: udevd is not running (no " UDEV_CONTROL_SOCKET "); agents wait "
+                        log_info("after-udev: udevd is not running (" UDEV_CONTROL_SOCKET " missing or refusing "
+                                 "connections); agents wait "
                                  "for it from its first broadcast on");
         } else if (running)
                 set_alive(w, true, "udevd runs");
         else
-                set_alive(w, false, "udevd is not running (no " UDEV_CONTROL_SOCKET ")");
+                set_alive(w, false, "udevd is not running (" UDEV_CONTROL_SOCKET " missing or refusing connections)");
 }
 
 int udev_wait_open(struct manager *m)

@@ -109,6 +109,23 @@ seqnum_of() {
         awk -v u="$2" '$4 == u { print $3 }' "$T_DIR/$1.out"
 }
 
+# ---- 0. auto, a stale control socket (udevd killed): not a udevd ------------
+# A socket file nobody listens on, as a udevd killed by SIGKILL leaves it: refuses connections.
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' \
+        /run/udev/control || t_fail "cannot make a stale /run/udev/control"
+t_start_daemon --agent "$T_DIR/agent" --after-udev-timeout=1
+grep -q "after-udev: udevd is not running (/run/udev/control missing or refusing connections)" "$T_LOG" ||
+        t_fail "auto with a stale /run/udev/control: no line saying udevd does not run: $(grep after-udev "$T_LOG")"
+"$HOTPLUGCTL" status | grep -q "auto, udevd not running" || t_fail "status: $("$HOTPLUGCTL" status | grep -i udev)"
+send 3 0
+wait_runs "stale control socket"
+# Taken for a running udevd, each event would have waited for a broadcast and gone on with a warning.
+! grep -q "without udevd's broadcast" "$T_LOG" || t_fail "with a stale control socket events waited for udevd: $(
+        grep -m1 "without udevd's broadcast" "$T_LOG")"
+t_stop_daemon
+rm /run/udev/control
+echo "ok: a stale /run/udev/control is not a running udevd: 3 of 3 agents without waiting"
+
 # ---- 1. auto, udevd not running at start, then started: noticed ------------
 t_start_daemon --agent "$T_DIR/agent"
 grep -q "after-udev: udevd is not running" "$T_LOG" || t_fail "auto without /run/udev/control: no line saying udevd does not run"
