@@ -31,6 +31,14 @@ runs `hotplugctl trigger --settle` and `hotplugctl settle`.  Asserted:
     second hotplugd (check_clock(), issue 40 item 3): no timeout, every
     event's agent ran once, each run about its 1 s in the agent's clock
     and the recording's, the timeline spans seconds.
+  - then the machine brought up again from no module loaded, first by
+    the modalias script, then by the built-in loader (load-modules=yes,
+    no script) (run_phases(), compare_phases(), issue 37 item 1): every
+    module the script loaded is loaded by the built-in loader too, with
+    no modprobe process of hotplugd's and no load failed or timed out,
+    and each add's agent ran after its modules were tried; printed for
+    each: modules loaded, modprobe processes, aliases seen against loads
+    issued, and the times to the settled coldplug and to every device.
 Printed: the times from hotplugd's start (guest CLOCK_MONOTONIC) to its
 socket answering, to the settled coldplug, to the devices behind the
 controllers, and from the first device_add to the hot-plugged devices;
@@ -61,6 +69,8 @@ from vmlib import (  # noqa: E402
                    preflight, qemu_base)
 
 BINARIES = ("HOTPLUGD", "HOTPLUGCTL", "VM_CLOCK", "MODALIAS_HOTPLUG")
+# compare_phases(): the modalias script, then the built-in loader.
+PHASES = ("script", "builtin")
 # Loaded once the coldplug settled: the drivers of the PCI devices.
 MODULES_COLDPLUG = ["xhci_pci", "xhci_hcd", "virtio_pci", "virtio_net", "e1000e", "virtio_scsi"]
 # ... and once the devices behind the controllers came and all went quiet.
@@ -94,6 +104,7 @@ def build_initramfs(run, root, version):
             "--out", out, "--init", os.path.join(HERE, "init-autoload")]
     for m in MODULES_AVAILABLE:
         argv += ["--module", m]
+    argv += ["--kmod-indexes"]  # libkmod's, for the built-in loader (compare_phases())
     for b in ("HOTPLUGD", "HOTPLUGCTL", "VM_CLOCK"):
         argv += ["--bin", "%s:/usr/bin/%s" % (env[b], os.path.basename(env[b]))]
     # The scripts go in as --bin, mode 0755: the build's modalias.hotplug is
@@ -179,12 +190,16 @@ def parse_ready(line):
     return times
 
 
-def results(run, c, times, modinfo):
+def results(run, c, times, modinfo, phases):
     res = os.path.join(run, "results", "res")
 
     def read(name):
         with open(os.path.join(res, name), errors="replace") as f:
             return f.read()
+
+    # The lines of the main run (before the first phase of compare_phases()).
+    events_main = read("events.log").splitlines()[:phases["script"]["events"]]
+    kernel_main = read("modprobe.log").splitlines()[:phases["script"]["kernel"]]
 
     t0 = times["start"]
     c.that(read("modules-boot.txt").split() == [], "modules loaded at boot: %s" % read("modules-boot.txt").split())
@@ -197,6 +212,11 @@ def results(run, c, times, modinfo):
            "hotplugctl info of the usb-storage disk does not name its add")
     rc = read("exit-hotplugd").strip()
     c.that(rc == "0", "hotplugd exited with %s after SIGTERM, not 0" % rc)
+    rcs = read("exit-phases").split()
+    c.that(rcs == ["0", "0"], "hotplugd exited with %s after SIGTERM before the phases, not 0" % rcs)
+    # load-modules = auto is off beside the modalias script.
+    c.that("load-modules: auto: off, the modalias script is installed" in read("hotplugd.log"),
+           "hotplugd with 10-modalias.hotplug did not leave load-modules off")
     for san in ("asan", "ubsan"):
         for name in os.listdir(res):
             if name.startswith(san + "."):
@@ -225,7 +245,7 @@ def results(run, c, times, modinfo):
     # once for each add with MODALIAS, as 10-modalias.hotplug, whose
     # duration hotplugd logs.
     events = []
-    for line in read("events.log").splitlines():
+    for line in events_main:
         w = line.split()
         c.that(len(w) == 7, "events.log: not 7 fields: %r" % line)
         if len(w) == 7:
@@ -247,7 +267,7 @@ def results(run, c, times, modinfo):
     # kernel root's modules.alias, as busybox modprobe matches them), by
     # the time that event's record ran.
     kernel_asks = []
-    for line in read("modprobe.log").splitlines():
+    for line in kernel_main:
         w = line.split()
         kernel_asks.append({"t1": float(w[0]) - t0, "t2": float(w[1]) - t0, "rc": int(w[2]), "what": w[-1]})
     loaded = [e["devpath"][len("/module/"):] for e in events if e["action"] == "add" and e["subsystem"] == "module"]
@@ -341,6 +361,113 @@ def check_clock(c, res, reply):
     c.that(span < 600000, "clock-jump: the timeline spans %.0f s" % (span / 1000))
 
 
+def run_phases(g):
+    """The machine brought up once more from no module loaded, by the
+    modalias script and then by the built-in loader (tests/vm/init-autoload
+    cmd_phase): each time until every device of DEVICES_COLD and
+    DEVICES_PLUG is there and the stream is quiet; the modules loaded then
+    and hotplugd's status."""
+    phases = {}
+    for mode in PHASES:
+        p = {k: float(v) for k, v in (w.split("=", 1) for w in g.command("phase", mode).split())}
+        p["events"], p["kernel"] = int(p["events"]), int(p["kernel"])
+        p["devices"] = float(g.command("wait", *(DEVICES_COLD + DEVICES_PLUG)).split()[-1])
+        g.command("settle")
+        p["modules"] = g.command("modules").split()
+        p["status"] = json.loads(g.command("status"))
+        phases[mode] = p
+    return phases
+
+
+def find_key(obj, key):
+    """The value of @key anywhere in a JSON document, or None."""
+    if isinstance(obj, dict):
+        if key in obj:
+            return obj[key]
+        obj = list(obj.values())
+    if isinstance(obj, list):
+        for v in obj:
+            r = find_key(v, key)
+            if r is not None:
+                return r
+    return None
+
+
+def compare_phases(run, c, phases):
+    """The script against load-modules=yes on the same machine (issue 37
+    item 1): every module the script loaded is loaded by the built-in
+    loader too, with no modalias script run (no modprobe process of
+    hotplugd's) and no load failed or timed out; each add with a MODALIAS
+    had its modules tried, and its agent ran after that.  Printed: modules
+    loaded, modprobe processes (the script's, and the kernel's own
+    requests), aliases seen against lookups and loads issued, and the times
+    from hotplugd's start to the settled coldplug and to every device."""
+    res = os.path.join(run, "results", "res")
+
+    def read(name):
+        with open(os.path.join(res, name), errors="replace") as f:
+            return f.read()
+
+    events = read("events.log").splitlines()
+    kernel = read("modprobe.log").splitlines() if os.path.exists(os.path.join(res, "modprobe.log")) else []
+    bounds = {"script": ("script", "builtin"), "builtin": ("builtin", None)}
+    rows = {}
+    for mode in PHASES:
+        p = phases[mode]
+        lo, hi = bounds[mode]
+        hi_e = phases[hi]["events"] if hi else len(events)
+        hi_k = phases[hi]["kernel"] if hi else len(kernel)
+        adds = [w for w in (line.split() for line in events[phases[lo]["events"]:hi_e])
+                if len(w) == 7 and w[2] == "add" and w[5] != "-"]
+        log_lines = read("hotplugd-%s.log" % mode).splitlines()
+        # The script runs modprobe for an add with MODALIAS, and for nothing else.
+        probed = {w[1] for w in adds}
+        script_runs = sum(1 for line in log_lines if " finished status=" in line and "10-modalias" in line and
+                          re.search(r"SEQNUM=(\d+)", line) and re.search(r"SEQNUM=(\d+)", line).group(1) in probed)
+        rows[mode] = {"adds": adds, "log": log_lines, "script_runs": script_runs,
+                      "kernel": len(kernel[phases[lo]["kernel"]:hi_k])}
+        for k in ("kmod_aliases", "kmod_lookups", "kmod_not_found", "kmod_loads", "kmod_saved", "kmod_loaded",
+                  "kmod_failed", "kmod_timeouts", "kmod_invalid", "kmod_skipped"):
+            rows[mode][k] = find_key(p["status"], k) or 0
+    script, builtin = phases["script"], phases["builtin"]
+    rs, rb = rows["script"], rows["builtin"]
+    c.that(rs["script_runs"] == len(rs["adds"]) > 0,
+           "phase script: %d modalias runs for %d adds with MODALIAS" % (rs["script_runs"], len(rs["adds"])))
+    missing = sorted(set(script["modules"]) - set(builtin["modules"]))
+    c.that(not missing, "load-modules=yes did not load what the script loaded: %s" % " ".join(missing))
+    c.that(rb["script_runs"] == 0, "phase builtin: %d modalias script runs" % rb["script_runs"])
+    c.that(rb["kmod_aliases"] == len(rb["adds"]),
+           "phase builtin: %d aliases seen, %d adds with MODALIAS" % (rb["kmod_aliases"], len(rb["adds"])))
+    c.that(rb["kmod_loads"] > 0 and rb["kmod_failed"] == 0 and rb["kmod_timeouts"] == 0 and rb["kmod_invalid"] == 0,
+           "phase builtin: status says %s" % {k: v for k, v in rb.items() if k.startswith("kmod_")})
+    # Each add's modules were tried before its agent (20-record.hotplug) ran.
+    tried, ran = {}, {}
+    for i, line in enumerate(rb["log"]):
+        seq = re.search(r"SEQNUM=(\d+)", line)
+        if not seq:
+            continue
+        if " tried" in line and "modules of MODALIAS=" in line:
+            tried.setdefault(int(seq.group(1)), i)
+        elif " finished status=" in line and "20-record" in line:
+            ran.setdefault(int(seq.group(1)), i)
+    for w in rb["adds"]:
+        q = int(w[1])
+        c.that(q in tried and q in ran and tried[q] < ran[q],
+               "phase builtin: SEQNUM %d (%s): modules tried at log line %s, agent done at %s" % (
+                   q, w[4], tried.get(q), ran.get(q)))
+    log("script against load-modules=yes, the same machine from no module loaded:")
+    for mode, p, r in (("script", script, rs), ("builtin", builtin, rb)):
+        issued = r["script_runs"] if mode == "script" else r["kmod_loads"]
+        log("  %-8s %2d modules loaded; %3d adds with MODALIAS; modprobe processes: %3d (hotplugd's) + %d "
+            "(the kernel's requests); loads issued %d (%s); coldplug settled %.2f s, every device %.2f s "
+            "after hotplugd's start" % (
+                mode, len(p["modules"]), len(r["adds"]), r["script_runs"], r["kernel"], issued,
+                "one modprobe per alias" if mode == "script" else
+                "%d lookups, %d naming none, %d saved, %d loaded" % (
+                    r["kmod_lookups"], r["kmod_not_found"], r["kmod_saved"], r["kmod_loaded"]),
+                p["coldplug"] - p["start"], p["devices"] - p["start"]))
+
+
 class ModInfo:
     """The kernel root's modules.alias and modules.dep, names with "_", for
     the modules the initramfs holds (MODULES_AVAILABLE and what they need)."""
@@ -390,6 +517,7 @@ def main():
             "8250 serial ports, results over the command channel)" % times["kernel"])
         scenario(g, c, times)
         times["quiet_t"] = times["plug_start"] - t0
+        phases = run_phases(g)
         blob = g.command("finish")
         g.wait_exit()
         with tarfile.open(fileobj=io.BytesIO(base64.b64decode(blob)), mode="r:gz") as t:
@@ -401,7 +529,8 @@ def main():
             times["plug_devices"] - times["plug_start"]))
         log("input: %s; block: %s; net: %s" % (" ".join(times["input"]), " ".join(times["block"]),
                                                " ".join(times["net"])))
-        results(run, c, times, ModInfo(root, version))
+        results(run, c, times, ModInfo(root, version), phases)
+        compare_phases(run, c, phases)
         check_clock(c, os.path.join(run, "results", "res"), times["clock"])
         ok = not c.failures
     except Failure as e:
