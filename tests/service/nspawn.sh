@@ -15,6 +15,8 @@
 #  coldplug. the agent ran with ACTION=add for every device the container
 #     sees (every directory below /sys/devices with a uevent file and a
 #     subsystem link);
+#  coldplug timeout. HOTPLUGD_COLDPLUG_TIMEOUT=2 in a drop-in fails the
+#     coldplug of a paused hotplugd after 2 s, not the default 120 s;
 #  control. hotplugctl status answers while hotplugd.service is stopped
 #     (the control socket starts it; it has received no event) and
 #     hotplugctl settle exits 0;
@@ -446,6 +448,32 @@ fi
 echo "ok (coldplug): the agent ran with ACTION=add for all $ndev devices the container sees" \
         "($ncold runs from the coldplug's writes, $(wc -l <"$T/add-runs") add runs in all)"
 in_ct journalctl --no-pager -o cat -u hotplugd-coldplug.service | sed 's/^/    /' | tail -n 5
+
+# ---- coldplug timeout. the unit's bound is a setting ----------------------------------------------
+# With hotplugd paused, a coldplug cannot finish: a drop-in's HOTPLUGD_COLDPLUG_TIMEOUT=2 makes the
+# unit fail after 2 s (hotplugctl's --timeout) instead of waiting the default 120 s.
+dropin=/run/systemd/system/hotplugd-coldplug.service.d
+in_ct mkdir -p "$dropin" && printf '[Service]\nEnvironment=HOTPLUGD_COLDPLUG_TIMEOUT=2\n' >"$T/timeout.conf" &&
+        in_ct sh -c "cat >$dropin/timeout.conf" <"$T/timeout.conf" && in_ct systemctl daemon-reload ||
+        fail "cannot install the coldplug timeout drop-in"
+in_ct "$BINDIR/hotplugctl" pause >/dev/null || fail "hotplugctl pause failed"
+t0=$(date +%s)
+if in_ct systemctl restart hotplugd-coldplug.service; then
+        fail "the coldplug succeeded with hotplugd paused"
+fi
+took=$(($(date +%s) - t0))
+# Not a speed check: without the setting the unit waits its default bound of 120 s.
+[ "$took" -lt 100 ] || fail "the coldplug failed after $took s: the drop-in's 2 s bound was not applied"
+in_ct "$BINDIR/hotplugctl" resume >/dev/null || fail "hotplugctl resume failed"
+in_ct journalctl --no-pager -o cat -u hotplugd-coldplug.service >"$T/coldplug-timeout.txt"
+grep -q "timed out, .* events not processed" "$T/coldplug-timeout.txt" ||
+        fail "the coldplug with HOTPLUGD_COLDPLUG_TIMEOUT=2 did not time out: $(tail -n 5 "$T/coldplug-timeout.txt")"
+grep -m1 "timed out" "$T/coldplug-timeout.txt" | sed 's/^/    /'
+in_ct rm -r "$dropin" && in_ct systemctl daemon-reload || fail "cannot remove the drop-in"
+in_ct systemctl reset-failed hotplugd-coldplug.service
+in_ct "$BINDIR/hotplugctl" settle >/dev/null || fail "hotplugctl settle after the timed-out coldplug failed"
+echo "ok (coldplug timeout): HOTPLUGD_COLDPLUG_TIMEOUT=2 in a drop-in failed the coldplug of a paused hotplugd" \
+        "after $took s"
 
 # ---- control. hotplugctl before any event, and settle -------------------------------------------
 
