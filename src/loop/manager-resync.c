@@ -530,7 +530,8 @@ static void do_write(struct manager *m, const struct resync_op *op)
                 dfd = sysfs_open_dir(rs->rootfd, op->devpath);
                 fd = dfd < 0 ? dfd : openat(dfd, "uevent", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
                 if (fd < 0 || write(fd, line, (size_t)len) != len) {
-                        log_internal(LOG_DEBUG, dfd < 0 ? dfd : -errno, &f,
+                        /* Rare (the device went away meanwhile), and what else it means is worth a line. */
+                        log_internal(LOG_NOTICE, dfd < 0 ? dfd : -errno, &f,
                                      "resync: cannot write the uevent file, skipped");
                         rs->failed++;
                         return;
