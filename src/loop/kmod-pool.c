@@ -77,7 +77,7 @@ static void do_lookup(struct kmod_ctx *ctx, struct kmod_req *q)
 static void do_load(struct kmod_ctx *ctx, struct kmod_req *q)
 {
         struct kmod_module *mod = NULL;
-        struct timespec t0, t1;
+        usec_t t0;
         int r;
 
         r = kmod_module_new_from_name(ctx, q->text, &mod);
@@ -91,10 +91,9 @@ static void do_load(struct kmod_ctx *ctx, struct kmod_req *q)
                 kmod_module_unref(mod);
                 return;
         }
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        t0 = now_usec(CLOCK_MONOTONIC);
         r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL, NULL, NULL);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        q->usec = (usec_t)(t1.tv_sec - t0.tv_sec) * USEC_PER_SEC + (usec_t)(t1.tv_nsec - t0.tv_nsec) / 1000;
+        q->usec = now_usec(CLOCK_MONOTONIC) - t0;
         if (r == 0)
                 q->outcome = MODLOAD_INSERTED;
         else if (r == -EEXIST)

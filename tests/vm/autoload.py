@@ -375,6 +375,7 @@ def run_phases(g):
         g.command("settle")
         p["modules"] = g.command("modules").split()
         p["status"] = json.loads(g.command("status"))
+        p["blame"] = json.loads(g.command("blame"))
         phases[mode] = p
     return phases
 
@@ -455,6 +456,16 @@ def compare_phases(run, c, phases):
         c.that(q in tried and q in ran and tried[q] < ran[q],
                "phase builtin: SEQNUM %d (%s): modules tried at log line %s, agent done at %s" % (
                    q, w[4], tried.get(q), ran.get(q)))
+    # blame's MODULE table: a row for each module the loader inserted, with its time.
+    rows = builtin["blame"].get("modules", [])
+    names = {r["name"] for r in rows}
+    # (a load that found its module loaded meanwhile counts as loaded, with no time of its own)
+    c.that(0 < len(rows) <= rb["kmod_loaded"] and "xhci_pci" in names,
+           "phase builtin: blame's modules %s, %d loaded" % (sorted(names), rb["kmod_loaded"]))
+    c.that(all(0 < r["total_usec"] < 3600 * 1000000 for r in rows), "phase builtin: blame's module times: %s" % rows)
+    c.that("modules" not in script["blame"], "phase script: blame has a module table: %s" % script["blame"].get("modules"))
+    log("blame, per module (load-modules=yes): %s" % ", ".join(
+        "%s %.0f ms" % (r["name"], r["total_usec"] / 1000) for r in rows))
     log("script against load-modules=yes, the same machine from no module loaded:")
     for mode, p, r in (("script", script, rs), ("builtin", builtin, rb)):
         issued = r["script_runs"] if mode == "script" else r["kmod_loads"]
