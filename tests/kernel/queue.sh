@@ -33,6 +33,9 @@ t_wait_for "$T_IDLE" all_queued || t_fail "only $(queued) of $((q0 + N)) events 
 rss1=$(rss)
 per_event=$(((rss1 - rss0) * 1024 / N))
 echo "queued $N events while paused: VmRSS $rss0 -> $rss1 KiB, $per_event bytes per queued event"
+# What the daemon counts it holds, part by part, to set against the RSS.
+"$HOTPLUGCTL" status | grep "^Memory:"
+grep -E "^(VmRSS|VmHWM|RssAnon|RssFile):" "/proc/$T_DAEMON_PID/status" | tr -s ' \t' ' ' | paste -sd' '
 if ldd "$HOTPLUGD" 2>/dev/null | grep -q -e libasan -e libubsan; then
         echo "note: sanitizer build, the bound of $MAX_BYTES bytes per queued event is not checked"
 else

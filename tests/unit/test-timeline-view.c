@@ -604,7 +604,7 @@ static void test_format_choice(void)
         check(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         check(strstr(o, "<?xml version=\"1.0\"") && strstr(o, "</svg>"));
         free(o);
-        o = run_ctl(false, (const char *const[]){ "-t", path, NULL }, &status);
+        o = run_ctl(false, (const char *const[]){ "--text", path, NULL }, &status);
         check(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         check(strstr(o, "key: . waiting") && !strstr(o, "<svg"));
         free(o);
@@ -626,7 +626,7 @@ static void test_format_choice(void)
         free(o);
         o = run_ctl(false, (const char *const[]){ "--help", NULL }, &status);
         check(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        check(strstr(o, "-s, --svg") && strstr(o, "Text on a terminal, SVG otherwise."));
+        check(strstr(o, "      --svg ") && strstr(o, "Text on a terminal, SVG otherwise."));
         free(o);
 }
 
