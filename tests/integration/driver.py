@@ -207,7 +207,9 @@ class Case:
         """hotplugctl status as {"received": N, "started": N, "queued": N, ...}."""
         out = self.tool("status")[1]
         words = r"(\d+) (processed|received|started|finished|failed|queued|running)\b"
-        st = {k: int(v) for v, k in re.findall(words, out)}
+        # Only the event, agent and queue lines: others ("Modules:") count failures of their own.
+        counts = "\n".join(l for l in out.splitlines() if l.startswith(("Events:", "Agents:", "Queue:")))
+        st = {k: int(v) for v, k in re.findall(words, counts)}
         st["paused"] = "PAUSED" in out
         return st
 

@@ -42,8 +42,10 @@ grep -qx "ListenNetlink=kobject-uevent 1" "$tmp/hotplugd.socket" || fail "socket
 grep -qx "Type=notify" "$tmp/hotplugd.service" || fail "service is not Type=notify"
 grep -qx "ListenSequentialPacket=$RUNDIR/control" "$tmp/hotplugd-control.socket" ||
         fail "the control socket unit does not listen on $RUNDIR/control"
-grep -qx "ExecStart=$HOTPLUGCTL trigger --settle" "$tmp/hotplugd-coldplug.service" ||
-        fail "coldplug does not run hotplugctl trigger --settle"
+grep -qxF "ExecStart=$HOTPLUGCTL trigger --settle --timeout=\${HOTPLUGD_COLDPLUG_TIMEOUT}" \
+        "$tmp/hotplugd-coldplug.service" || fail "coldplug does not run hotplugctl trigger --settle with its bound"
+grep -qx "Environment=HOTPLUGD_COLDPLUG_TIMEOUT=120" "$tmp/hotplugd-coldplug.service" ||
+        fail "coldplug's bound HOTPLUGD_COLDPLUG_TIMEOUT is not set (120)"
 # Coldplug stands aside where udevd's runs: ordered after it, and its
 # ExecCondition= exits 0 (run) only when systemctl says it is not active.
 # Run the condition's command line against a stub systemctl for each answer.
