@@ -29,10 +29,9 @@
 #include "loop/manager-observe.h"
 #include "loop/observe-builtin.h"
 #include "shared/macro.h"
+#include "uevent/udev-listen.h"
 #include "uevent/uevent.h"
 
-/* udevd runs if this exists: its kmod builtin loads the modules (load-modules=auto). */
-#define KMOD_UDEV_CONTROL "/run/udev/control"
 /* Refused MODALIAS values: at most one line per this interval. */
 #define KMOD_LOG_INTERVAL_USEC (5 * USEC_PER_SEC)
 /* Answers taken per wakeup; the eventfd stays readable for the rest. */
@@ -260,8 +259,8 @@ static const char *auto_off_reason(const struct manager_config *cfg)
         struct utsname u;
         char path[256 + sizeof(u.release)];
 
-        if (access(KMOD_UDEV_CONTROL, F_OK) == 0)
-                return "auto: off, udevd runs (" KMOD_UDEV_CONTROL ")";
+        if (udevd_running()) /* its kmod builtin loads the modules */
+                return "auto: off, udevd runs (" UDEVD_CONTROL_SOCKET " takes connections)";
         if (cfg->hotplug_d) {
                 snprintf(path, sizeof(path), "%s/default/10-modalias.hotplug", cfg->hotplug_d);
                 if (access(path, F_OK) == 0)

@@ -18,8 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "loop/manager-internal.h"
@@ -30,9 +28,6 @@
 #include "shared/list.h"
 #include "shared/macro.h"
 #include "uevent/udev-listen.h"
-
-/* Where udevd listens for udevadm: it runs if this exists (after-udev=auto). */
-#define UDEV_CONTROL_SOCKET "/run/udev/control"
 
 /* Warnings about broadcasts and timeouts: at most one per this interval. */
 #define UDEV_LOG_INTERVAL_USEC (5 * USEC_PER_SEC)
@@ -508,30 +503,6 @@ static void listener_close(struct udev_wait *w)
 }
 
 /*
- * Whether udevd runs: its control socket takes a connection.  A udevd that
- * was killed leaves the socket file behind, and a file alone made every
- * event wait the whole after-udev-timeout for a broadcast that never came.
- * Only a refusal (ECONNREFUSED: nobody listens on it) or a missing file
- * says "not running"; a stopped udevd's socket still takes a connection
- * (its backlog), and any other error is taken as running, as the file's
- * existence was before.  udevd sees a connection closed without a message.
- */
-static bool udev_control_alive(void)
-{
-        struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = UDEV_CONTROL_SOCKET };
-        int fd, r;
-
-        if (access(UDEV_CONTROL_SOCKET, F_OK) < 0)
-                return false;
-        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0)
-                return true;
-        r = connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) < 0 ? errno : 0;
-        safe_close(fd);
-        return r != ECONNREFUSED && r != ENOENT;
-}
-
-/*
  * Listen to udevd's broadcasts, if udevd's control socket takes a connection (or
  * after-udev=yes).  libudev subscribes to udevd's group only where udevd
  * runs (in a container it subscribes to nothing while the control socket
@@ -541,7 +512,7 @@ static bool udev_control_alive(void)
 static int listener_sync(struct udev_wait *w)
 {
         const struct manager_config *cfg = manager_cfg(w->m);
-        bool control = udev_control_alive();
+        bool control = udevd_running();
         int r;
 
         w->probed = now_usec(CLOCK_MONOTONIC);
@@ -573,7 +544,7 @@ static void listener_probe(struct udev_wait *w)
         if (r < 0)
                 log_warning_errno(r, "after-udev: cannot listen to udevd's broadcasts");
         else if (w->listen && !w->blind)
-                log_info("after-udev: udevd's control socket " UDEV_CONTROL_SOCKET " appeared (takes connections); "
+                log_info("after-udev: udevd's control socket " UDEVD_CONTROL_SOCKET " appeared (takes connections); "
                          "listening to its broadcasts");
 }
 
@@ -614,13 +585,13 @@ static void udev_wait_apply(struct udev_wait *w, bool starting)
                                  " s after its arrival",
                                  cfg->after_udev_timeout_usec / USEC_PER_SEC);
                 else
-                        log_info("after-udev: udevd is not running (" UDEV_CONTROL_SOCKET " missing or refusing "
+                        log_info("after-udev: udevd is not running (" UDEVD_CONTROL_SOCKET " missing or refusing "
                                  "connections); agents wait "
                                  "for it from its first broadcast on");
         } else if (running)
                 set_alive(w, true, "udevd runs");
         else
-                set_alive(w, false, "udevd is not running (" UDEV_CONTROL_SOCKET " missing or refusing connections)");
+                set_alive(w, false, "udevd is not running (" UDEVD_CONTROL_SOCKET " missing or refusing connections)");
 }
 
 int udev_wait_open(struct manager *m)

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <libudev.h>
 
@@ -102,4 +105,28 @@ bool udev_confirm_matches(const struct udev_confirm *c, uint64_t seqnum, uint64_
         /* A longer action (no kernel sends one) was cut: it never matches. */
         return c->seqnum == seqnum && (c->devpath_hash == devpath_hash || (c->renamed && c->parent_hash == parent_hash)) &&
                strncmp(c->action, action, sizeof(c->action)) == 0;
+}
+
+/*
+ * Whether udevd runs: its control socket takes a connection.  A udevd that
+ * was killed leaves the socket file behind, which is not a udevd (after-udev
+ * would wait for its broadcasts, load-modules leave it the modules).
+ * Only a refusal (ECONNREFUSED: nobody listens on it) or a missing file
+ * says "not running"; a stopped udevd's socket still takes a connection
+ * (its backlog), and any other error is taken as running, as the file's
+ * existence was before.  udevd sees a connection closed without a message.
+ */
+bool udevd_running(void)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = UDEVD_CONTROL_SOCKET };
+        int fd, r;
+
+        if (access(UDEVD_CONTROL_SOCKET, F_OK) < 0)
+                return false;
+        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return true;
+        r = connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) < 0 ? errno : 0;
+        safe_close(fd);
+        return r != ECONNREFUSED && r != ENOENT;
 }

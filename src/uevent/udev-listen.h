@@ -62,3 +62,13 @@ int udev_listen_receive(struct udev_listen *l, struct udev_confirm *ret);
  */
 bool udev_confirm_matches(const struct udev_confirm *c, uint64_t seqnum, uint64_t devpath_hash, uint64_t parent_hash,
                           const char *action);
+
+/* Where udevd listens for udevadm. */
+#define UDEVD_CONTROL_SOCKET "/run/udev/control"
+
+/**
+ * udevd_running() - whether udevd runs: UDEVD_CONTROL_SOCKET takes a connection.
+ * A socket file left by a killed udevd refuses it (ECONNREFUSED) and counts
+ * as not running, as does a missing file; a stopped udevd still takes one.
+ */
+bool udevd_running(void);

@@ -55,7 +55,11 @@ t_stop_daemon
 
 # The default: auto.  Off with udevd running, and on a kernel without modules.alias.bin.
 t_start_daemon --agent "$T_AGENT"
-if [ -e /run/udev/control ]; then
+udevd_alive() {
+        python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).connect(sys.argv[1])' \
+                /run/udev/control 2>/dev/null
+}
+if udevd_alive; then
         grep -q "load-modules: auto: off, udevd runs" "$T_LOG" || t_fail "auto with udevd: $(grep load-modules "$T_LOG")"
 elif [ ! -e "/lib/modules/$(uname -r)/modules.alias.bin" ]; then
         grep -q "load-modules: auto: off, no modules.alias.bin for this kernel" "$T_LOG" ||
@@ -66,4 +70,23 @@ else
         grep -q "load-modules: on" "$T_LOG" || t_fail "auto without udevd: $(grep load-modules "$T_LOG")"
 fi
 t_stop_daemon
+
+# A socket file nobody listens on (a udevd killed by SIGKILL left it) is not a udevd: auto decides as
+# without one.  In a mount namespace of its own, with a tmpfs on /run/udev.
+if ! udevd_alive && [ ! -e "/lib/modules/$(uname -r)/modules.alias.bin" ]; then
+        if [ ! -d /run/udev ]; then
+                mkdir /run/udev && t_on_exit "rmdir /run/udev"
+        fi
+        unshare -m bash -c 'mount -t tmpfs tmpfs /run/udev &&
+                python3 -c "import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])" \
+                        /run/udev/control && exec "$1" --agent "$2" --log-target=stderr --control-socket="$3"' \
+                stale "$HOTPLUGD" "$T_AGENT" "$T_DIR/stale.sock" 2>"$T_DIR/stale.log" &
+        stale_pid=$!
+        t_wait_for "$T_IDLE" grep -q "load-modules:" "$T_DIR/stale.log" || t_fail "no load-modules line: $(cat "$T_DIR/stale.log")"
+        kill "$stale_pid"
+        wait "$stale_pid"
+        grep -q "load-modules: auto: off, no modules.alias.bin for this kernel" "$T_DIR/stale.log" ||
+                t_fail "auto with a stale /run/udev/control: $(grep load-modules "$T_DIR/stale.log")"
+        echo "ok: a stale /run/udev/control is not a udevd for load-modules=auto"
+fi
 echo "ok: SEQNUM $seq ($dev, MODALIAS=$alias) tried before its agent; $(num kmod_lookups) lookup(s), $(num kmod_not_found) naming none, $(num kmod_loads) load(s)"
