@@ -288,7 +288,8 @@ enum ctlmsg_type ctlmsg_field_type(const char *key)
 
         if (strcmp(key, "time") == 0 || strcmp(key, "since") == 0)
                 return CTLMSG_TIME;
-        if (strcmp(key, "paused") == 0 || strcmp(key, "resync") == 0 || strcmp(key, "overloaded") == 0)
+        if (strcmp(key, "paused") == 0 || strcmp(key, "resync") == 0 || strcmp(key, "overloaded") == 0 ||
+            strcmp(key, "log_gone") == 0)
                 return CTLMSG_FLAG;
         for (size_t i = 0; i < sizeof(uints) / sizeof(uints[0]); i++)
                 if (strcmp(key, uints[i]) == 0)

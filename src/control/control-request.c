@@ -417,6 +417,7 @@ static void status_counters(struct ctlmsg *m, const struct control_status *s)
         ctlmsg_add_u64(m, "firmware_missing", s->firmware_n);
         ctlmsg_add_u64(m, "firmware_untracked", s->firmware_untracked);
         ctlmsg_add_u64(m, "log_dropped", log_lines_dropped());
+        ctlmsg_add_u64(m, "log_gone", log_target_gone());
 }
 
 static void req_status(struct client *cl)

@@ -173,7 +173,10 @@ static void print_counters(const char *rec)
                num(rec, "devices"));
         print_after_udev(rec);
         print_modules(rec);
-        if (num(rec, "log_dropped") > 0)
+        if (num(rec, "log_gone"))
+                printf("Log:      stderr is gone (its reader closed it): nothing is written, %" PRIu64
+                       " lines dropped\n", num(rec, "log_dropped"));
+        else if (num(rec, "log_dropped") > 0)
                 printf("Log:      %" PRIu64 " lines dropped while the journal or stderr did not take them\n",
                        num(rec, "log_dropped"));
         printf("Handover: %" PRIu64 " events taken over from the previous instance, %" PRIu64

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,10 @@ int main(int argc, char *argv[])
         /* Files and sockets hotplugd creates are for root unless it says
          * otherwise (the control socket); agents get 022 back (spawner.c). */
         umask(077);
+        /* A write to a pipe or socket whose reader is gone (stderr's, the
+         * --ready-fd pipe) fails with EPIPE instead of killing the daemon
+         * (log-sink.c); agents get SIGPIPE's default back (spawner.c). */
+        signal(SIGPIPE, SIG_IGN);
         options_init(&o);
 #ifdef HOTPLUGD_TEST_TRUST
         /* hotplugd-test only (tests/integration): a --listen-fd socketpair plays the kernel. */

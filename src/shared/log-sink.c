@@ -14,6 +14,11 @@
  *    first one are written already (stderr takes a line in parts);
  *  - a line that does not fit, or that the target refuses, is counted in
  *    dropped and dropped_total and not kept;
+ *  - once stderr's reader is gone (EPIPE: the pipe's or socket's other end
+ *    closed), stderr is gone for good: what waits and every line after is
+ *    dropped and counted, nothing is written to it any more, and no report
+ *    is tried (there is nobody to tell; hotplugctl status says it).  The
+ *    daemon ignores SIGPIPE, or the first write would have killed it;
  *  - when nothing waits any more and lines were dropped since the last
  *    report, one line reports them (and dropped goes back to 0);
  *  - wake is called whenever the buffer goes from empty to holding a line,
@@ -50,6 +55,7 @@ static struct {
         int fd;               /* buffered mode: what lines are written to */
         bool fd_own;          /* opened by log_buffer_start() (a reopened stderr) */
         bool fd_socket;       /* a socket: send() with MSG_DONTWAIT */
+        bool gone;            /* buffered stderr's reader went away: nothing is written any more */
         char *buf;            /* HP_LOG_BUFFER_MAX bytes */
         size_t head, tail;    /* the waiting records: buf[head..tail) */
         size_t head_done;     /* bytes of the first record written already */
@@ -76,6 +82,7 @@ void sink_reset(bool journal, const char *ident)
         sink.fd_own = false;
         sink.buf = NULL; /* a forked child's copy: not freed, its parent's memory image */
         sink.head = sink.tail = sink.head_done = 0;
+        sink.gone = false;
         sink.wake = NULL;
 }
 
@@ -146,6 +153,26 @@ static void count_dropped(void)
         sink.dropped_total++;
 }
 
+/* @error, from a write to stderr, says that its reader is gone: the pipe or socket has no other end. */
+static bool stderr_gone_error(ssize_t error)
+{
+        return !sink.journal && (error == -EPIPE || error == -ECONNRESET);
+}
+
+/* stderr's reader is gone: what waits is dropped, counted, and so is every line from now on. */
+static void stderr_gone(void)
+{
+        while (sink.head < sink.tail) {
+                uint32_t len;
+
+                memcpy(&len, sink.buf + sink.head, sizeof(len));
+                sink.head += sizeof(len) + len;
+                count_dropped();
+        }
+        sink.head = sink.tail = sink.head_done = 0;
+        sink.gone = true;
+}
+
 /* Keep @n bytes of @p, @done of them written already; counted as dropped if they do not fit. */
 static void keep(const char *p, size_t n, size_t done)
 {
@@ -179,7 +206,7 @@ static void report_dropped(void)
         uint64_t n = sink.dropped;
         int k;
 
-        if (n == 0 || sink.head < sink.tail)
+        if (n == 0 || sink.head < sink.tail || sink.gone)
                 return;
         sink.dropped = 0;
         snprintf(msg, sizeof(msg), "%" PRIu64 " log line%s dropped while %s did not take %s", n, n == 1 ? "" : "s",
@@ -204,6 +231,10 @@ int sink_line(const char *p, size_t n)
                 k = target_send(p, n, false);
                 return k < 0 ? (int)k : 0;
         }
+        if (sink.gone) {
+                count_dropped();
+                return 0;
+        }
         if (sink.head < sink.tail) {
                 keep(p, n, 0);
                 return 0;
@@ -211,8 +242,11 @@ int sink_line(const char *p, size_t n)
         k = target_send(p, n, true);
         if (k == -EAGAIN)
                 keep(p, n, 0);
-        else if (k < 0)
+        else if (k < 0) {
+                if (stderr_gone_error(k))
+                        stderr_gone();
                 count_dropped();
+        }
         else if ((size_t)k < n)
                 keep(p, n, (size_t)k);
         else
@@ -233,6 +267,10 @@ int log_flush(void)
                 if (k >= 0 && (size_t)k < len - sink.head_done) {
                         sink.head_done += (size_t)k;
                         return 1;
+                }
+                if (stderr_gone_error(k)) {
+                        stderr_gone();
+                        return 0;
                 }
                 if (k < 0)
                         count_dropped();
@@ -312,6 +350,11 @@ bool log_buffer_pending(void)
 uint64_t log_lines_dropped(void)
 {
         return sink.dropped_total;
+}
+
+bool log_target_gone(void)
+{
+        return sink.buffered && sink.gone;
 }
 
 size_t log_flush_wait(uint64_t usec)

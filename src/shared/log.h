@@ -107,6 +107,14 @@ size_t log_flush_wait(uint64_t usec);
 /* Log lines dropped since log_buffer_start() (never reset). */
 uint64_t log_lines_dropped(void);
 
+/*
+ * True once stderr, the buffered log's target, refused a line with EPIPE:
+ * the pipe's reader (or the socket's peer) is gone.  Nothing is written to
+ * it again; every line from then on is dropped and counted.  Writing there
+ * raises SIGPIPE first: the daemon ignores it (main.c).
+ */
+bool log_target_gone(void);
+
 /* Leave buffered mode: what still waits is discarded; closes what log_buffer_start() opened. */
 void log_buffer_stop(void);
 

@@ -81,6 +81,28 @@ t_start_daemon() {
         t_wait_for "$T_IDLE" _t_listening || t_fail "hotplugd did not start listening (no progress for $T_IDLE s)"
 }
 
+# Start hotplugd in the background logging at debug level with its stderr
+# into $1 (a FIFO the test reads, or does not, or stops reading) and the
+# other arguments; waits until hotplugctl status answers.
+t_start_daemon_stderr() {
+        local err=$1
+        shift
+        export HOTPLUGCTL_SOCKET="$T_DIR/control"
+        "$HOTPLUGD" --log-target=stderr --log-level=debug --control-socket="$HOTPLUGCTL_SOCKET" "$@" \
+                >/dev/null 2>"$err" &
+        T_DAEMON_PID=$!
+        _t_answers() {
+                kill -0 "$T_DAEMON_PID" 2>/dev/null || t_fail "hotplugd exited at start"
+                "$HOTPLUGCTL" status >/dev/null 2>&1
+        }
+        t_wait_for "$T_IDLE" _t_answers || t_fail "hotplugctl status got no answer (no progress for $T_IDLE s)"
+}
+
+# A number or flag ($1: its key) of hotplugctl status --json; nothing when status does not answer.
+t_status_field() {
+        "$HOTPLUGCTL" status --json 2>/dev/null | sed -n "s/.*\"$1\": *\([0-9a-z]*\).*/\1/p" | head -n 1
+}
+
 # Stop the daemon with SIGTERM; an orderly stop exits 0.  Anything else (a
 # sanitizer or leak report, a crash) fails the test.
 t_stop_daemon() {

@@ -21,16 +21,7 @@ mkfifo "$fifo" || t_fail "mkfifo failed"
 # that opening it does not wait and the daemon's end never sees EPIPE).
 exec 7<>"$fifo"
 t_on_exit "exec 7>&-"
-export HOTPLUGCTL_SOCKET="$T_DIR/control"
-"$HOTPLUGD" --log-target=stderr --log-level=debug --control-socket="$HOTPLUGCTL_SOCKET" \
-        --agent "$T_AGENT" --all >/dev/null 2>"$fifo" &
-T_DAEMON_PID=$!
-status_json() { "$HOTPLUGCTL" status --json 2>/dev/null; }
-answers() {
-        kill -0 "$T_DAEMON_PID" 2>/dev/null || t_fail "hotplugd exited at start"
-        status_json >/dev/null
-}
-t_wait_for "$T_IDLE" answers || t_fail "hotplugctl status got no answer (no progress for $T_IDLE s)"
+t_start_daemon_stderr "$fifo" --agent "$T_AGENT" --all
 
 prefix=$(t_uuid_prefix)
 "$UEVENT_BURST" "$N" "$prefix" /sys/class/net/lo/uevent /sys/class/net/$v/uevent /sys/class/net/${v}p/uevent ||
@@ -49,9 +40,8 @@ distinct=$(grep -rh "^env:SYNTH_UUID=$prefix" "$T_DIR/runs" | sort -u | wc -l)
 echo "ok: all $N agents ran while nobody read the log's pipe"
 
 # status answers while the pipe is full, and counts what did not fit.
-log_dropped() { status_json | sed -n 's/.*"log_dropped": *\([0-9]*\).*/\1/p' | head -n 1; }
-dropped=$(log_dropped)
-[ -n "$dropped" ] || stuck "hotplugctl status --json has no log_dropped: $(status_json)"
+dropped=$(t_status_field log_dropped)
+[ -n "$dropped" ] || stuck "hotplugctl status --json has no log_dropped: $("$HOTPLUGCTL" status --json 2>&1)"
 [ "$dropped" -gt 0 ] || t_fail "no log line dropped: the pipe was never full?"
 "$HOTPLUGCTL" status | grep "^Log:" || t_fail "hotplugctl status has no Log: line"
 echo "ok: hotplugctl status answers with the pipe full: $dropped log lines dropped"

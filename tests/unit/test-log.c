@@ -4,11 +4,14 @@
  * journald's native format with the fields the daemon always sent, and
  * buffered mode, towards a journal socket and a pipe on stderr that are not
  * read: nothing blocks, the kept lines come out in order once the target
- * reads again, followed by one line counting those dropped.
+ * reads again, followed by one line counting those dropped.  A pipe on
+ * stderr whose reader closed is given up for good (SIGPIPE ignored, as the
+ * daemon does): what waits and every line after it is dropped and counted.
  */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -214,6 +217,65 @@ static void test_stderr_buffered(void)
         log_open(LOG_TARGET_STDERR, NULL);
 }
 
+/*
+ * stderr's reader closes: with @waiting, while lines wait in the buffer
+ * (the flush meets EPIPE), else while nothing waits (the next line does).
+ */
+static void stderr_gone(bool waiting)
+{
+        int p[2], saved = dup(STDERR_FILENO);
+        uint64_t before;
+        unsigned logged = 0;
+
+        check(saved >= 0);
+        check(signal(SIGPIPE, SIG_IGN) != SIG_ERR);
+        check(pipe2(p, O_CLOEXEC) == 0);
+        check(dup2(p[1], STDERR_FILENO) == STDERR_FILENO);
+        log_open(LOG_TARGET_STDERR, "test-log");
+        check_int(log_buffer_start(), 0);
+        if (waiting)
+                logged = fill();
+        else
+                log_info("taken");
+        check(log_buffer_pending() == waiting);
+        check(!log_target_gone());
+        close(p[0]);
+        before = log_lines_dropped();
+        if (waiting) {
+                check_int(log_flush(), 0);
+                check(log_lines_dropped() > before && log_lines_dropped() - before < logged);
+        } else {
+                log_info("refused");
+                check_int(log_lines_dropped() - before, 1);
+        }
+        check(log_target_gone());
+        check(!log_buffer_pending());
+        before = log_lines_dropped();
+        for (int i = 0; i < 5; i++)
+                log_info("after %d", i);
+        check_int(log_lines_dropped() - before, 5);
+        check(!log_buffer_pending());
+        check_int(log_flush(), 0);
+        check_int(log_flush_wait(1000), 0);
+        check(dup2(saved, STDERR_FILENO) == STDERR_FILENO);
+        log_buffer_stop();
+        check(!log_target_gone());
+        check(signal(SIGPIPE, SIG_DFL) != SIG_ERR);
+        close(saved);
+        close(p[1]);
+        log_open(LOG_TARGET_STDERR, NULL);
+}
+
+static void test_stderr_gone_waiting(void)
+{
+        stderr_gone(true);
+}
+
+static void test_stderr_gone_idle(void)
+{
+        stderr_gone(false);
+}
+
 int main(void)
 {
         log_set_max_level(LOG_DEBUG);
@@ -222,6 +284,8 @@ int main(void)
         run_test(test_journal_fields);
         run_test(test_journal_buffered);
         run_test(test_stderr_buffered);
+        run_test(test_stderr_gone_waiting);
+        run_test(test_stderr_gone_idle);
         sink_set_journal_path(NULL);
         test_dir_remove(dir);
         return 0;
