@@ -42,6 +42,9 @@ AGENT_DUMP, VM_CAPTURE, VM_SNAPSHOT, VM_SYSFS_WRITE, SRCDIR, B_SANITIZE.
 HOTPLUGD_VM_CACHE: the kernel cache (default /var/cache/hotplugd-vm).
 HOTPLUGD_VM_KEEP=1 keeps the run directory even when the test passes (it
 is always kept, and its path printed, when the test fails).
+HOTPLUGD_VM_HDA_FAULT=1 makes the sound card's first codec probe fail on
+purpose (hp.hda_fault=1, tests/vm/init), to test the init's rebind of the
+controller; the test must pass all the same.
 Exit status: 0 passed, 1 failed, 77 skipped (not root, no QEMU; with
 HOTPLUGD_TEST_REQUIRE_ROOT=1 a missing QEMU or kernel is a failure).
 
@@ -104,7 +107,10 @@ def build_initramfs(run, root, version):
 def qemu_argv(run, root, version, initrd):
     # With a sanitized build, the guest's hotplugd reports end the daemon
     # (non-zero exit, which check.py fails on): vmlib.qemu_base().
-    return qemu_base(run, root, version, initrd) + CONTROLLERS + [
+    base = qemu_base(run, root, version, initrd)
+    if os.environ.get("HOTPLUGD_VM_HDA_FAULT") == "1":
+        base[base.index("-append") + 1] += " hp.hda_fault=1"
+    return base + CONTROLLERS + [
         "-fsdev", "local,id=out,path=%s,security_model=none" % os.path.join(run, "out"),
         "-device", "virtio-9p-pci,fsdev=out,mount_tag=out,bus=pcie.0,addr=0x9",
         "-drive", "if=none,id=stick,format=raw,file=%s" % os.path.join(run, "stick.img"),
@@ -115,6 +121,14 @@ def qemu_argv(run, root, version, initrd):
     ]
 
 
+def report_sound_rebinds(run):
+    """Say in the test's log when the init had to bind the sound card's
+    controller again (the codec missed its probe), with the kernel's line."""
+    marks = ("Cannot probe codecs", "binding snd_hda_intel again", "sound card is bound after")
+    with open(os.path.join(run, "serial.log"), errors="replace") as f:
+        for line in f:
+            if any(m in line for m in marks):
+                log("guest console: %s" % line.strip())
 
 
 def scenario(g):
@@ -191,6 +205,7 @@ def main():
         initrd = build_initramfs(run, root, version)
         g = Guest(run, qemu_argv(run, root, version, initrd))
         log("guest ready: %s" % g.expect_ready())
+        report_sound_rebinds(run)
         fw = scenario(g)
         g.command("finish")
         rc = g.wait_exit()
