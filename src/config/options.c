@@ -249,6 +249,11 @@ const struct option_info option_table[] = {
                 .arg = "FILE", .help = "append every datagram and agent run to a recording",
         },
         {
+                .name = "handover-file", .type = OPTION_PATH,
+                KEY("handover-file"), FIELD(cfg.handover_path),
+                .arg = "FILE", .help = "take over what the last instance left here, leave it here at exit",
+        },
+        {
                 .name = "replay", .type = OPTION_PATH, FIELD(cfg.replay_path),
                 .arg = "FILE", .help = "read events from a recording instead of the kernel",
         },

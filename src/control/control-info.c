@@ -117,6 +117,7 @@ static void send_device(const struct control_device_info *d, void *arg)
                 ctlmsg_add_str(&m, "driver", d->rec.driver);
         }
         ctlmsg_add_str(&m, "in_resync_set", d->present < 0 ? "unknown" : d->present ? "1" : "0");
+        ctlmsg_add_u64(&m, "handled", d->handled);
         info_send(v, &m);
         if (d->modelled && (d->rec.flags & DEVCACHE_LEARNT))
                 send_vars(v, &d->rec);
@@ -156,16 +157,38 @@ static int cmp_path(const void *a, const void *b)
         return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* "info export [after=DEVPATH]": a page of every device known. */
-static void req_info_export(struct client *cl, const char *after)
+/* One device of a page: its records, to the client. */
+typedef void (*page_send_fn)(struct client *cl, struct info_visit *v, const char *devpath);
+
+static void send_export(struct client *cl, struct info_visit *v, const char *devpath)
 {
-        struct control *c = cl->ctl;
+        cl->ctl->ops->device_info(cl->ctl->userdata, devpath, send_device, v);
+}
+
+static void send_handled(struct client *cl, struct info_visit *v, const char *devpath)
+{
+        struct ctlmsg m;
+
+        ctlmsg_init(&m, "handled");
+        ctlmsg_add_str(&m, "devpath", devpath);
+        info_send(v, &m);
+}
+
+/*
+ * A page of the devices @for_each lists after @after, in DEVPATH order, each
+ * sent by @send, then "end more=0|1 last=DEVPATH": "info export" (every
+ * device known) and "info handled" (the devices whose add ran or is queued).
+ */
+static void req_info_page(struct client *cl, const char *after,
+                          void (*for_each)(void *userdata, void (*fn)(const char *devpath, void *arg), void *arg),
+                          page_send_fn send)
+{
         struct info_page p = { .after = after };
         struct info_visit v = { .cl = cl };
         struct ctlmsg m;
         size_t i;
 
-        c->ops->for_each_device(c->userdata, collect, &p);
+        for_each(cl->ctl->userdata, collect, &p);
         if (p.error) {
                 free(p.v);
                 client_error(cl, p.error, "out of memory");
@@ -173,7 +196,7 @@ static void req_info_export(struct client *cl, const char *after)
         }
         qsort(p.v, p.n, sizeof(*p.v), cmp_path);
         for (i = 0; i < p.n && cl->fd >= 0 && v.sent < HP_CONTROL_OUTPUT_MAX / 2; i++)
-                c->ops->device_info(c->userdata, p.v[i], send_device, &v);
+                send(cl, &v, p.v[i]);
         if (cl->fd >= 0) {
                 ctlmsg_init(&m, "end");
                 ctlmsg_add_u64(&m, "more", i < p.n);
@@ -190,7 +213,8 @@ void req_info(struct client *cl, char **w, size_t n)
         char rec[HP_CONTROL_REQUEST_MAX + 8], devpath[HP_CONTROL_REQUEST_MAX + 1];
         struct info_visit v = { .cl = cl };
         struct ctlmsg m;
-        bool export = n >= 2 && strcmp(w[1], "export") == 0;
+        bool handled = n >= 2 && strcmp(w[1], "handled") == 0;
+        bool export = handled || (n >= 2 && strcmp(w[1], "export") == 0);
         const char *field = export ? (n == 3 ? w[2] : NULL) : (n == 2 ? w[1] : NULL);
 
         if (!c->ops->device_info || !c->ops->for_each_device) {
@@ -198,7 +222,7 @@ void req_info(struct client *cl, char **w, size_t n)
                 return;
         }
         if (n > (export ? 3u : 2u) || (!export && !field)) {
-                client_error(cl, -EINVAL, "usage: info devpath=DEVPATH | info export [after=DEVPATH]");
+                client_error(cl, -EINVAL, "usage: info devpath=DEVPATH | info export|handled [after=DEVPATH]");
                 return;
         }
         devpath[0] = '\0';
@@ -206,12 +230,17 @@ void req_info(struct client *cl, char **w, size_t n)
                 snprintf(rec, sizeof(rec), "info %s", field);
                 if (ctlmsg_get(rec, export ? "after" : "devpath", devpath, sizeof(devpath)) < 0 ||
                     (!export && devpath[0] != '/')) {
-                        client_error(cl, -EINVAL, "usage: info devpath=DEVPATH | info export [after=DEVPATH]");
+                        client_error(cl, -EINVAL, "usage: info devpath=DEVPATH | info export|handled [after=DEVPATH]");
                         return;
                 }
         }
+        if (handled && !c->ops->for_each_handled) {
+                client_error(cl, -EOPNOTSUPP, "handled devices are not kept");
+                return;
+        }
         if (export) {
-                req_info_export(cl, field ? devpath : NULL);
+                req_info_page(cl, field ? devpath : NULL, handled ? c->ops->for_each_handled : c->ops->for_each_device,
+                              handled ? send_handled : send_export);
                 return;
         }
         c->ops->device_info(c->userdata, devpath, send_device, &v);

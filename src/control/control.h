@@ -65,6 +65,13 @@
  *                                      when the reply stopped at half of
  *                                      HP_CONTROL_OUTPUT_MAX (ask again
  *                                      after last=)
+ *   info handled [after=DEVPATH]    -> "handled devpath=DEVPATH"* for each
+ *                                      device whose add ran in this boot
+ *                                      (by this instance or one whose
+ *                                      handover file it took), in DEVPATH
+ *                                      order after DEVPATH, then "end
+ *                                      more=0|1 last=DEVPATH", paged as
+ *                                      info export is
  *   monitor [processed] [properties] [subsystem=SUBSYSTEM[/DEVTYPE]]...
  *           [property=KEY=GLOB]...
  *                                   -> "ok", then records as events go
@@ -312,6 +319,7 @@ struct control_device_info {
         bool modelled;                        /* the device model has a record of it: */
         struct devcache_entry rec;            /* its bus, driver and legacy variables */
         int present;                          /* in the resync set (believed present): 1, 0; negative errno: not known */
+        bool handled;                         /* its add ran in this boot (manager_device_handled()) */
 };
 
 /* What settle needs to know. */
@@ -366,6 +374,8 @@ struct control_ops {
         void (*device_info)(void *userdata, const char *devpath,
                             void (*fn)(const struct control_device_info *d, void *arg), void *arg);
         void (*for_each_device)(void *userdata, void (*fn)(const char *devpath, void *arg), void *arg);
+        /* Optional (trigger --skip-handled): every DEVPATH whose add ran in this boot, to @fn. */
+        void (*for_each_handled)(void *userdata, void (*fn)(const char *devpath, void *arg), void *arg);
 };
 
 enum control_event_kind {

@@ -229,6 +229,8 @@ static void put_text(FILE *f, const struct info_reply *r)
         field(dev, "in_resync_set", in, sizeof(in));
         fprintf(f, "Resync set: %s\n", strcmp(in, "1") == 0 ? "yes (believed present)" :
                                        strcmp(in, "0") == 0 ? "no" : "not known");
+        fprintf(f, "Add ran:    %s\n", number(dev, "handled") ? "yes, in this boot (trigger --skip-handled leaves it out)"
+                                                               : "no, not in this boot");
         for (size_t i = 1; i < r->n; i++)
                 vars += ctlmsg_is(r->rec[i], "vars");
         if (vars) {
@@ -339,6 +341,8 @@ static void put_json(struct json_writer *w, const void *arg)
                 json_bool(w, in[0] == '1');
         else
                 json_null(w);
+        json_keyz(w, "handled");
+        json_bool(w, number(dev, "handled") != 0);
         json_keyz(w, "events");
         json_begin_array(w);
         for (size_t i = 1; i < r->n; i++) {

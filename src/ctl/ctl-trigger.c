@@ -97,7 +97,10 @@ struct trigger {
         size_t failures;
         int status;                 /* a batch's exit status that ended the walk */
         struct writers w;
-        int fd;                     /* control connection with --settle, else -1 */
+        int fd;                     /* control connection with --settle or --skip-handled, else -1 */
+        char **handled;             /* --skip-handled: the DEVPATHs whose add ran, sorted; owned */
+        size_t n_handled, a_handled;
+        size_t skipped;             /* devices left out for it */
 };
 
 static void free_paths(struct trigger *t)
@@ -128,6 +131,9 @@ static void trigger_done(struct trigger *t)
         }
         free(t->g.paths);
         free(t->g.subsystems);
+        for (size_t i = 0; i < t->n_handled; i++)
+                free(t->handled[i]);
+        free(t->handled);
 }
 
 /* The batch arrays, HP_CONTROL_UUIDS_MAX entries each (untouched pages cost nothing). */
@@ -151,6 +157,85 @@ static int trigger_alloc(struct trigger *t)
 static bool passes(const struct trigger *t, const char *syspath, const char *subsystem)
 {
         return trigger_match_passes(&t->a.m, syspath, syspath + strlen(SYSFS_ROOT), subsystem);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* --skip-handled: is @syspath's add among those that ran?  Counted when it is. */
+static bool skip(struct trigger *t, const char *syspath)
+{
+        const char *devpath = syspath + strlen(SYSFS_ROOT);
+
+        if (!t->a.skip_handled || !bsearch(&devpath, t->handled, t->n_handled, sizeof(*t->handled), cmp_str))
+                return false;
+        t->skipped++;
+        return true;
+}
+
+/* One "handled devpath=..." record into t->handled. Return: exit status. */
+static int keep_handled(struct trigger *t, const char *rec, char *last, size_t size)
+{
+        char **v;
+
+        if (ctlmsg_get(rec, "devpath", last, size) < 0 || last[0] != '/') {
+                ctl_err("trigger", "malformed reply from the daemon: %s", rec);
+                return CTL_EXIT_FAILURE;
+        }
+        if (t->n_handled == t->a_handled) {
+                size_t a = t->a_handled ? t->a_handled * 2 : 256;
+
+                v = reallocarray(t->handled, a, sizeof(*v));
+                if (!v)
+                        goto oom;
+                t->handled = v;
+                t->a_handled = a;
+        }
+        t->handled[t->n_handled] = strdup(last);
+        if (!t->handled[t->n_handled])
+                goto oom;
+        t->n_handled++;
+        return CTL_EXIT_OK;
+oom:
+        ctl_err("trigger", "%s", strerror(ENOMEM));
+        return CTL_EXIT_FAILURE;
+}
+
+/* --skip-handled: ask the daemon, page after page, which devices' add ran. Return: exit status. */
+static int fetch_handled(struct trigger *t)
+{
+        char req[HP_CONTROL_REQUEST_MAX + 1], rec[CTL_RECORD_SIZE], last[PATH_MAX] = "", esc[HP_CONTROL_REQUEST_MAX];
+        uint64_t more;
+        int r, n;
+
+        if (t->fd < 0 && (r = ctl_open("trigger", &t->fd)) != CTL_EXIT_OK)
+                return r;
+        for (bool first = true;; first = false) {
+                if (!first && ctlmsg_escape(last, esc, sizeof(esc)) < 0) {
+                        ctl_err("trigger", "device path too long in the daemon's reply");
+                        return CTL_EXIT_FAILURE;
+                }
+                snprintf(req, sizeof(req), first ? "info handled" : "info handled after=%s", esc);
+                r = ctl_request("trigger", t->fd, req, rec, -1);
+                while (r == CTL_EXIT_OK && ctlmsg_is(rec, "handled")) {
+                        r = keep_handled(t, rec, last, sizeof(last));
+                        if (r == CTL_EXIT_OK && (n = ctl_recv(t->fd, rec, -1)) < 0) {
+                                ctl_err("trigger", "reading the daemon's reply: %s", strerror(-n));
+                                r = CTL_EXIT_FAILURE;
+                        }
+                }
+                if (r != CTL_EXIT_OK)
+                        return r;
+                if (!ctlmsg_is(rec, "end"))
+                        return ctlmsg_is(rec, "error") ? ctl_report_error("trigger", rec) : CTL_EXIT_FAILURE;
+                if (ctlmsg_get_u64(rec, "more", &more) < 0 || more != 1 ||
+                    ctlmsg_get(rec, "last", last, sizeof(last)) < 0)
+                        break;
+        }
+        qsort(t->handled, t->n_handled, sizeof(*t->handled), cmp_str);
+        return CTL_EXIT_OK;
 }
 
 static void progress(const struct trigger *t, const char *what, size_t done, size_t total, bool last)
@@ -469,7 +554,7 @@ static int walked(void *userdata, const char *syspath, const char *subsystem)
 {
         struct trigger *t = userdata;
 
-        if (!passes(t, syspath, subsystem))
+        if (!passes(t, syspath, subsystem) || skip(t, syspath))
                 return 0;
         if (t->a.n_prio)
                 return gather(t, syspath, subsystem);
@@ -510,7 +595,7 @@ static int named_devices(struct trigger *t)
                 fd = rootfd < 0 ? rootfd : sysfs_open_dir(rootfd, devpath);
                 if (fd < 0 || sysfs_link_name(fd, devpath, "subsystem", subsystem, sizeof(subsystem)) < 0)
                         subsystem[0] = '\0';
-                if (seen || !passes(t, syspath, subsystem))
+                if (seen || !passes(t, syspath, subsystem) || skip(t, syspath))
                         continue;
                 if ((take[n] = strdup(syspath))) {
                         n++;
@@ -641,6 +726,8 @@ int verb_trigger(int argc, char *argv[])
         r = t.a.settle && !t.a.dry_run ? ctl_open("trigger", &t.fd) : CTL_EXIT_OK;
         if (r == CTL_EXIT_OK)
                 r = done_file_remove(&t);
+        if (r == CTL_EXIT_OK && t.a.skip_handled)
+                r = fetch_handled(&t);
         if (r == CTL_EXIT_OK && t.a.n_devices) {
                 r = named_devices(&t);
         } else if (r == CTL_EXIT_OK) {
@@ -657,6 +744,9 @@ int verb_trigger(int argc, char *argv[])
                 close_writers(&t);
                 (void)report_writes(&t);
         }
+        if (t.a.skip_handled && !t.a.quiet)
+                fprintf(stderr, "%s: trigger: %zu device(s) skipped: their add already ran in this boot "
+                        "(--skip-handled)\n", ctl_program, t.skipped);
         trigger_done(&t);
         return r;
 }

@@ -22,6 +22,7 @@ enum {
         OPT_JOBS,
         OPT_NAME_MATCH,
         OPT_PRIORITIZED,
+        OPT_SKIP_HANDLED,
 };
 
 static const char help[] =
@@ -73,6 +74,9 @@ static const char help[] =
         "      --done-file=PATH   with --settle, remove PATH first and make it anew once\n"
         "                         every event was processed and every write succeeded\n"
         "                         (it holds the number of events); init scripts wait for it\n"
+        "      --skip-handled     leave out the devices whose add already ran in this boot\n"
+        "                         (the daemon's, or an earlier instance's it took over,\n"
+        "                         such as the initramfs's), and say how many; add only\n"
         "      --timeout=SEC      with --settle, give up after SEC seconds, 0 to\n"
         "                         " CTL_STR(HP_CONTROL_TIMEOUT_MAX_SEC) ", fractions allowed (default "
         CTL_STR(TRIGGER_DEFAULT_TIMEOUT_SEC) ")\n"
@@ -100,6 +104,7 @@ static const struct option trigger_options[] = {
         { "quiet", no_argument, NULL, 'q' },
         { "jobs", required_argument, NULL, OPT_JOBS },
         { "done-file", required_argument, NULL, OPT_DONE_FILE },
+        { "skip-handled", no_argument, NULL, OPT_SKIP_HANDLED },
         CTL_OPTION_SOCKET, CTL_OPTION_HELP, { NULL, 0, NULL, 0 },
 };
 
@@ -182,6 +187,9 @@ static int value_option(struct trigger_args *a, int c, char *arg)
         case OPT_DONE_FILE:
                 a->done_file = arg;
                 return arg[0] ? CTL_EXIT_OK : ctl_bad_value("trigger", "--done-file", arg, "a path");
+        case OPT_SKIP_HANDLED:
+                a->skip_handled = true;
+                return CTL_EXIT_OK;
         case OPT_TIMEOUT:
                 return ctl_parse_seconds("trigger", "--timeout", arg, 0, HP_CONTROL_TIMEOUT_MAX_SEC, &a->timeout_ms);
         case OPT_JOBS:
@@ -249,6 +257,9 @@ int trigger_args_parse(struct trigger_args *a, int argc, char *argv[])
                 return ctl_getopt_exit(c);
         if (a->done_file && !a->settle)
                 return ctl_usage_error("trigger", "--done-file needs --settle");
+        if (a->skip_handled && strcmp(a->action, "add") != 0)
+                return ctl_usage_error("trigger", "--skip-handled leaves out devices whose add ran: only with "
+                                       "--action=add");
         a->devices = argv + optind;
         a->n_devices = (size_t)(argc - optind);
         return CTL_RUN;

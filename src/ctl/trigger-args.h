@@ -33,6 +33,7 @@ struct trigger_args {
         size_t n_devices;
         bool settle, dry_run, verbose, quiet;
         const char *done_file;      /* --done-file, or NULL */
+        bool skip_handled;          /* --skip-handled */
         uint64_t timeout_ms;
         unsigned jobs;              /* writers at once, 1..HP_TRIGGER_JOBS_MAX */
 };

@@ -212,6 +212,12 @@ int main(int argc, char *argv[])
 
         svc.ready_fd = o.ready_fd;
         service_take_fds(&svc, &o.cfg);
+        /* A dry run or a replay leaves the handover file to the real daemon. */
+        if (o.cfg.handover_path && (!*o.cfg.handover_path || o.cfg.dry_run || o.cfg.replay_path)) {
+                if (*o.cfg.handover_path)
+                        log_info("handover-file is not used %s", o.cfg.dry_run ? "in a dry run" : "with --replay");
+                o.cfg.handover_path = NULL;
+        }
 
         r = manager_new(&o.cfg, &m);
         if (r < 0) {
@@ -220,9 +226,10 @@ int main(int argc, char *argv[])
         }
         manager_set_reload(m, reload_config, &base);
         manager_set_config_path(m, options_config_path(base.config));
-        service_started(&svc, m);
+        service_started(&svc, m, o.cfg.handover_path != NULL);
         r = manager_run(m);
         (void)sd_notify(false, "STOPPING=1");
+        (void)manager_handover_save(m);
         manager_free(m);
         return log_finish(r < 0 ? EXIT_FAILURE : 0);
 }

@@ -149,17 +149,19 @@ static void keep_journal(struct service *svc, struct manager *m)
         int r;
 
         r = manager_handover(m, take_fd(&svc->queue_fd));
-        if (r <= 0)
+        if (r <= 0 || !svc->notify)
                 return;
         if (handed_back)
                 unstore(NAME_QUEUE);
         store_fd(manager_handover_fd(m), NAME_QUEUE);
 }
 
-void service_started(struct service *svc, struct manager *m)
+void service_started(struct service *svc, struct manager *m, bool handover_file)
 {
-        if (svc->notify) {
+        /* Without a service manager the journal is kept only for a handover file. */
+        if (svc->notify || handover_file)
                 keep_journal(svc, m);
+        if (svc->notify) {
                 if (!svc->socket_kept && manager_source_fd(m) >= 0)
                         store_fd(manager_source_fd(m), NAME_UEVENT);
                 manager_set_status(m, on_status, svc);

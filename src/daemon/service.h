@@ -43,9 +43,11 @@ void service_take_fds(struct service *svc, struct manager_config *cfg);
  * @svc: state
  * @m: the manager (borrowed for its lifetime: the status callback is set)
  *
- * Under a service manager: take over the handover journal (which may run
- * held events again), put the journal and a self-opened socket into the fd
- * store (a new journal in place of one handed back that could not be
- * read).  Then READY=1, and the readiness line on --ready-fd.
+ * Under a service manager, or with @handover_file (handover-file set): take
+ * over the handover journal, from the fd store or the file (which may run
+ * held events again).  Under a service manager, put the journal and a
+ * self-opened socket into the fd store (a new journal in place of one
+ * handed back that could not be read).  Then READY=1, and the readiness
+ * line on --ready-fd.
  */
-void service_started(struct service *svc, struct manager *m);
+void service_started(struct service *svc, struct manager *m, bool handover_file);

@@ -29,6 +29,7 @@ static const size_t text_members[] = {
         offsetof(struct manager_config, handlers.firmware_path),
         offsetof(struct manager_config, control_path),
         offsetof(struct manager_config, record_path),
+        offsetof(struct manager_config, handover_path),
         offsetof(struct manager_config, replay_path),
         offsetof(struct manager_config, resync_subsystems),
         offsetof(struct manager_config, hotplug_dir),

@@ -89,6 +89,9 @@ struct manager_resync {
         /* The pass in progress. */
         bool running;
         bool removes_only;    /* only the plan's removes: the adds and changes were written before */
+        bool targeted;        /* after a handover file: adds and removes only (manager_resync_handover()) */
+        uint64_t handover_last; /* the previous instance's last SEQNUM, for the targeted pass's line */
+        uint64_t handover_kernel; /* the kernel's count when the targeted pass started */
         size_t n_ops;         /* operations of the plan this pass does */
         struct resync_plan plan;
         size_t next;
@@ -412,13 +415,16 @@ static int pass_prepare(struct manager *m)
                         return 1; /* the adds and changes are done: only a full read helps */
                 kernel = 0;
         }
+        if (rs->targeted)
+                rs->handover_kernel = kernel ? kernel : kernel_seqnum(rs->rootfd);
         devset_init(&now, 0);
         r = resync_scan(manager_cfg(m)->sysfs_root, &now);
         if (r >= 0)
                 r = resync_plan_build(&(const struct resync_plan_args){ .known = &rs->known, .now = &now,
                                                                         .exists = still_there, .userdata = rs,
                                                                         .max_writes = HP_RESYNC_WRITES_MAX,
-                                                                        .subsystems = manager_cfg(m)->resync_subsystems },
+                                                                        .subsystems = manager_cfg(m)->resync_subsystems,
+                                                                        .no_changes = rs->targeted },
                                       &rs->plan);
         rs->n_sysfs = now.n;
         devset_clear(&now);
@@ -450,6 +456,8 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
         }
         /* An overflow waiting makes it a full pass, which does the pending removes too. */
         rs->removes_only = rs->place_pending && rs->first_overflow == 0;
+        /* An overflow since the handover makes the targeted pass a full one. */
+        rs->targeted = rs->targeted && rs->first_overflow == 0;
         rs->place_pending = false;
         rs->first_overflow = 0;
         rs->overflow_during_pass = false;
@@ -588,13 +596,23 @@ static void pass_end(struct manager *m)
                 follow_up(m);
                 return;
         }
-        log_notice("resync after overflow: %zu changed, %zu added, %zu removed, %zu failed, %zu skipped, "
+        if (rs->targeted)
+                log_notice("handover: %" PRIu64 " SEQNUM(s) the kernel sent while no instance listened "
+                           "(after %" PRIu64 "); targeted resync: %zu added, %zu removed, %zu failed, "
+                           "%zu left for later; %zu devices in sysfs; %.1f ms (SYNTH_UUID=%s)",
+                           rs->handover_kernel > rs->handover_last ? rs->handover_kernel - rs->handover_last : 0,
+                           rs->handover_last, rs->added, rs->removed, rs->failed, rs->unplaced, rs->n_sysfs,
+                           (double)took / 1000.0, rs->uuid);
+        else
+                log_notice("resync after overflow: %zu changed, %zu added, %zu removed, %zu failed, %zu skipped, "
                    "%zu left for later, %zu left alone (resync-subsystems); %zu devices in sysfs; %.1f ms, "
                    "%.1f ms of it working, longest turn %.1f ms (SYNTH_UUID=%s)",
                    rs->changed, rs->added, rs->removed, rs->failed, rs->plan.skipped, rs->unplaced,
                    rs->plan.left_alone, rs->n_sysfs, (double)took / 1000.0, (double)rs->busy / 1000.0,
                    (double)rs->longest / 1000.0, rs->uuid);
         rs->stats.passes++;
+        rs->stats.targeted += rs->targeted;
+        rs->targeted = false;
         rs->stats.changed += rs->changed;
         rs->stats.added += rs->added;
         rs->stats.removed += rs->removed;
@@ -657,6 +675,34 @@ static int on_work(sd_event_source *s, uint64_t usec, void *userdata)
                 pass_free(rs);
         }
         return 0;
+}
+
+int manager_resync_handover(struct manager *m, struct devset *present, uint64_t last)
+{
+        struct manager_resync *rs = resync_of(m);
+
+        if (!rs)
+                return -ENODEV;
+        /* The previous instance's set is as of @last; this one's listing at start is newer. */
+        devset_clear(&rs->known);
+        rs->known = *present;
+        devset_init(present, 0);
+        rs->listed = true;
+        rs->handover_last = last;
+        if (!manager_cfg(m)->resync) {
+                log_notice("handover: resync is off; devices added or removed while no instance listened "
+                           "are not recovered");
+                return 0;
+        }
+        rs->targeted = true;
+        return arm(m, &rs->timer, now_usec(CLOCK_MONOTONIC), on_timer, SD_EVENT_PRIORITY_NORMAL);
+}
+
+const struct devset *manager_resync_known(const struct manager *m)
+{
+        const struct manager_resync *rs = resync_of(m);
+
+        return rs ? &rs->known : NULL;
 }
 
 static const struct manager_observer_ops resync_ops = {

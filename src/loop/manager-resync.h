@@ -22,6 +22,7 @@ struct resync_stats {
         bool enabled;                     /* resync = yes */
         bool running;                     /* a pass is in progress */
         uint64_t passes;                  /* passes completed */
+        uint64_t targeted;                /* of them, targeted passes after a handover file */
         uint64_t changed, added, removed; /* totals over all passes */
         uint64_t failed;                  /* uevent writes that failed */
         uint64_t skipped;                 /* writes left out at HP_RESYNC_WRITES_MAX */
@@ -45,3 +46,24 @@ int manager_device_known(const struct manager *m, const char *devpath);
 void manager_for_each_known_device(const struct manager *m, void (*fn)(const char *devpath, void *arg), void *arg);
 
 void manager_resync_stats(const struct manager *m, struct resync_stats *ret);
+
+struct devset;
+
+/**
+ * manager_resync_handover() - take over the previous instance's device set.
+ * @present: the devices it believed present after SEQNUM @last (its
+ *           entries are taken; @present is left empty)
+ * @last: its ledger's last SEQNUM
+ *
+ * The set replaces the listing made at start, and a targeted pass follows
+ * at once (unless resync is off): `add` written for each device sysfs has
+ * and the set lacks, a `remove` synthesised for each device the set has
+ * and sysfs lacks, with the SEQNUMs the kernel spent while no instance
+ * listened; no `change` for the others.  An overflow before the pass
+ * starts makes it a full one.
+ * Return: 0 or negative errno.
+ */
+int manager_resync_handover(struct manager *m, struct devset *present, uint64_t last);
+
+/* The devices believed present (the resync set), NULL without resync's observer. */
+const struct devset *manager_resync_known(const struct manager *m);

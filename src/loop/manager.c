@@ -773,6 +773,7 @@ static void keep_fixed(struct manager_config *n, struct manager_config *old)
         SWAP_STR(sysfs_root);
         SWAP_STR(control_path);
         SWAP_STR(record_path);
+        SWAP_STR(handover_path);
         SWAP_STR(replay_path);
 #undef SWAP_STR
         n->shutdown_grace_usec = old->shutdown_grace_usec;

@@ -61,6 +61,7 @@ struct manager_config {
         int control_fd;             /* listening control socket handed over (consumed); -1: bind control_path */
         int control_gid;            /* members may use the read-only requests (control-group); -1: none */
         const char *record_path;    /* append every datagram and agent run to this recording */
+        const char *handover_path;  /* handover file: taken over at start, written at exit; NULL: none */
         const char *replay_path;    /* read datagrams from this recording instead of the kernel */
         double replay_speed;        /* 1: recorded pace; 0: as fast as possible */
         unsigned rebroadcast_group; /* re-send processed events on this netlink group; 0: off */
@@ -193,11 +194,35 @@ int manager_inject(struct manager *m, const char *data, size_t size);
  * the socket is read.  The caller hands manager_handover_fd() to whoever
  * keeps it across a restart (the service manager's fd store); when a new
  * journal was started for one that could not be read, in its place.
+ * Without @fd and with handover-file set, that file is taken over
+ * instead, if there is one and it checks (handover-file.h; a refused one
+ * is logged): its journal as above, its handled devices, and its present
+ * devices for resync's targeted pass (manager_resync_handover()).  With
+ * @fd the file is removed unread: the service manager's copy is newer.
  * Return: 0 @fd was taken over (read, or reset in place: not a journal),
  * 1 a new journal was started (@fd was -1, or could not be read: logged,
- * and closed), or negative errno (logged) and the manager runs without one.
+ * and closed) or the file's was taken over: either is new to the service
+ * manager, or negative errno (logged) and the manager runs without one.
  */
 int manager_handover(struct manager *m, int fd);
+
+/**
+ * manager_handover_save() - write the handover file (handover-file set) for the next instance.
+ * @m: manager, stopped (manager_run() returned)
+ *
+ * The journal (the events not finished, the ledger's last SEQNUM), the
+ * devices believed present and those handled.  Does nothing without the
+ * setting or without a journal.
+ * Return: 0 or negative errno (logged).
+ */
+int manager_handover_save(struct manager *m);
+
+/* 1 if @devpath's add ran or is queued in this boot (by this instance, or one whose handover file it
+ * took), else 0. */
+int manager_device_handled(const struct manager *m, const char *devpath);
+
+/* Every DEVPATH whose add ran in this boot (as manager_device_handled()), to @fn (borrowed for the call). */
+void manager_for_each_handled(const struct manager *m, void (*fn)(const char *devpath, void *arg), void *arg);
 
 /* The journal's memfd (borrowed), or -1 without one. */
 int manager_handover_fd(const struct manager *m);

@@ -275,7 +275,8 @@ static void ctl_device_info(void *userdata, const char *devpath,
                             void (*fn)(const struct control_device_info *d, void *arg), void *arg)
 {
         struct control_device_info d = { .devpath = devpath, .history = manager_info_history(userdata, devpath),
-                                         .present = manager_device_known(userdata, devpath) };
+                                         .present = manager_device_known(userdata, devpath),
+                                         .handled = manager_device_handled(userdata, devpath) > 0 };
 
         d.modelled = manager_device_record(userdata, devpath, &d.rec) > 0;
         fn(&d, arg);
@@ -304,6 +305,11 @@ static void ctl_for_each_device(void *userdata, void (*fn)(const char *devpath, 
         manager_for_each_known_device(userdata, known_device, &v);
 }
 
+static void ctl_for_each_handled(void *userdata, void (*fn)(const char *devpath, void *arg), void *arg)
+{
+        manager_for_each_handled(userdata, fn, arg);
+}
+
 static const struct control_ops ctl_ops = {
         .status = ctl_status,
         .for_each_agent = ctl_agents,
@@ -322,6 +328,7 @@ static const struct control_ops ctl_ops = {
         .blame_chain = ctl_blame_chain,
         .device_info = ctl_device_info,
         .for_each_device = ctl_for_each_device,
+        .for_each_handled = ctl_for_each_handled,
 };
 
 /* ---- what the control socket hears ---------------------------------------- */

@@ -34,10 +34,15 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "recovery/devset.h"
+#include "recovery/handover-file.h"
 #include "recovery/handover.h"
 #include "shared/log.h"
 #include "loop/manager-internal.h"
+#include "loop/manager-resync.h"
 #include "loop/observe-builtin.h"
 #include "uevent/record.h"
 
@@ -52,6 +57,10 @@ struct manager_handover {
         bool takeover_check;        /* the first datagram after a takeover is not read yet */
         /* By slot: the datagram the previous instance died on in that step (seqnum 0: none). */
         struct handover_mark suspect[_HANDOVER_MARK_MAX];
+        /* Devices whose add ran or is queued in this boot, by this instance or one it took
+         * over from (a handover file): a coldplug may skip them (manager_device_handled()). */
+        struct devset handled;
+        bool handled_full;          /* the set reached its bound (reported once) */
 };
 
 static void journal_failed(struct manager_handover *h, int r)
@@ -74,11 +83,37 @@ static void journal_wrote(struct manager_handover *h, int r)
         manager_note_journal_bytes(h->m, handover_size(h->journal));
 }
 
+/*
+ * An event was queued (or a policy filtered it): an add makes its device
+ * handled, a remove not.  Queued is enough: the add runs, in its device's
+ * order, and a coldplug that triggered the device again meanwhile would
+ * run it twice.
+ */
+static void note_handled(struct manager_handover *h, const struct uevent *ev)
+{
+        int r = 0;
+
+        if (!ev->action || !ev->devpath)
+                return;
+        if (strcmp(ev->action, "add") == 0)
+                r = devset_put(&h->handled, ev->devpath, ev->subsystem ? ev->subsystem : "");
+        else if (strcmp(ev->action, "remove") == 0)
+                (void)devset_remove(&h->handled, ev->devpath);
+        else if (strcmp(ev->action, "move") == 0 && ev->devpath_old && devset_get(&h->handled, ev->devpath_old))
+                r = devset_move(&h->handled, ev->devpath_old, ev->devpath, ev->subsystem ? ev->subsystem : "");
+        if (r == -ENOSPC && !h->handled_full) {
+                h->handled_full = true;
+                log_warning("more than %d devices handled: further ones are not remembered, a coldplug "
+                            "with --skip-handled triggers them again", HP_RESYNC_DEVICES_MAX);
+        }
+}
+
 static void on_queued(void *userdata, const struct uevent *ev)
 {
         struct manager_handover *h = userdata;
         int r;
 
+        note_handled(h, ev);
         if (!h->journal || h->restoring)
                 return;
         r = handover_event(h->journal, ev->seqnum, ev->buf, ev->size);
@@ -101,6 +136,8 @@ static void on_dropped(void *userdata, const struct uevent *view, bool filtered)
         struct manager_handover *h = userdata;
         int r;
 
+        if (filtered)
+                note_handled(h, view);
         if (!h->journal)
                 return;
         if (h->restoring)
@@ -208,6 +245,7 @@ static void on_close(void *userdata)
 
         manager_set_intake_guard(h->m, NULL, NULL);
         handover_free(h->journal);
+        devset_clear(&h->handled);
         free(h);
 }
 
@@ -234,6 +272,7 @@ int observe_handover_open(struct manager *m)
         if (!h)
                 return -ENOMEM;
         h->m = m;
+        devset_init(&h->handled, 0);
         r = manager_add_observer(m, &handover_ops, h);
         if (r < 0) {
                 free(h);
@@ -303,16 +342,67 @@ static void restore(struct manager *m, struct manager_handover *h)
                          manager_ledger(m)->baseline);
 }
 
+/*
+ * Take over the handover file @path (handover-file.h): its journal becomes
+ * this instance's, its handled devices too, and its present devices go to
+ * resync's targeted pass.  Return: 0 taken over, or negative errno (none,
+ * or refused: said here).
+ */
+static int take_file(struct manager *m, struct manager_handover *h, const char *path)
+{
+        struct handover_file f;
+        char why[256];
+        uint64_t last;
+        size_t present, handled;
+        int r;
+
+        r = handover_file_load(path, &f, why, sizeof(why));
+        if (r == -ENOENT) {
+                log_info("no handover file %s: nothing handed over", path);
+                return r;
+        }
+        if (r < 0) {
+                log_error("refused the handover file %s: %s; nothing is taken over from it (a coldplug "
+                          "runs every device)", path, why);
+                return r;
+        }
+        h->journal = f.journal;
+        f.journal = NULL;
+        present = f.present.n;
+        handled = f.handled.n;
+        devset_clear(&h->handled);
+        h->handled = f.handled;
+        devset_init(&f.handled, 0);
+        last = handover_ledger_last(h->journal);
+        log_notice("took over the handover file %s: the previous instance's ledger ends at %" PRIu64
+                   ", %zu devices present, %zu of them handled (their add ran)", path, last, present, handled);
+        take_suspects(h);
+        restore(m, h);
+        r = manager_resync_handover(m, &f.present, manager_ledger(m)->baseline);
+        if (r < 0)
+                log_warning_errno(r, "handover: no targeted resync; devices added or removed while no "
+                                     "instance listened are not recovered");
+        handover_file_done(&f);
+        return 0;
+}
+
 int manager_handover(struct manager *m, int fd)
 {
         struct manager_handover *h = manager_observer_data(m, &handover_ops);
+        const char *path = manager_cfg(m)->handover_path;
         int r;
 
         if (!h || h->journal) {
                 safe_close(fd);
                 return h ? -EBUSY : -ENOMEM;
         }
+        if (path && !*path)
+                path = NULL;
         if (fd >= 0) {
+                /* The service manager kept the journal: newer than any file. */
+                if (path && unlink(path) == 0)
+                        log_info("the service manager handed back the journal: the handover file %s is "
+                                 "removed unread", path);
                 r = handover_adopt(fd, &h->journal);
                 if (r < 0)
                         log_warning_errno(r, "cannot read the handover journal; starting a new one");
@@ -324,11 +414,55 @@ int manager_handover(struct manager *m, int fd)
                 }
                 if (r >= 0)
                         return 0;
-        }
+        } else if (path && take_file(m, h, path) == 0)
+                return 1;
         r = handover_new(&h->journal);
         if (r < 0)
                 return log_error_errno(r, "cannot create the handover journal");
         return 1;
+}
+
+int manager_handover_save(struct manager *m)
+{
+        struct manager_handover *h = manager_observer_data(m, &handover_ops);
+        const char *path = manager_cfg(m)->handover_path;
+        const struct devset *present = manager_resync_known(m);
+        struct devset none;
+        uint64_t bytes = 0;
+        int r;
+
+        if (!h || !h->journal || !path || !*path)
+                return 0;
+        devset_init(&none, 0);
+        if (!present)
+                present = &none;
+        r = handover_ledger(h->journal, manager_ledger(m)->last);
+        if (r >= 0)
+                r = handover_file_save(path, h->journal, present, &h->handled, &bytes);
+        if (r < 0)
+                return log_error_errno(r, "cannot write the handover file %s; the next instance takes "
+                                          "nothing over", path);
+        log_info("wrote the handover file %s (%" PRIu64 " bytes): the ledger ends at %" PRIu64
+                 ", %zu devices present, %zu handled", path, bytes, manager_ledger(m)->last, present->n,
+                 h->handled.n);
+        return 0;
+}
+
+void manager_for_each_handled(const struct manager *m, void (*fn)(const char *devpath, void *arg), void *arg)
+{
+        const struct manager_handover *h = manager_observer_data(m, &handover_ops);
+        const struct devset_entry *e;
+        size_t it = 0;
+
+        while (h && (e = devset_next(&h->handled, &it)))
+                fn(e->devpath, arg);
+}
+
+int manager_device_handled(const struct manager *m, const char *devpath)
+{
+        const struct manager_handover *h = manager_observer_data(m, &handover_ops);
+
+        return h && devset_get(&h->handled, devpath) ? 1 : 0;
 }
 
 int manager_handover_fd(const struct manager *m)

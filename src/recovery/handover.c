@@ -643,3 +643,74 @@ void handover_suspect(const struct handover *h, enum handover_slot slot, struct 
         assert(slot < _HANDOVER_MARK_MAX);
         *ret = h->suspect[slot];
 }
+
+/* ---- a copy outside the memfd (handover-file.h) ----------------------------- */
+
+/* Write all of @buf to @fd at its position. */
+static int write_all(int fd, const void *buf, size_t size)
+{
+        const uint8_t *p = buf;
+
+        while (size > 0) {
+                ssize_t n = write(fd, p, size);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (n == 0)
+                        return -ENOSPC;
+                p += n;
+                size -= (size_t)n;
+        }
+        return 0;
+}
+
+int64_t handover_export(const struct handover *h, int out)
+{
+        uint8_t buf[65536];
+        struct header hd;
+        uint64_t off, left;
+        int r;
+
+        r = pread_all(h->fd, buf, h->hsize, 0);
+        if (r < 0)
+                return r;
+        /* The records follow the header at once in the copy; the ledger's last is the one known. */
+        memcpy(&hd, buf, sizeof(hd));
+        hd.start = h->hsize;
+        hd.ledger_last = h->ledger_last;
+        memcpy(buf, &hd, sizeof(hd));
+        r = write_all(out, buf, h->hsize);
+        for (off = h->start, left = h->end - h->start; r >= 0 && left > 0;) {
+                size_t n = (size_t)MIN(left, (uint64_t)sizeof(buf));
+
+                r = pread_all(h->fd, buf, n, off);
+                if (r >= 0)
+                        r = write_all(out, buf, n);
+                off += n;
+                left -= n;
+        }
+        return r < 0 ? r : (int64_t)(h->hsize + h->end - h->start);
+}
+
+int handover_import(const void *data, size_t size, struct handover **ret)
+{
+        int fd, r;
+
+        fd = memfd_create("hotplugd-queue", MFD_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        r = pwrite_all(fd, data, size, 0);
+        if (r < 0) {
+                safe_close(fd);
+                return r;
+        }
+        r = handover_adopt(fd, ret);
+        if (r == 1) {
+                *ret = handover_free(*ret);
+                return -EBADMSG;
+        }
+        return r;
+}

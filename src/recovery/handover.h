@@ -226,3 +226,25 @@ void handover_set_compact_min(struct handover *h, uint64_t bytes);
 /* Bytes from start to the end of the last record, and live EVENT bytes (for tests and status). */
 uint64_t handover_size(const struct handover *h);
 uint64_t handover_live_bytes(const struct handover *h);
+
+/**
+ * handover_export() - write a self-contained copy of the journal to @out.
+ * @h: journal
+ * @out: a file open for writing, written at its position (write(2))
+ *
+ * The copy is the header, with start right behind it and the ledger's
+ * highest SEQNUM as last noted (handover_ledger()), then the live part's
+ * records as they are: what handover_import() takes.  Dead records before
+ * start are left out.
+ * Return: bytes written, or negative errno.
+ */
+int64_t handover_export(const struct handover *h, int out);
+
+/**
+ * handover_import() - take over a journal handover_export() wrote.
+ * @data: its bytes (borrowed)
+ * @size: their number
+ * @ret: the journal, in a fresh memfd, adopted as handover_adopt() does
+ * Return: 0, -EBADMSG when the bytes are not a journal, or negative errno.
+ */
+int handover_import(const void *data, size_t size, struct handover **ret);

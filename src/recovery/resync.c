@@ -220,7 +220,7 @@ static size_t pick_writes(const struct resync_plan_args *a, const struct devset_
         size_t n = 0, it, adds = 0, max = MIN(a->max_writes, a->now->n);
         const struct devset_entry *e;
 
-        for (int pass = 0; pass < 2; pass++) {
+        for (int pass = 0; pass < (a->no_changes ? 1 : 2); pass++) {
                 it = 0;
                 while ((e = devset_next(a->now, &it)) && n < max)
                         if ((devset_get(a->known, e->devpath) == NULL) == (pass == 0) &&

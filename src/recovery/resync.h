@@ -114,6 +114,9 @@ struct resync_plan_args {
                                    * counted in skipped; adds are kept before changes) */
         const char *subsystems;   /* resync-subsystems: a list subsystem_list_check() accepted
                                    * (uevent/subsystem-list.h); NULL or "": every subsystem */
+        bool no_changes;          /* a targeted pass: adds and removes only, no `change` for
+                                   * the devices both know (what changed is only what is new
+                                   * or gone) */
 };
 
 /**

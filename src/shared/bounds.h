@@ -318,6 +318,13 @@
 #define HP_RESYNC_BACKOFF_MAX_USEC (300 * 1000000ULL)
 #define HP_RESYNC_PLACE_TRIES 4
 
+/* The handover file (recovery/handover-file.h): its largest size in bytes
+ * (a larger one is refused), and the longest DEVPATH and SUBSYSTEM a
+ * device record may hold (longer ones are left out when it is written). */
+#define HP_HANDOVER_FILE_MAX (256 * 1024 * 1024)
+#define HP_HANDOVER_DEVPATH_MAX 4095
+#define HP_HANDOVER_SUBSYSTEM_MAX 64
+
 /* hotplug-dir usermaps (pipeline/usermap.h): longest map or blacklist line
  * (bytes, without the newline; a longer one is reported and skipped, read
  * no further than this), most bytes read of one file (the rest is

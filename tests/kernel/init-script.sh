@@ -39,6 +39,7 @@ COLDPLUG_DONE=$done_file
 LOG=$T_LOG
 PIDFILE=$T_DIR/hotplugd.pid
 CONTROL_SOCKET=$T_DIR/control
+HANDOVER_FILE=$T_DIR/run/handover
 END
 export HOTPLUGD_DEFAULTS=$T_DIR/default HOTPLUGCTL_SOCKET=$T_DIR/control
 # Whatever happens, the daemon the script started is stopped (by its pid).

@@ -34,15 +34,16 @@ for u in $UNITS; do
                 "$UNIT_DIR/$u" >"$tmp/$u"
 done
 
-grep -qx "ExecStart=$SBINDIR/hotplugd" "$UNIT_DIR/hotplugd.service" ||
-        fail "ExecStart= does not run $SBINDIR/hotplugd"
-grep -qx "ExecStart=$HOTPLUGD" "$tmp/hotplugd.service" || fail "ExecStart= was not redirected to the build"
+grep -qx "ExecStart=$SBINDIR/hotplugd --handover-file=$RUNDIR/handover" "$UNIT_DIR/hotplugd.service" ||
+        fail "ExecStart= does not run $SBINDIR/hotplugd with its handover file in $RUNDIR"
+grep -qx "ExecStart=$HOTPLUGD --handover-file=$RUNDIR/handover" "$tmp/hotplugd.service" ||
+        fail "ExecStart= was not redirected to the build"
 grep -qx "ExecReload=$HOTPLUGCTL reload" "$tmp/hotplugd.service" || fail "ExecReload= was not redirected"
 grep -qx "ListenNetlink=kobject-uevent 1" "$tmp/hotplugd.socket" || fail "socket does not listen on group 1"
 grep -qx "Type=notify" "$tmp/hotplugd.service" || fail "service is not Type=notify"
 grep -qx "ListenSequentialPacket=$RUNDIR/control" "$tmp/hotplugd-control.socket" ||
         fail "the control socket unit does not listen on $RUNDIR/control"
-grep -qxF "ExecStart=$HOTPLUGCTL trigger --settle --timeout=\${HOTPLUGD_COLDPLUG_TIMEOUT}" \
+grep -qxF "ExecStart=$HOTPLUGCTL trigger --settle --skip-handled --timeout=\${HOTPLUGD_COLDPLUG_TIMEOUT}" \
         "$tmp/hotplugd-coldplug.service" || fail "coldplug does not run hotplugctl trigger --settle with its bound"
 grep -qx "Environment=HOTPLUGD_COLDPLUG_TIMEOUT=120" "$tmp/hotplugd-coldplug.service" ||
         fail "coldplug's bound HOTPLUGD_COLDPLUG_TIMEOUT is not set (120)"

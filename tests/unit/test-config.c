@@ -84,12 +84,14 @@ static void test_all_keys(void)
                            "resync-subsystems = net, block\n"
                            "input-strip-quotes = true\n"
                            "load-modules = no\n"
+                           "handover-file = /run/hotplugd/handover\n"
                            "control-group = nogroup"; /* no final newline */
         struct group *nogroup = getgrnam("nogroup");
 
         check_int(parse(text, &c, &err), 0);
         check_int(c.set, every_key() & ~option_key_bit("hotplug-d"));
         check_str(c.values.cfg.agent, "/sbin/hotplug");
+        check_str(c.values.cfg.handover_path, "/run/hotplugd/handover");
         check_int(c.values.cfg.ordering, ORDERING_STRICT);
         check_int(c.values.cfg.max_children, 8);
         check_int(c.values.cfg.max_queue_bytes, 3 * 1024 * 1024);

@@ -263,8 +263,12 @@ def qemu_base(run, root, version, initrd):
     the command channel (ttyS1) on cmd.sock, QMP on qmp.sock.  With a
     sanitized build, the guest's hotplugd gets ASAN_OPTIONS/UBSAN_OPTIONS
     from the kernel command line (hp.asan=, hp.ubsan=): its reports end the
-    daemon with a non-zero exit, logs in /hp/res."""
-    append = "console=ttyS0,115200 panic=-1 quiet mitigations=off"
+    daemon with a non-zero exit, logs in /hp/res.  no_timer_check: the
+    kernel's check of the emulated IO-APIC timer fails now and then when
+    the emulated CPU is slow (a loaded host, no KVM) and panics the guest
+    ("IO-APIC + timer doesn't work!", 5 of 50 boots under load, 0 of 64
+    with it)."""
+    append = "console=ttyS0,115200 panic=-1 quiet mitigations=off no_timer_check"
     sanitize = os.environ.get("B_SANITIZE", "none")
     if sanitize not in ("", "none"):
         append += " hp.asan=detect_leaks=1:halt_on_error=1:abort_on_error=0:log_path=/hp/res/asan"
