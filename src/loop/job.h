@@ -98,6 +98,8 @@ struct job {
         usec_t job_started;      /* CLOCK_MONOTONIC, first program */
         usec_t looked;           /* CLOCK_MONOTONIC, the last look at this program (on_look()), or its start */
         uint64_t looked_busy;    /* its CPU plus run-queue time then, ns */
+        usec_t look_at;          /* CLOCK_MONOTONIC, its next look (on_look()) */
+        usec_t look_every;       /* from its last look to its next (HP_CONCURRENCY_LOOK_USEC, doubling while awake) */
         bool asleep;             /* counted in m->jobs.conc.asleep */
         bool term_sent, kill_sent;
         bool failed;

@@ -290,39 +290,81 @@ static void jobs_stall_check(struct manager *m, usec_t now)
                           (unsigned)(CONCURRENCY_STALL_USEC / USEC_PER_MSEC));
 }
 
-/* Which running agents sleep: each one asleep lets one more start (pipeline/concurrency.h). */
+/*
+ * Is @j a program to look at: running, and not exited?  One that exited and
+ * is not reaped yet would pass for asleep (its time stopped).
+ */
+static bool job_lookable(const struct job *j)
+{
+        return j->pid > 0 && j->child && sd_event_source_get_pending(j->child) <= 0;
+}
+
+/* Does @j's program sleep (since its last look)?  Flag it so. */
+static void job_look(struct job *j, usec_t now)
+{
+        uint64_t busy = 0;
+
+        /* On a CPU or in a run queue now: awake.  Its schedstat cannot
+         * say so yet: the kernel adds a task's wait for a CPU when it
+         * gets one, and its run time at a tick or a switch, so an
+         * agent that waits for a CPU on a busy machine would pass
+         * for asleep (a coldplug of no-op agents raised and lowered
+         * the limit 138 times, bench/RESULTS.md). */
+        if (agent_sleeping(j->pid) <= 0 || agent_busy_ns(j->pid, &busy) < 0) {
+                /* Or cannot tell: it counts as awake.  Its last look's
+                 * figures stay: the next window starts there. */
+                job_set_asleep(j, false);
+                return;
+        }
+        job_set_asleep(j, concurrency_agent_asleep(j->looked_busy, busy, j->looked, now));
+        j->looked_busy = busy;
+        j->looked = now;
+}
+
+/*
+ * Which running agents sleep: each one asleep lets one more start
+ * (pipeline/concurrency.h).  Only the programs whose look is due (or due
+ * within the timer's accuracy, so that looks close together are one
+ * wake-up) are looked at (HP_CONCURRENCY_LOOK_FIRST_USEC).
+ */
 static int on_look(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct manager *m = userdata;
         usec_t now = now_usec(CLOCK_MONOTONIC);
-        uint64_t busy = 0;
         struct job *j;
 
         list_for_each(j, &m->jobs->running, link) {
-                if (j->pid <= 0 || !j->child)
+                if (!job_lookable(j) || j->look_at > now + HP_CONCURRENCY_LOOK_USEC / 4)
                         continue;
-                /* Exited, not reaped yet: its time stopped, it would pass for asleep. */
-                if (sd_event_source_get_pending(j->child) > 0)
-                        continue;
-                /* On a CPU or in a run queue now: awake.  Its schedstat cannot
-                 * say so yet: the kernel adds a task's wait for a CPU when it
-                 * gets one, and its run time at a tick or a switch, so an
-                 * agent that waits for a CPU on a busy machine would pass
-                 * for asleep (a coldplug of no-op agents raised and lowered
-                 * the limit 138 times, bench/RESULTS.md). */
-                if (agent_sleeping(j->pid) <= 0 || agent_busy_ns(j->pid, &busy) < 0) {
-                        /* Or cannot tell: it counts as awake.  Its last look's
-                         * figures stay: the next window starts there. */
-                        job_set_asleep(j, false);
-                        continue;
-                }
-                job_set_asleep(j, concurrency_agent_asleep(j->looked_busy, busy, j->looked, now));
-                j->looked_busy = busy;
-                j->looked = now;
+                job_look(j, now);
+                j->look_every = j->asleep ? HP_CONCURRENCY_LOOK_USEC :
+                                MIN(2 * j->look_every, (usec_t)HP_CONCURRENCY_LOOK_MAX_USEC);
+                j->look_at = now + j->look_every;
         }
         jobs_stall_check(m, now);
         manager_dispatch(m); /* watches again if events still wait */
         return 0;
+}
+
+/*
+ * When the next look is due: the earliest of the running programs', or,
+ * with none to look at, HP_CONCURRENCY_LOOK_USEC from now (the stall rule
+ * is checked at each look).  A look every HP_CONCURRENCY_LOOK_USEC at every
+ * running agent, whatever its age and whatever the last look found, was a
+ * wake-up and one or two /proc reads per event where agents live about as
+ * long: with one awake agent at once and the other devices' events waiting
+ * for its slot, devpath ordering spent 1.55x the daemon CPU per event of
+ * strict ordering (bench/burst.sh, three devices, a quiet 2-CPU machine).
+ */
+static usec_t jobs_next_look(struct manager *m)
+{
+        usec_t next = UINT64_MAX;
+        struct job *j;
+
+        list_for_each(j, &m->jobs->running, link)
+                if (job_lookable(j))
+                        next = MIN(next, j->look_at);
+        return next != UINT64_MAX ? next : now_usec(CLOCK_MONOTONIC) + HP_CONCURRENCY_LOOK_USEC;
 }
 
 static void jobs_watch(struct manager *m)
@@ -331,11 +373,15 @@ static void jobs_watch(struct manager *m)
         int r;
 
         if (c->phase == CONCURRENCY_FIXED || m->cfg.ordering == ORDERING_STRICT || c->limit >= c->max ||
-            m->stopping || m->jobs->paused || !scheduler_slot_wanted(m->scheduler))
+            m->stopping || m->jobs->paused || !scheduler_slot_wanted(m->scheduler)) {
+                /* Nothing to look for: no wake-up for it. */
+                if (m->jobs->look)
+                        (void)sd_event_source_set_enabled(m->jobs->look, SD_EVENT_OFF);
                 return;
+        }
         if (!m->jobs->look) {
-                r = sd_event_add_time_relative(m->event, &m->jobs->look, CLOCK_MONOTONIC, HP_CONCURRENCY_LOOK_USEC,
-                                               HP_CONCURRENCY_LOOK_USEC / 4, on_look, m);
+                r = sd_event_add_time(m->event, &m->jobs->look, CLOCK_MONOTONIC, jobs_next_look(m),
+                                      HP_CONCURRENCY_LOOK_USEC / 4, on_look, m);
                 if (r < 0)
                         log_debug_errno(r, "concurrency: no timer to look at the agents");
                 else
@@ -347,9 +393,8 @@ static void jobs_watch(struct manager *m)
                         (void)sd_event_source_set_priority(m->jobs->look, SD_EVENT_PRIORITY_IDLE);
                 return;
         }
-        if (sd_event_source_get_enabled(m->jobs->look, NULL) > 0)
-                return; /* armed */
-        (void)sd_event_source_set_time_relative(m->jobs->look, HP_CONCURRENCY_LOOK_USEC);
+        /* Moved, armed or not: the program it was armed for may have ended. */
+        (void)sd_event_source_set_time(m->jobs->look, jobs_next_look(m));
         (void)sd_event_source_set_enabled(m->jobs->look, SD_EVENT_ONESHOT);
 }
 
@@ -769,6 +814,8 @@ static int job_start_next(struct job *j)
                 j->pid = sr.pid;
                 j->looked = j->started;
                 j->looked_busy = 0;
+                j->look_at = j->started + HP_CONCURRENCY_LOOK_FIRST_USEC;
+                j->look_every = HP_CONCURRENCY_LOOK_FIRST_USEC;
                 job_set_asleep(j, false); /* a new program: awake until a look says otherwise */
                 j->term_sent = j->kill_sent = false;
                 j->line_len = 0;

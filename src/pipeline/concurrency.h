@@ -68,7 +68,9 @@
  * spawning is the bottleneck stay at one awake agent and cost no more CPU
  * per event than strict ordering (but for a probe window now and then), and
  * sleeping agents climb to max-children at awake_max more per look (the
- * caller looks every HP_CONCURRENCY_LOOK_USEC while events wait for a slot)
+ * caller looks at each agent HP_CONCURRENCY_LOOK_FIRST_USEC after its start,
+ * then every HP_CONCURRENCY_LOOK_USEC while it sleeps, while events wait for
+ * a slot)
  * whatever the awake part learnt (from one awake slot, the climb was a
  * third as fast and fell behind agents that slept 100 ms on a loaded
  * machine).  An agent that is asleep when it is

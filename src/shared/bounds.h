@@ -73,8 +73,16 @@
 #define HP_CHILDREN_MAX 2048
 
 /* Adaptive concurrency (pipeline/concurrency.h): while events wait for a slot,
- * the running agents are looked at this often to tell which ones sleep. */
+ * the running agents are looked at to tell which ones sleep: a program first
+ * HP_CONCURRENCY_LOOK_FIRST_USEC after its start (one that ends sooner, a
+ * process start and little more, is never looked at: a static no-op agent
+ * lives about 1 ms on a small machine, and a wake-up to look at it costs
+ * more than it could tell), then every HP_CONCURRENCY_LOOK_USEC while it
+ * sleeps, twice as long after each look that found it awake, up to
+ * HP_CONCURRENCY_LOOK_MAX_USEC. */
 #define HP_CONCURRENCY_LOOK_USEC (1 * 1000)
+#define HP_CONCURRENCY_LOOK_FIRST_USEC (2 * 1000)
+#define HP_CONCURRENCY_LOOK_MAX_USEC (16 * 1000)
 
 /* Agent run time before SIGTERM to its process group, and the grace before SIGKILL. */
 #define HP_TIMEOUT_DEFAULT_SEC 180
