@@ -238,6 +238,10 @@ void req_info(struct client *cl, char **w, size_t n)
                 client_error(cl, -EOPNOTSUPP, "handled devices are not kept");
                 return;
         }
+        if (handled && c->ops->handled_pending && c->ops->handled_pending(c->userdata)) {
+                client_error(cl, -EAGAIN, "the handover's targeted resync has not planned its adds yet: ask again");
+                return;
+        }
         if (export) {
                 req_info_page(cl, field ? devpath : NULL, handled ? c->ops->for_each_handled : c->ops->for_each_device,
                               handled ? send_handled : send_export);

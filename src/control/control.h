@@ -71,7 +71,9 @@
  *                                      handover file it took), in DEVPATH
  *                                      order after DEVPATH, then "end
  *                                      more=0|1 last=DEVPATH", paged as
- *                                      info export is
+ *                                      info export is; "error errno=EAGAIN"
+ *                                      while a handover's targeted resync
+ *                                      has not planned its adds (ask again)
  *   monitor [processed] [properties] [subsystem=SUBSYSTEM[/DEVTYPE]]...
  *           [property=KEY=GLOB]...
  *                                   -> "ok", then records as events go
@@ -376,6 +378,9 @@ struct control_ops {
         void (*for_each_device)(void *userdata, void (*fn)(const char *devpath, void *arg), void *arg);
         /* Optional (trigger --skip-handled): every DEVPATH whose add ran in this boot, to @fn. */
         void (*for_each_handled)(void *userdata, void (*fn)(const char *devpath, void *arg), void *arg);
+        /* Optional: true while the list is not complete yet (a handover's targeted resync has
+         * not planned its adds): "info handled" is then refused with EAGAIN. */
+        bool (*handled_pending)(void *userdata);
 };
 
 enum control_event_kind {

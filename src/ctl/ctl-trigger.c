@@ -207,7 +207,7 @@ oom:
 static int fetch_handled(struct trigger *t)
 {
         char req[HP_CONTROL_REQUEST_MAX + 1], rec[CTL_RECORD_SIZE], last[PATH_MAX] = "", esc[HP_CONTROL_REQUEST_MAX];
-        uint64_t more;
+        uint64_t more, err;
         int r, n;
 
         if (t->fd < 0 && (r = ctl_open("trigger", &t->fd)) != CTL_EXIT_OK)
@@ -219,6 +219,15 @@ static int fetch_handled(struct trigger *t)
                 }
                 snprintf(req, sizeof(req), first ? "info handled" : "info handled after=%s", esc);
                 r = ctl_request("trigger", t->fd, req, rec, -1);
+                /* A handover's targeted resync is about to plan its adds: the list is not
+                 * complete yet.  Ask again, every 50 ms, for at most the --timeout. */
+                for (uint64_t waited = 0; r == CTL_EXIT_OK && ctlmsg_is(rec, "error") &&
+                                          ctlmsg_get_u64(rec, "errno", &err) == 0 && err == EAGAIN &&
+                                          waited < t->a.timeout_ms;
+                     waited += 50) {
+                        (void)usleep(50 * 1000);
+                        r = ctl_request("trigger", t->fd, req, rec, -1);
+                }
                 while (r == CTL_EXIT_OK && ctlmsg_is(rec, "handled")) {
                         r = keep_handled(t, rec, last, sizeof(last));
                         if (r == CTL_EXIT_OK && (n = ctl_recv(t->fd, rec, -1)) < 0) {

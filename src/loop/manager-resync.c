@@ -431,6 +431,11 @@ static int pass_prepare(struct manager *m)
         rs->n_ops = rs->removes_only ? rs->plan.n_remove : rs->plan.n;
         if (r >= 0 && !rs->removes_only)
                 r = refresh_left_alone(rs);
+        /* The targeted pass's adds count as handled from now on: a coldplug that asks meanwhile
+         * (trigger --skip-handled) must not trigger them a second time. */
+        for (size_t i = 0; r >= 0 && rs->targeted && i < rs->plan.n; i++)
+                if (rs->plan.op[i].action == RESYNC_ADD)
+                        manager_note_handled(m, rs->plan.op[i].devpath, rs->plan.op[i].subsystem);
         if (r >= 0)
                 r = place_removes(m, kernel);
         if (r >= 0)
@@ -696,6 +701,13 @@ int manager_resync_handover(struct manager *m, struct devset *present, uint64_t 
         }
         rs->targeted = true;
         return arm(m, &rs->timer, now_usec(CLOCK_MONOTONIC), on_timer, SD_EVENT_PRIORITY_NORMAL);
+}
+
+bool manager_resync_handover_due(const struct manager *m)
+{
+        const struct manager_resync *rs = resync_of(m);
+
+        return rs && rs->targeted && !rs->running;
 }
 
 const struct devset *manager_resync_known(const struct manager *m)

@@ -65,5 +65,8 @@ struct devset;
  */
 int manager_resync_handover(struct manager *m, struct devset *present, uint64_t last);
 
+/* A targeted pass is due and has not made its plan yet (its adds are not counted as handled yet). */
+bool manager_resync_handover_due(const struct manager *m);
+
 /* The devices believed present (the resync set), NULL without resync's observer. */
 const struct devset *manager_resync_known(const struct manager *m);

@@ -221,6 +221,9 @@ int manager_handover_save(struct manager *m);
  * took), else 0. */
 int manager_device_handled(const struct manager *m, const char *devpath);
 
+/* Count @devpath as handled: its add is on its way (a targeted resync pass planned it). */
+void manager_note_handled(struct manager *m, const char *devpath, const char *subsystem);
+
 /* Every DEVPATH whose add ran in this boot (as manager_device_handled()), to @fn (borrowed for the call). */
 void manager_for_each_handled(const struct manager *m, void (*fn)(const char *devpath, void *arg), void *arg);
 

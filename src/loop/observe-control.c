@@ -310,6 +310,11 @@ static void ctl_for_each_handled(void *userdata, void (*fn)(const char *devpath,
         manager_for_each_handled(userdata, fn, arg);
 }
 
+static bool ctl_handled_pending(void *userdata)
+{
+        return manager_resync_handover_due(userdata);
+}
+
 static const struct control_ops ctl_ops = {
         .status = ctl_status,
         .for_each_agent = ctl_agents,
@@ -329,6 +334,7 @@ static const struct control_ops ctl_ops = {
         .device_info = ctl_device_info,
         .for_each_device = ctl_for_each_device,
         .for_each_handled = ctl_for_each_handled,
+        .handled_pending = ctl_handled_pending,
 };
 
 /* ---- what the control socket hears ---------------------------------------- */

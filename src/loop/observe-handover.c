@@ -448,6 +448,17 @@ int manager_handover_save(struct manager *m)
         return 0;
 }
 
+void manager_note_handled(struct manager *m, const char *devpath, const char *subsystem)
+{
+        struct manager_handover *h = manager_observer_data(m, &handover_ops);
+
+        if (h && devset_put(&h->handled, devpath, subsystem) == -ENOSPC && !h->handled_full) {
+                h->handled_full = true;
+                log_warning("more than %d devices handled: further ones are not remembered, a coldplug "
+                            "with --skip-handled triggers them again", HP_RESYNC_DEVICES_MAX);
+        }
+}
+
 void manager_for_each_handled(const struct manager *m, void (*fn)(const char *devpath, void *arg), void *arg)
 {
         const struct manager_handover *h = manager_observer_data(m, &handover_ops);

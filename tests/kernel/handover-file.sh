@@ -89,6 +89,32 @@ t_stop_daemon
 mv "$T_LOG" "$T_DIR/second.log"
 [ -f "$HF" ] || t_fail "the second daemon wrote no $HF"
 
+# A coldplug that asks while the targeted pass has not planned yet waits for the plan (the daemon
+# answers EAGAIN, trigger asks again): held events fill --max-queue=1 behind a 300 ms agent, so the
+# pass waits, and the device made meanwhile is skipped, not triggered a second time.
+d=hph$$d
+rm -f "$HF"
+start
+"$HOTPLUGCTL" pause >/dev/null || t_fail "hotplugctl pause failed"
+for i in 1 2 3 4; do echo "change $(t_uuid)" >/sys/class/net/lo/uevent; done
+_four() { [ "$(t_status_field queued)" -ge 4 ] 2>/dev/null; }
+t_wait_for "$T_IDLE" _four || t_fail "4 changes of lo were not queued"
+t_stop_daemon
+mv "$T_LOG" "$T_DIR/third.log"
+t_veth "$d"
+echo 300 >"$T_DIR/sleep_ms"
+start --max-queue=1
+out=$("$HOTPLUGCTL" trigger --dry-run --skip-handled --sysname-match="$d*" 2>&1) || t_fail "trigger --skip-handled failed: $out"
+echo "$out" | grep -q "/sys$NET/$d" && t_fail "trigger --skip-handled asked before the plan and would trigger $d again: $out"
+echo "$out" | grep -q "2 device(s) skipped" || t_fail "trigger --skip-handled did not skip $d and ${d}p: $out"
+_d_added() { [ "$(runs_of add "$NET/$d")" = 1 ] && [ "$(runs_of add "$NET/${d}p")" = 1 ]; }
+t_wait_for "$T_IDLE" _d_added || t_fail "the targeted pass did not add $d and ${d}p once each"
+echo 0 >"$T_DIR/sleep_ms"
+t_settle
+t_stop_daemon
+mv "$T_LOG" "$T_DIR/fourth.log"
+echo "ok: a coldplug asking before the targeted pass planned waited for it: $(echo "$out" | grep skipped)"
+
 # Refusals: each file is refused whole, kept as .refused, and events run.
 refused() { # refused WHAT REASON: start on the prepared $HF, expect REASON
         rm -f "$HF.refused"
@@ -103,6 +129,7 @@ refused() { # refused WHAT REASON: start on the prepared $HF, expect REASON
         mv "$T_LOG" "$T_DIR/refused-$1.log"
         echo "ok: $1 refused: $2"
 }
+[ -f "$HF" ] || t_fail "the fourth daemon wrote no $HF"
 cp "$HF" "$T_DIR/good"
 chmod 0666 "$HF"
 refused writable "others may write to it"
