@@ -602,12 +602,12 @@ static void pass_end(struct manager *m)
                 return;
         }
         if (rs->targeted)
-                log_notice("handover: %" PRIu64 " SEQNUM(s) the kernel sent while no instance listened "
-                           "(after %" PRIu64 "); targeted resync: %zu added, %zu removed, %zu failed, "
-                           "%zu left for later; %zu devices in sysfs; %.1f ms (SYNTH_UUID=%s)",
-                           rs->handover_kernel > rs->handover_last ? rs->handover_kernel - rs->handover_last : 0,
-                           rs->handover_last, rs->added, rs->removed, rs->failed, rs->unplaced, rs->n_sysfs,
-                           (double)took / 1000.0, rs->uuid);
+                log_notice("handover: targeted resync of what changed after SEQNUM %" PRIu64 " (the kernel was "
+                           "at %" PRIu64 "; the events no instance heard are the ledger's gaps): %zu added, "
+                           "%zu removed, %zu failed, %zu left for later; %zu devices in sysfs; %.1f ms "
+                           "(SYNTH_UUID=%s)",
+                           rs->handover_last, rs->handover_kernel, rs->added, rs->removed, rs->failed, rs->unplaced,
+                           rs->n_sysfs, (double)took / 1000.0, rs->uuid);
         else
                 log_notice("resync after overflow: %zu changed, %zu added, %zu removed, %zu failed, %zu skipped, "
                    "%zu left for later, %zu left alone (resync-subsystems); %zu devices in sysfs; %.1f ms, "

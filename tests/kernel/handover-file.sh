@@ -69,7 +69,7 @@ f=$(grep -rlx "env:DEVPATH=$NET/$c" "$T_DIR/runs" | head -n 1)
 t_settle
 after_a=$(grep -rlx "env:DEVPATH=$NET/$a" "$T_DIR/runs" | grep -vc '\.tmp$')
 [ "$after_a" = "$before_a" ] || t_fail "$a, present on both sides, got $((after_a - before_a)) event(s) from the targeted resync"
-grep -q "handover: .* SEQNUM(s) the kernel sent while no instance listened .* 2 added, [1-9][0-9]* removed" "$T_LOG" ||
+grep -q "handover: targeted resync of what changed after SEQNUM .*: 2 added, [1-9][0-9]* removed" "$T_LOG" ||
         t_fail "no handover line with 2 added and the removes: $(grep handover "$T_LOG")"
 [ "$(t_status_field taken_over)" = 1 ] || t_fail "status counts $(t_status_field taken_over) event(s) taken over, not 1"
 echo "ok: $(grep -o 'handover: .*;' "$T_LOG" | head -n 1) the held change ran once"
