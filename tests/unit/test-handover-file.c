@@ -151,6 +151,11 @@ static void writable_it(void)
         check_int(chmod(path, 0620), 0);
 }
 
+static void open_dir(void)
+{
+        check_int(chmod(dir, 0777), 0);
+}
+
 static void test_refused(void)
 {
         refused(truncate_it, "sizes do not add up");
@@ -158,6 +163,9 @@ static void test_refused(void)
         refused(flip_it, "checksum is wrong");
         refused(foreign_it, "not a handover file");
         refused(writable_it, "others may write to it");
+        /* A directory anyone may write to (no sticky bit): another file could be put in its place. */
+        refused(open_dir, "is not trusted");
+        check_int(chmod(dir, 0700), 0);
 }
 
 int main(void)
